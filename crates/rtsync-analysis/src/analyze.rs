@@ -1,0 +1,328 @@
+//! The entry point: partition if needed, charge overheads, run the selected
+//! tests, and return one immutable [`SystemResult`].
+
+use crate::blocking::demand;
+use crate::bounds::{self, hyperbolic, liu_layland};
+use crate::context::Cx;
+use crate::edf::{self, DemandOutcome};
+use crate::fp;
+use crate::overheads::Profile;
+use crate::partition::{Heuristic, partition};
+use crate::result::*;
+use rtsync_model::{Diagnostics, Facts, Scheduler, System, Time};
+use std::str::FromStr;
+
+/// Which tests to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TestSelection {
+    /// RTA under FP; the demand criterion under EDF.
+    Rta,
+    /// The EDF tests (demand criterion and Baker's test).
+    Edf,
+    Ll,
+    Hyperbolic,
+    /// Every test that applies to the scheduler.
+    #[default]
+    All,
+}
+
+impl FromStr for TestSelection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "rta" => Ok(TestSelection::Rta),
+            "edf" => Ok(TestSelection::Edf),
+            "ll" | "liu-layland" => Ok(TestSelection::Ll),
+            "hyperbolic" | "hb" => Ok(TestSelection::Hyperbolic),
+            "all" => Ok(TestSelection::All),
+            _ => Err(format!(
+                "unknown test `{s}`; expected rta, edf, ll, hyperbolic or all"
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub tests: TestSelection,
+    pub overheads: Option<Profile>,
+    pub heuristic: Heuristic,
+}
+
+/// The analysed system (partitioned, overheads included) with its result.
+pub struct Analysis {
+    pub system: System,
+    pub result: SystemResult,
+}
+
+/// Analyses `sys`. Fails only when partitioning breaks a rule of the
+/// protocol (a uniprocessor protocol's resource split across CPUs), with
+/// the validation errors that say so.
+pub fn analyze(sys: &System, opts: &Options) -> Result<Analysis, Diagnostics> {
+    let placed = if sys.is_partitioned() {
+        sys.clone()
+    } else {
+        partition(sys, opts.heuristic)
+    };
+    if !sys.is_partitioned() {
+        let d = rtsync_model::validate(&placed);
+        if d.has_errors() {
+            return Err(d);
+        }
+    }
+    let base_wcet: Vec<Time> = Facts::new(&placed).tasks.iter().map(|t| t.wcet).collect();
+    let system = match &opts.overheads {
+        Some(p) => p.inflate(&placed),
+        None => placed,
+    };
+    let cx = Cx::new(&system);
+    let result = match cx.scheduler {
+        Scheduler::Fp => analyze_fp(&cx, opts, &base_wcet),
+        Scheduler::Edf => analyze_edf(&cx, opts, &base_wcet),
+    };
+    Ok(Analysis {
+        system: system.clone(),
+        result,
+    })
+}
+
+fn task_row(
+    cx: &Cx,
+    i: usize,
+    d: &crate::blocking::Demand,
+    base: Time,
+    response: Response,
+) -> TaskResult {
+    let t = &cx.sys.tasks[i];
+    let wcet = cx.f.tasks[i].wcet;
+    let verdict = match response {
+        Response::Bounded(r) if r <= t.deadline => Verdict::Schedulable,
+        _ => Verdict::NotSchedulable,
+    };
+    TaskResult {
+        name: t.name.clone(),
+        cpu: t.cpu,
+        priority: t.priority,
+        period: t.period,
+        deadline: t.deadline,
+        wcet,
+        blocking: Blocking {
+            local: d.local,
+            remote: d.remote,
+            spin: d.spin,
+            overhead: wcet.saturating_sub(base),
+        },
+        response,
+        slack: response.bounded().and_then(|r| t.deadline.checked_sub(r)),
+        verdict,
+    }
+}
+
+fn bound_outcomes(
+    cx: &Cx,
+    demands: &[crate::blocking::Demand],
+    sel: TestSelection,
+) -> Vec<TestOutcome> {
+    let mut out = Vec::new();
+    let want_ll = matches!(sel, TestSelection::Ll | TestSelection::All);
+    let want_hb = matches!(sel, TestSelection::Hyperbolic | TestSelection::All);
+    if !(want_ll || want_hb) {
+        return out;
+    }
+    let mut per_cpu = Vec::new();
+    let mut na = None;
+    for c in 0..cx.f.cpus {
+        match bounds::tasks_on(cx, demands, c) {
+            Ok(ts) => per_cpu.push(ts),
+            Err(why) => {
+                na = Some(why);
+                break;
+            }
+        }
+    }
+    let mut run = |test: Test, check: fn(&[bounds::BoundTask]) -> Result<(), usize>| {
+        let o = match &na {
+            Some(why) => TestOutcome {
+                test,
+                verdict: Verdict::NotApplicable,
+                detail: Some(why.clone()),
+            },
+            None => match per_cpu.iter().find_map(|ts| check(ts).err()) {
+                None => TestOutcome {
+                    test,
+                    verdict: Verdict::Schedulable,
+                    detail: None,
+                },
+                Some(i) => TestOutcome {
+                    test,
+                    verdict: Verdict::NotSchedulable,
+                    detail: Some(format!("task {} fails the bound", cx.sys.tasks[i].name)),
+                },
+            },
+        };
+        out.push(o);
+    };
+    if want_ll {
+        run(Test::LiuLayland, liu_layland::check);
+    }
+    if want_hb {
+        run(Test::Hyperbolic, hyperbolic::check);
+    }
+    out
+}
+
+fn decide(
+    scheduler: Scheduler,
+    protocol: Option<rtsync_model::Protocol>,
+    tests: Vec<TestOutcome>,
+    tasks: Vec<TaskResult>,
+) -> SystemResult {
+    let decided = tests
+        .iter()
+        .find(|t| t.verdict == Verdict::Schedulable)
+        .map(|t| t.test);
+    let verdict = if decided.is_some() {
+        Verdict::Schedulable
+    } else if tests.iter().any(|t| t.verdict == Verdict::NotSchedulable) {
+        Verdict::NotSchedulable
+    } else {
+        Verdict::NotApplicable
+    };
+    let decided_by = decided.or_else(|| {
+        tests
+            .iter()
+            .find(|t| t.verdict == Verdict::NotSchedulable)
+            .map(|t| t.test)
+    });
+    SystemResult {
+        protocol,
+        scheduler,
+        verdict,
+        decided_by,
+        tests,
+        tasks,
+    }
+}
+
+fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
+    let a = fp::analyse(cx);
+    let tasks: Vec<TaskResult> = (0..cx.n())
+        .map(|i| task_row(cx, i, &a.demands[i], base[i], a.responses[i]))
+        .collect();
+    let mut tests = Vec::new();
+    if matches!(opts.tests, TestSelection::Rta | TestSelection::All) {
+        let failing = tasks.iter().find(|t| t.verdict != Verdict::Schedulable);
+        tests.push(TestOutcome {
+            test: Test::Rta,
+            verdict: if failing.is_none() {
+                Verdict::Schedulable
+            } else {
+                Verdict::NotSchedulable
+            },
+            detail: failing.map(|t| {
+                format!(
+                    "task {} bound {} vs deadline {}",
+                    t.name, t.response, t.deadline
+                )
+            }),
+        });
+    }
+    if opts.tests == TestSelection::Edf {
+        tests.push(TestOutcome {
+            test: Test::EdfDemand,
+            verdict: Verdict::NotApplicable,
+            detail: Some("the system is scheduled by fixed priority".into()),
+        });
+    }
+    tests.extend(bound_outcomes(cx, &a.demands, opts.tests));
+    decide(Scheduler::Fp, cx.protocol, tests, tasks)
+}
+
+fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
+    let demands: Vec<_> = (0..cx.n()).map(|i| demand(cx, i)).collect();
+    let mut cpu_ok = vec![true; cx.f.cpus];
+    let mut demand_fail: Option<String> = None;
+    let mut baker_fail: Option<String> = None;
+    let mut inconclusive = false;
+    for c in 0..cx.f.cpus {
+        let ts = edf::tasks_on(cx, &demands, c);
+        match edf::demand_test(&ts) {
+            DemandOutcome::Schedulable => {}
+            DemandOutcome::Fails(l) => {
+                cpu_ok[c] = false;
+                demand_fail.get_or_insert(format!("CPU {c}: demand plus blocking exceeds L = {l}"));
+            }
+            DemandOutcome::Overloaded => {
+                cpu_ok[c] = false;
+                demand_fail.get_or_insert(format!("CPU {c}: utilization above 1"));
+            }
+            DemandOutcome::Inconclusive => {
+                inconclusive = true;
+                demand_fail
+                    .get_or_insert(format!("CPU {c}: too many test points (horizon too long)"));
+            }
+        }
+        if let Err(i) = edf::baker_test(&ts) {
+            baker_fail.get_or_insert(format!(
+                "task {} fails Baker's density condition",
+                cx.sys.tasks[i].name
+            ));
+            if inconclusive {
+                cpu_ok[c] = false;
+            }
+        }
+    }
+    let tasks = (0..cx.n())
+        .map(|i| {
+            let ok = cx.cpu(i).is_some_and(|c| cpu_ok[c]);
+            let r = if ok {
+                Response::Bounded(cx.deadline[i])
+            } else {
+                Response::Exceeds(cx.deadline[i])
+            };
+            task_row(cx, i, &demands[i], base[i], r)
+        })
+        .collect();
+    let mut tests = Vec::new();
+    if matches!(
+        opts.tests,
+        TestSelection::Rta | TestSelection::Edf | TestSelection::All
+    ) {
+        let v = match (&demand_fail, inconclusive) {
+            (None, _) => Verdict::Schedulable,
+            (Some(_), true) => Verdict::NotApplicable,
+            (Some(_), false) => Verdict::NotSchedulable,
+        };
+        tests.push(TestOutcome {
+            test: Test::EdfDemand,
+            verdict: v,
+            detail: demand_fail,
+        });
+    }
+    if matches!(opts.tests, TestSelection::Edf | TestSelection::All) {
+        let v = if baker_fail.is_none() {
+            Verdict::Schedulable
+        } else {
+            Verdict::NotSchedulable
+        };
+        tests.push(TestOutcome {
+            test: Test::EdfBaker,
+            verdict: v,
+            detail: baker_fail,
+        });
+    }
+    if matches!(opts.tests, TestSelection::Ll | TestSelection::Hyperbolic) {
+        for test in [Test::LiuLayland, Test::Hyperbolic] {
+            if (test == Test::LiuLayland) == (opts.tests == TestSelection::Ll) {
+                tests.push(TestOutcome {
+                    test,
+                    verdict: Verdict::NotApplicable,
+                    detail: Some(
+                        "utilization bounds here are for rate-monotonic fixed priorities".into(),
+                    ),
+                });
+            }
+        }
+    }
+    decide(Scheduler::Edf, cx.protocol, tests, tasks)
+}

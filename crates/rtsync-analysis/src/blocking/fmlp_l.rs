@@ -1,0 +1,74 @@
+//! FMLP for long resources, in its FMLP+ form (Brandenburg 2011, Ch. 6):
+//! FIFO queues per resource group, waiters suspend, a holder is priority
+//! boosted, and the boosted jobs of a CPU run in the order in which they
+//! issued their requests.
+//!
+//! With that order, everything that can delay a request of `J_i` was issued
+//! before it, and each task has at most one request outstanding, so a
+//! request is delayed by at most one section of each other task that either
+//! uses the same group (queued ahead) or runs on a CPU hosting a user of the
+//! group or `J_i`'s own CPU (boosted ahead of a holder, or of `J_i` once it
+//! holds): `W_{i,g} = Σ_{x ∈ X} max L_x`. This is coarser than the
+//! per-request bounds of Brandenburg's thesis (Lemma 6.x), and sound for
+//! the issue-time boosting order this project's protocol core implements.
+//!
+//! Local blocking: at release and after each suspension (each request,
+//! each self-suspension) every lower-priority job of the CPU may have one
+//! boosted section in progress.
+
+use super::{Demand, times};
+use crate::context::Cx;
+use rtsync_model::{TaskId, Time};
+
+fn longest(cx: &Cx, x: TaskId) -> Time {
+    cx.f.longest_outer_cs(x)
+}
+
+pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
+    let f = &cx.f;
+    let mut cpus = vec![false; f.cpus];
+    if let Some(c) = cx.cpu(i) {
+        cpus[c] = true;
+    }
+    let in_group = |x: TaskId| {
+        f.tasks[x]
+            .requests
+            .iter()
+            .any(|rq| f.group[rq.resource] == g)
+    };
+    for x in 0..cx.n() {
+        if in_group(x) {
+            if let Some(c) = cx.cpu(x) {
+                cpus[c] = true;
+            }
+        }
+    }
+    let mut w = Time::ZERO;
+    for x in (0..cx.n()).filter(|&x| x != i) {
+        let counts = in_group(x) || cx.cpu(x).is_some_and(|c| cpus[c]);
+        if counts {
+            w = w.saturating_add(longest(cx, x));
+        }
+    }
+    w
+}
+
+pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+    let f = &cx.f;
+    let mut remote = Time::ZERO;
+    let mut n_req = 0u64;
+    for rq in f.tasks[i].requests.iter().filter(|rq| rq.is_outermost()) {
+        n_req += 1;
+        remote = remote.saturating_add(request_wait(cx, i, f.group[rq.resource]));
+    }
+    let resumptions = n_req + cx.suspensions(i) + 1;
+    let local = cx.lower_local(i).fold(Time::ZERO, |a, j| {
+        a.saturating_add(times(longest(cx, j), resumptions))
+    });
+    Demand {
+        exec: f.tasks[i].wcet,
+        remote,
+        local,
+        spin: Time::ZERO,
+    }
+}

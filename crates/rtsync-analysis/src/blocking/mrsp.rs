@@ -1,0 +1,66 @@
+//! The multiprocessor resource sharing protocol (Burns and Wellings 2013).
+//!
+//! A job raises its priority to the resource's *local* ceiling (the highest
+//! priority among the resource's users on its CPU), spins there in FIFO
+//! order, and a preempted holder is helped by a spinning waiter (it
+//! migrates to the waiter's CPU). Helping makes each access cost at most
+//! `e_q = |G(q)| · c_q`, `|G(q)|` being the number of CPUs with users of `q`
+//! and `c_q` the longest section on `q` (Burns and Wellings 2013, Sec. 4,
+//! the access-cost equation). The response-time equation charges `e_q`
+//! per access as execution (the part beyond the job's own section is
+//! spin), and blocking of at most one access, `max e_r` over resources used
+//! by lower-priority local tasks with a local ceiling at or above the job's
+//! priority (their Eq. for `B_i`). For local resources `e_r = c_r`.
+
+use super::{Demand, times};
+use crate::context::Cx;
+use rtsync_model::{ResourceId, TaskId, Time};
+
+/// Worst cost of one access to `q`.
+pub fn access_cost(cx: &Cx, q: ResourceId) -> Time {
+    let f = &cx.f;
+    let longest = f.users[q]
+        .iter()
+        .map(|&x| f.cs(x, q))
+        .max()
+        .unwrap_or(Time::ZERO);
+    let mut cpus: Vec<usize> = f.users[q].iter().filter_map(|&x| f.cpu_of[x]).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    times(longest, cpus.len().max(1) as u64)
+}
+
+pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+    let f = &cx.f;
+    let mut spin = Time::ZERO;
+    for rq in f.tasks[i]
+        .requests
+        .iter()
+        .filter(|rq| rq.is_outermost() && f.global[rq.resource])
+    {
+        spin = spin.saturating_add(access_cost(cx, rq.resource).saturating_sub(rq.length));
+    }
+    let mut b = Time::ZERO;
+    if let Some(cpu) = cx.cpu(i) {
+        let rank = cx.rank(i);
+        for j in cx.lower_local(i) {
+            for rq in &f.tasks[j].requests {
+                let r = rq.resource;
+                if cx.local_ceiling(r, cpu) >= rank {
+                    let cost = if f.global[r] {
+                        access_cost(cx, r)
+                    } else {
+                        rq.length
+                    };
+                    b = b.max(cost);
+                }
+            }
+        }
+    }
+    Demand {
+        exec: f.tasks[i].wcet,
+        spin,
+        local: times(b, cx.suspensions(i) + 1),
+        remote: Time::ZERO,
+    }
+}

@@ -1,0 +1,24 @@
+//! Non-preemptive critical sections.
+//!
+//! Every section runs with preemption disabled, so a job can be blocked by
+//! one section of any lower-priority job on its CPU, whether or not it
+//! shares a resource with it (Mok 1983; Buttazzo, *Hard Real-Time Computing
+//! Systems*, Sec. 7.4; paper 001 Eq. 6 with `p_min(c) < p_i` and no upper
+//! limit). Each self-suspension opens one more such window.
+
+use super::{Demand, times};
+use crate::context::Cx;
+use rtsync_model::{TaskId, Time};
+
+pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+    let b = cx
+        .lower_local(i)
+        .map(|j| cx.f.longest_outer_cs(j))
+        .max()
+        .unwrap_or(Time::ZERO);
+    Demand {
+        exec: cx.f.tasks[i].wcet,
+        local: times(b, cx.suspensions(i) + 1),
+        ..Demand::default()
+    }
+}

@@ -1,0 +1,22 @@
+//! The priority ceiling protocol (original, with the system ceiling) and
+//! the immediate priority ceiling protocol.
+//!
+//! Both block a job at most once, for the longest section of a lower-priority
+//! job on a resource whose ceiling is at least the job's priority (Sha,
+//! Rajkumar, Lehoczky 1990, Theorem 12 for PCP; Rajkumar 1991 and paper 001
+//! Eq. 5 for IPCP). The bound is the same; they differ in when the priority
+//! is raised (IPCP at lock time, PCP on contention), which matters to the
+//! number of context switches, not to the worst case. The section length is
+//! taken at any nesting level, so an outer section counts whole.
+
+use super::{Demand, ceiling_blocking, times};
+use crate::context::Cx;
+use rtsync_model::TaskId;
+
+pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+    Demand {
+        exec: cx.f.tasks[i].wcet,
+        local: times(ceiling_blocking(cx, i, |_| true), cx.suspensions(i) + 1),
+        ..Demand::default()
+    }
+}

@@ -1,0 +1,83 @@
+//! Utilization bounds with blocking for rate-monotonic priorities.
+//!
+//! They apply per CPU to implicit-deadline, jitter-free tasks whose
+//! priorities are rate-monotonic (a higher priority never goes with a longer
+//! period). Suspension and remote blocking are counted as execution
+//! (suspension-oblivious), so the bounds stay sound for suspending
+//! protocols; the local blocking term is `B_i`.
+
+pub mod hyperbolic;
+pub mod liu_layland;
+
+use crate::blocking::Demand;
+use crate::context::Cx;
+use rtsync_model::{TaskId, Time};
+
+/// One task as the bounds see it: utilization, blocking ratio, priority.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundTask {
+    pub id: TaskId,
+    pub u: f64,
+    pub b: f64,
+    pub prio: u32,
+}
+
+/// The tasks of `cpu` in bound form, or why the bounds do not apply.
+pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Result<Vec<BoundTask>, String> {
+    let ids = &cx.f.on_cpu[cpu];
+    for &i in ids {
+        let t = &cx.sys.tasks[i];
+        if t.deadline != t.period {
+            return Err(format!(
+                "task {} has a deadline shorter than its period",
+                t.name
+            ));
+        }
+        if !t.jitter.is_zero() {
+            return Err(format!("task {} has release jitter", t.name));
+        }
+    }
+    // Rate-monotonic order; equal priorities need equal periods (see the
+    // note in `hyperbolic`).
+    for &a in ids {
+        for &b in ids {
+            if a != b && cx.prio(a) >= cx.prio(b) && cx.period[a] > cx.period[b] {
+                let rel = if cx.prio(a) == cx.prio(b) {
+                    "shares a priority with"
+                } else {
+                    "outranks"
+                };
+                return Err(format!(
+                    "priorities are not rate-monotonic ({} {rel} {} but has a longer period)",
+                    cx.sys.tasks[a].name, cx.sys.tasks[b].name
+                ));
+            }
+        }
+    }
+    Ok(ids
+        .iter()
+        .map(|&i| {
+            let d = &demands[i];
+            let c = d
+                .cpu_time()
+                .saturating_add(d.remote)
+                .saturating_add(cx.f.tasks[i].suspension);
+            let u = if c == Time::MAX {
+                f64::INFINITY
+            } else {
+                c.ratio(cx.period[i])
+            };
+            let b = if d.local == Time::MAX {
+                f64::INFINITY
+            } else {
+                d.local.ratio(cx.period[i])
+            };
+            BoundTask {
+                id: i,
+                u,
+                b,
+                prio: cx.prio(i),
+            }
+        })
+        .collect())
+}

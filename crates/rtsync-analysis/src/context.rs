@@ -1,0 +1,95 @@
+//! What every analysis reads: the system's per-task parameters in flat
+//! vectors beside the derived [`Facts`], so that inner loops index arrays.
+
+use rtsync_model::{Cpu, Facts, Priority, Protocol, ResourceId, Scheduler, System, TaskId, Time};
+
+pub struct Cx<'a> {
+    pub sys: &'a System,
+    pub f: Facts,
+    pub period: Vec<Time>,
+    pub deadline: Vec<Time>,
+    pub jitter: Vec<Time>,
+    pub protocol: Option<Protocol>,
+    pub scheduler: Scheduler,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(sys: &'a System) -> Cx<'a> {
+        Cx {
+            f: Facts::new(sys),
+            period: sys.tasks.iter().map(|t| t.period).collect(),
+            deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
+            jitter: sys.tasks.iter().map(|t| t.jitter).collect(),
+            protocol: sys.protocol(),
+            scheduler: sys.platform.scheduler,
+            sys,
+        }
+    }
+    pub fn n(&self) -> usize {
+        self.f.n_tasks
+    }
+    pub fn prio(&self, t: TaskId) -> Priority {
+        self.f.priority[t]
+    }
+    pub fn cpu(&self, t: TaskId) -> Option<Cpu> {
+        self.f.cpu_of[t]
+    }
+    /// Whether `j` has lower precedence than `i` for blocking purposes: a
+    /// strictly lower priority under FP, a strictly lower preemption level
+    /// (longer relative deadline) under EDF.
+    pub fn is_lower(&self, j: TaskId, i: TaskId) -> bool {
+        match self.scheduler {
+            Scheduler::Fp => self.f.priority[j] < self.f.priority[i],
+            Scheduler::Edf => self.f.level[j] < self.f.level[i],
+        }
+    }
+    /// The precedence of task `t` in the ceiling comparisons: its priority
+    /// under FP, its preemption level under EDF.
+    pub fn rank(&self, t: TaskId) -> u32 {
+        match self.scheduler {
+            Scheduler::Fp => self.f.priority[t],
+            Scheduler::Edf => self.f.level[t],
+        }
+    }
+    /// The ceiling of `r` on `cpu` in the same scale as [`Cx::rank`]: the
+    /// highest rank among the users of `r` on that CPU.
+    pub fn local_ceiling(&self, r: ResourceId, cpu: Cpu) -> u32 {
+        match self.scheduler {
+            Scheduler::Fp => self.f.local_ceiling[r][cpu],
+            Scheduler::Edf => self.f.users[r]
+                .iter()
+                .filter(|&&u| self.f.cpu_of[u] == Some(cpu))
+                .map(|&u| self.f.level[u])
+                .max()
+                .unwrap_or(0),
+        }
+    }
+    /// Tasks on the same CPU as `i` (excluding `i`) with lower precedence.
+    pub fn lower_local(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
+        let cpu = self.cpu(i);
+        let list: &[TaskId] = match cpu {
+            Some(c) => &self.f.on_cpu[c],
+            None => &[],
+        };
+        list.iter()
+            .copied()
+            .filter(move |&j| j != i && self.is_lower(j, i))
+    }
+    /// Tasks on the same CPU as `i` that can preempt it: higher or equal
+    /// priority (equal priorities are served FIFO, so an equal-priority job
+    /// released earlier runs first).
+    pub fn interfering(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
+        let cpu = self.cpu(i);
+        let list: &[TaskId] = match cpu {
+            Some(c) => &self.f.on_cpu[c],
+            None => &[],
+        };
+        list.iter()
+            .copied()
+            .filter(move |&h| h != i && self.f.priority[h] >= self.f.priority[i])
+    }
+    /// Number of self-suspension segments of `t`.
+    pub fn suspensions(&self, t: TaskId) -> u64 {
+        self.f.tasks[t].suspensions as u64
+    }
+}

@@ -1,0 +1,243 @@
+//! Random systems for experiments, seeded and reproducible: the same
+//! configuration and seed always give the same system.
+
+pub mod periods;
+pub mod utilization;
+
+use crate::partition::{Heuristic, partition};
+pub use periods::Periods;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsync_model::{
+    Platform, Priority, Protocol, Resource, Scheduler, Segment, SourceMap, System, Task, Time,
+};
+pub use utilization::Dist;
+
+/// How task utilizations are drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Utilizations {
+    UUniFast,
+    UUniSort,
+    RandFixedSum,
+    /// From a distribution until the total is reached (`tasks` is ignored).
+    Draw(Dist),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenConfig {
+    pub cpus: usize,
+    pub scheduler: Scheduler,
+    pub protocol: Protocol,
+    pub tasks: usize,
+    /// Total utilization.
+    pub utilization: f64,
+    pub utilizations: Utilizations,
+    pub periods: Periods,
+    /// Relative deadline as a fraction of the period, drawn uniformly in
+    /// `[deadline_min, 1]` (1 gives implicit deadlines).
+    pub deadline_min: f64,
+    pub resources: usize,
+    /// Probability that a task uses a given resource.
+    pub access_prob: f64,
+    /// Critical-section length range.
+    pub cs_min: Time,
+    pub cs_max: Time,
+    /// Sections per used resource per job, drawn in `1..=requests_max`.
+    pub requests_max: u32,
+    /// Probability that a section is nested in the preceding one (always in
+    /// increasing resource order, so nesting never forms a lock-order cycle).
+    pub nest_prob: f64,
+    /// Partition the tasks; `None` leaves them unassigned.
+    pub partition: Option<Heuristic>,
+}
+
+impl Default for GenConfig {
+    /// Shape (a) of the analysis benchmark: 4 CPUs, 16 tasks, U = 2.0, 4
+    /// resources, RandFixedSum, log-uniform periods 10 ms .. 1 s, access
+    /// probability 0.3, sections 10 .. 100 us.
+    fn default() -> Self {
+        GenConfig {
+            cpus: 4,
+            scheduler: Scheduler::Fp,
+            protocol: Protocol::Mpcp,
+            tasks: 16,
+            utilization: 2.0,
+            utilizations: Utilizations::RandFixedSum,
+            periods: Periods::LogUniform {
+                min: Time::from_ms(10),
+                max: Time::from_s(1),
+            },
+            deadline_min: 1.0,
+            resources: 4,
+            access_prob: 0.3,
+            cs_min: Time::from_us(10),
+            cs_max: Time::from_us(100),
+            requests_max: 1,
+            nest_prob: 0.0,
+            partition: Some(Heuristic::WorstFit),
+        }
+    }
+}
+
+/// Why a configuration cannot produce systems.
+pub fn check_config(c: &GenConfig) -> Result<(), String> {
+    if c.cpus == 0 {
+        return Err("cpus must be at least 1".into());
+    }
+    if !(c.utilization > 0.0) {
+        return Err(format!(
+            "utilization must be positive, got {}",
+            c.utilization
+        ));
+    }
+    if !matches!(c.utilizations, Utilizations::Draw(_)) {
+        if c.tasks == 0 {
+            return Err("tasks must be at least 1".into());
+        }
+        if c.utilization > c.tasks as f64 {
+            return Err(format!(
+                "utilization {} needs more than {} tasks (each at most 1)",
+                c.utilization, c.tasks
+            ));
+        }
+    }
+    if c.cs_min > c.cs_max {
+        return Err(format!("cs_min {} exceeds cs_max {}", c.cs_min, c.cs_max));
+    }
+    if !(0.0..=1.0).contains(&c.access_prob) || !(0.0..=1.0).contains(&c.nest_prob) {
+        return Err("probabilities must lie in [0, 1]".into());
+    }
+    if !(0.0 < c.deadline_min && c.deadline_min <= 1.0) {
+        return Err("deadline_min must lie in (0, 1]".into());
+    }
+    Ok(())
+}
+
+/// Generates system number `index` of the stream `seed`.
+pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(index);
+    let utils = match c.utilizations {
+        Utilizations::UUniFast => {
+            utilization::uunifast_discard(&mut rng, c.tasks, c.utilization, 1000).unwrap_or_else(
+                || utilization::randfixedsum(&mut rng, c.tasks, c.utilization, 0.0, 1.0),
+            )
+        }
+        Utilizations::UUniSort => utilization::uunisort(&mut rng, c.tasks, c.utilization),
+        Utilizations::RandFixedSum => {
+            utilization::randfixedsum(&mut rng, c.tasks, c.utilization, 0.0, 1.0)
+        }
+        Utilizations::Draw(d) => d.fill(&mut rng, c.utilization),
+    };
+    let resources: Vec<Resource> = (0..c.resources)
+        .map(|r| Resource {
+            name: format!("r{}", r + 1),
+            protocol: c.protocol,
+            units: 1,
+            sync_cpu: c.protocol.needs_sync_cpu().then_some(c.cpus - 1),
+        })
+        .collect();
+    let mut tasks = Vec::with_capacity(utils.len());
+    for (i, &u) in utils.iter().enumerate() {
+        let period = c.periods.draw(&mut rng);
+        let frac = if c.deadline_min < 1.0 {
+            rng.random_range(c.deadline_min..=1.0)
+        } else {
+            1.0
+        };
+        let deadline =
+            Time::from_ns(((period.ns() as f64 * frac).round() as u64).clamp(1, period.ns()));
+        let wcet = Time::from_ns(((u * period.ns() as f64).round() as u64).max(1));
+        let body = body(&mut rng, c, wcet);
+        tasks.push(Task {
+            name: format!("t{}", i + 1),
+            period,
+            deadline,
+            jitter: Time::ZERO,
+            priority: 0,
+            cpu: None,
+            body,
+        });
+    }
+    // Deadline-monotonic priorities, unique.
+    let mut idx: Vec<usize> = (0..tasks.len()).collect();
+    idx.sort_by_key(|&i| (tasks[i].deadline, tasks[i].period, i));
+    let n = tasks.len() as Priority;
+    for (rank, &i) in idx.iter().enumerate() {
+        tasks[i].priority = n - rank as Priority;
+    }
+    let sys = System {
+        name: Some(format!("generated seed {seed} index {index}")),
+        platform: Platform {
+            cpus: c.cpus,
+            scheduler: c.scheduler,
+        },
+        resources,
+        tasks,
+        source: SourceMap::default(),
+    };
+    match c.partition {
+        Some(h) => partition(&sys, h),
+        None => sys,
+    }
+}
+
+/// A body with the configured sections, the rest of the WCET spread as
+/// compute segments around them. Section lengths are scaled down when they
+/// would not fit in the WCET.
+fn body(rng: &mut ChaCha8Rng, c: &GenConfig, wcet: Time) -> Vec<Segment> {
+    let mut sections: Vec<(usize, Time)> = Vec::new();
+    for r in 0..c.resources {
+        if rng.random::<f64>() < c.access_prob {
+            let k = rng.random_range(1..=c.requests_max.max(1));
+            for _ in 0..k {
+                sections.push((
+                    r,
+                    Time::from_ns(rng.random_range(c.cs_min.ns()..=c.cs_max.ns())),
+                ));
+            }
+        }
+    }
+    let total: u64 = sections.iter().map(|s| s.1.ns()).sum();
+    if total > wcet.ns() {
+        // Scale into the WCET, keeping one nanosecond of outside compute.
+        let room = wcet.ns().saturating_sub(1).max(sections.len() as u64);
+        for s in &mut sections {
+            s.1 = Time::from_ns(((s.1.ns() as u128 * room as u128) / total as u128).max(1) as u64);
+        }
+    }
+    let used: u64 = sections.iter().map(|s| s.1.ns()).sum();
+    let rest = wcet.ns().saturating_sub(used);
+    // Group sections: nest a section into the previous top-level one with
+    // probability nest_prob (resource order increases, so no cycles).
+    let mut tops: Vec<Segment> = Vec::new();
+    let mut prev_res: Option<usize> = None;
+    for (r, len) in sections {
+        let nest = prev_res.is_some_and(|p| p < r) && rng.random::<f64>() < c.nest_prob;
+        let seg = Segment::Lock {
+            resource: r,
+            units: 1,
+            body: vec![Segment::Compute(len)],
+        };
+        match (nest, tops.last_mut()) {
+            (true, Some(Segment::Lock { body, .. })) => body.push(seg),
+            _ => tops.push(seg),
+        }
+        prev_res = Some(r);
+    }
+    let gaps = tops.len() as u64 + 1;
+    let mut out = Vec::with_capacity(tops.len() * 2 + 1);
+    let share = rest / gaps;
+    let mut extra = rest - share * gaps;
+    for s in tops {
+        let g = share + std::mem::take(&mut extra);
+        if g > 0 {
+            out.push(Segment::Compute(Time::from_ns(g)));
+        }
+        out.push(s);
+    }
+    if share > 0 || out.is_empty() {
+        out.push(Segment::Compute(Time::from_ns(share.max(1))));
+    }
+    out
+}

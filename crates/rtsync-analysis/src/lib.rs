@@ -1,0 +1,23 @@
+//! Schedulability analysis for rtsync: blocking bounds for every protocol,
+//! fixed-priority response-time analysis, EDF tests, utilization bounds,
+//! overhead accounting, task-set generators and partitioning.
+//!
+//! Results are immutable values ([`result::SystemResult`]); the engine
+//! iterates the blocking / response-time fixed point itself.
+
+pub mod analyze;
+pub mod blocking;
+pub mod bounds;
+pub mod context;
+pub mod edf;
+pub mod fp;
+pub mod generate;
+pub mod overheads;
+pub mod partition;
+pub mod result;
+
+pub use analyze::{Analysis, Options, TestSelection, analyze};
+pub use context::Cx;
+pub use overheads::Profile;
+pub use partition::{Heuristic, partition};
+pub use result::{Blocking, Response, SystemResult, TaskResult, Test, TestOutcome, Verdict};

@@ -1,0 +1,167 @@
+//! Partitioning tasks onto CPUs.
+//!
+//! * worst-, first- and best-fit decreasing by utilization (the classic bin
+//!   packing heuristics; paper 004 uses worst-fit decreasing);
+//! * a synchronization-aware heuristic after Lakshmanan, de Niz and Rajkumar
+//!   (RTSS 2009): tasks that share resources are bundled (connected
+//!   components of the "shares a resource" relation) and each bundle is
+//!   placed whole on the least-loaded CPU where it fits, so that its
+//!   resources stay local; bundles that fit nowhere are split task by task
+//!   (worst fit). Uniprocessor protocols need it: their resources must stay
+//!   on one CPU.
+//!
+//! Tasks that already have a CPU keep it. DPCP and DFLP synchronization
+//! CPUs receive tasks only when no other CPU has room. A task that fits on
+//! no CPU (capacity 1) goes to the least-loaded one and the analysis will
+//! report the overload; partitioning never fails silently.
+
+use rtsync_model::{Facts, System, Time, body_execution};
+use serde::Serialize;
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Heuristic {
+    WorstFit,
+    FirstFit,
+    BestFit,
+    /// Bundles resource-sharing tasks (the default).
+    #[default]
+    SyncAware,
+}
+
+impl FromStr for Heuristic {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "wfd" | "worst-fit" => Ok(Heuristic::WorstFit),
+            "ffd" | "first-fit" => Ok(Heuristic::FirstFit),
+            "bfd" | "best-fit" => Ok(Heuristic::BestFit),
+            "sync" | "sync-aware" => Ok(Heuristic::SyncAware),
+            _ => Err(format!(
+                "unknown partitioning heuristic `{s}`; expected wfd, ffd, bfd or sync"
+            )),
+        }
+    }
+}
+
+/// Returns a copy of `sys` in which every task has a CPU.
+pub fn partition(sys: &System, h: Heuristic) -> System {
+    let mut out = sys.clone();
+    let m = sys.platform.cpus;
+    let util: Vec<f64> = sys
+        .tasks
+        .iter()
+        .map(|t| body_execution(&t.body).unwrap_or(Time::MAX).ratio(t.period))
+        .collect();
+    let mut load = vec![0.0f64; m];
+    for (i, t) in sys.tasks.iter().enumerate() {
+        if let Some(c) = t.cpu {
+            load[c] += util[i];
+        }
+    }
+    let sync: Vec<bool> = (0..m)
+        .map(|c| {
+            sys.resources
+                .iter()
+                .any(|r| r.protocol.needs_sync_cpu() && r.sync_cpu == Some(c))
+        })
+        .collect();
+    let preferred: Vec<usize> = if sync.iter().all(|&s| s) {
+        (0..m).collect()
+    } else {
+        (0..m).filter(|&c| !sync[c]).collect()
+    };
+
+    let mut free: Vec<usize> = (0..sys.tasks.len())
+        .filter(|&i| sys.tasks[i].cpu.is_none())
+        .collect();
+    if free.is_empty() {
+        return out;
+    }
+    let place = |load: &mut Vec<f64>, u: f64, h: Heuristic| -> usize {
+        let fits = |c: &usize| load[*c] + u <= 1.0 + 1e-9;
+        let choice = match h {
+            Heuristic::FirstFit => preferred.iter().copied().find(|c| fits(c)),
+            Heuristic::BestFit => preferred
+                .iter()
+                .copied()
+                .filter(|c| fits(c))
+                .max_by(|a, b| load[*a].total_cmp(&load[*b]).then(b.cmp(a))),
+            Heuristic::WorstFit | Heuristic::SyncAware => preferred
+                .iter()
+                .copied()
+                .filter(|c| fits(c))
+                .min_by(|a, b| load[*a].total_cmp(&load[*b]).then(a.cmp(b))),
+        };
+        let c = choice.unwrap_or_else(|| {
+            (0..load.len())
+                .min_by(|a, b| load[*a].total_cmp(&load[*b]).then(a.cmp(b)))
+                .unwrap()
+        });
+        load[c] += u;
+        c
+    };
+    if h == Heuristic::SyncAware {
+        let facts = Facts::new(sys);
+        // Bundles: union-find over shared resources, among unplaced tasks.
+        let n = sys.tasks.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(p: &mut [usize], x: usize) -> usize {
+            let mut r = x;
+            while p[r] != r {
+                r = p[r];
+            }
+            p[x] = r;
+            r
+        }
+        for users in &facts.users {
+            let us: Vec<usize> = users
+                .iter()
+                .copied()
+                .filter(|u| sys.tasks[*u].cpu.is_none())
+                .collect();
+            for w in us.windows(2) {
+                let (a, b) = (root(&mut parent, w[0]), root(&mut parent, w[1]));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+        let mut bundles: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for &i in &free {
+            let r = root(&mut parent, i);
+            bundles.entry(r).or_default().push(i);
+        }
+        let mut bundles: Vec<Vec<usize>> = bundles.into_values().collect();
+        let bu = |b: &Vec<usize>| b.iter().map(|&i| util[i]).sum::<f64>();
+        bundles.sort_by(|a, b| bu(b).total_cmp(&bu(a)));
+        for b in bundles {
+            let u = bu(&b);
+            let target = preferred
+                .iter()
+                .copied()
+                .filter(|&c| load[c] + u <= 1.0 + 1e-9)
+                .min_by(|x, y| load[*x].total_cmp(&load[*y]).then(x.cmp(y)));
+            match target {
+                Some(c) => {
+                    load[c] += u;
+                    for i in b {
+                        out.tasks[i].cpu = Some(c);
+                    }
+                }
+                None => {
+                    let mut b = b;
+                    b.sort_by(|x, y| util[*y].total_cmp(&util[*x]));
+                    for i in b {
+                        out.tasks[i].cpu = Some(place(&mut load, util[i], Heuristic::WorstFit));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+    free.sort_by(|a, b| util[*b].total_cmp(&util[*a]).then(a.cmp(b)));
+    for i in free {
+        out.tasks[i].cpu = Some(place(&mut load, util[i], h));
+    }
+    out
+}

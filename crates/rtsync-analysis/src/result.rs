@@ -1,0 +1,155 @@
+//! Analysis results: immutable values, serialisable to JSON.
+//!
+//! A response-time bound is either a finite time or an explicit
+//! [`Response::Unbounded`] / [`Response::Exceeds`]; no sentinel integer ever
+//! flows into later arithmetic.
+
+use rtsync_model::{Protocol, Scheduler, Time};
+use serde::Serialize;
+use std::fmt;
+
+/// A response-time bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", content = "ns", rename_all = "snake_case")]
+pub enum Response {
+    /// Every job finishes within this time of its arrival.
+    Bounded(Time),
+    /// The fixed-point iteration passed the deadline (at this value) and was
+    /// stopped: the task may miss its deadline.
+    Exceeds(Time),
+    /// No finite bound: arithmetic overflow, or a test that gives none.
+    Unbounded,
+}
+
+impl Response {
+    pub fn bounded(self) -> Option<Time> {
+        match self {
+            Response::Bounded(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Response {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Response::Bounded(t) => write!(f, "{t}"),
+            Response::Exceeds(t) => write!(f, "> {t}"),
+            Response::Unbounded => write!(f, "unbounded"),
+        }
+    }
+}
+
+/// A job's worst-case delays, split by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Blocking {
+    /// Priority inversion on the task's own CPU (lower-priority sections,
+    /// non-preemptive sections, boosted or ceiling-raised holders).
+    pub local: Time,
+    /// Suspended while waiting for a resource held elsewhere, or while the
+    /// section runs on a synchronization CPU (it includes that execution).
+    pub remote: Time,
+    /// Busy-waiting on the task's own CPU.
+    pub spin: Time,
+    /// Run-time overheads charged to the job (lock, unlock, context
+    /// switches, migrations, release), already part of its WCET.
+    pub overhead: Time,
+}
+
+impl Blocking {
+    /// Local + remote + spin (overhead is inside the WCET).
+    pub fn total(&self) -> Time {
+        self.local
+            .saturating_add(self.remote)
+            .saturating_add(self.spin)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Schedulable,
+    NotSchedulable,
+    /// The test does not apply to this system (its assumptions fail).
+    NotApplicable,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Schedulable => "schedulable",
+            Verdict::NotSchedulable => "NOT schedulable",
+            Verdict::NotApplicable => "n/a",
+        })
+    }
+}
+
+/// Schedulability tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Test {
+    /// Fixed-priority response-time analysis.
+    Rta,
+    /// EDF processor-demand criterion (exact for the model).
+    EdfDemand,
+    /// Baker's density test for EDF + SRP.
+    EdfBaker,
+    /// Liu-Layland utilization bound with blocking (Sha et al. 1990).
+    LiuLayland,
+    /// Hyperbolic bound with blocking, non-unique priorities (paper 001 Eq. 4).
+    Hyperbolic,
+}
+
+impl Test {
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Rta => "rta",
+            Test::EdfDemand => "edf-demand",
+            Test::EdfBaker => "edf-baker",
+            Test::LiuLayland => "ll",
+            Test::Hyperbolic => "hyperbolic",
+        }
+    }
+}
+
+impl fmt::Display for Test {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TaskResult {
+    pub name: String,
+    pub cpu: Option<usize>,
+    pub priority: u32,
+    pub period: Time,
+    pub deadline: Time,
+    /// WCET including charged overheads.
+    pub wcet: Time,
+    pub blocking: Blocking,
+    pub response: Response,
+    /// Deadline minus bound, when bounded and met.
+    pub slack: Option<Time>,
+    pub verdict: Verdict,
+}
+
+/// One test's outcome on the whole system.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TestOutcome {
+    pub test: Test,
+    pub verdict: Verdict,
+    /// Why it does not apply, or which task fails it.
+    pub detail: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SystemResult {
+    pub protocol: Option<Protocol>,
+    pub scheduler: Scheduler,
+    pub verdict: Verdict,
+    /// The test that decided the verdict.
+    pub decided_by: Option<Test>,
+    pub tests: Vec<TestOutcome>,
+    pub tasks: Vec<TaskResult>,
+}

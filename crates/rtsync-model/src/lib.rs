@@ -1,0 +1,28 @@
+//! The rtsync system model: time, tasks, resources, critical sections and
+//! their protocol, loaded from a TOML spec with precise diagnostics, and the
+//! facts derived from them (WCETs, ceilings, preemption levels, nesting).
+//!
+//! Data flows one way: spec -> [`System`] -> [`Facts`] -> the engines
+//! (analysis now; simulation and the Linux runtime later).
+
+pub mod derived;
+pub mod diag;
+pub mod lockorder;
+pub mod protocol;
+pub mod spec;
+pub mod system;
+pub mod time;
+pub mod validate;
+pub mod write;
+
+pub use derived::{Facts, Request, TaskFacts};
+pub use diag::{Diagnostic, Diagnostics, Pos, Severity};
+pub use protocol::{Protocol, Scheduler};
+pub use spec::{load_file, load_str};
+pub use system::{
+    Cpu, Platform, Priority, Resource, ResourceId, Segment, SourceMap, System, Task, TaskId,
+    body_execution, keys,
+};
+pub use time::Time;
+pub use validate::validate;
+pub use write::to_toml;

@@ -1,0 +1,660 @@
+//! Loading a system from its TOML spec.
+//!
+//! Parsing happens in two steps: serde reads the file into "raw" structs that
+//! keep the byte span of every value (so that every later error can name its
+//! line and column), then [`convert`] turns raw values into the typed
+//! [`System`], collecting every error instead of stopping at the first. The
+//! semantic checks that look at the whole system live in [`crate::validate`].
+//!
+//! ```toml
+//! [platform]
+//! cpus = 1
+//! scheduler = "fp"          # or "edf"
+//! protocol = "pcp"          # default protocol of every resource
+//!
+//! [[resource]]
+//! name = "bus"
+//!
+//! [[task]]
+//! name = "control"
+//! period = "10ms"           # deadline defaults to the period
+//! body = [
+//!   { compute = "1ms" },
+//!   { lock = "bus", body = [ { compute = "200us" } ] },
+//!   { lock = "bus", hold = "50us" },   # shorthand for a compute-only section
+//!   { suspend = "500us" },
+//! ]
+//! ```
+
+use crate::diag::{Diagnostic, Diagnostics, Pos};
+use crate::protocol::{Protocol, Scheduler};
+use crate::system::{Platform, Priority, Resource, Segment, SourceMap, System, Task, keys};
+use crate::time::{TIME_HINT, Time};
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    name: Option<String>,
+    #[allow(dead_code)]
+    description: Option<String>,
+    platform: Option<Spanned<RawPlatform>>,
+    #[serde(default, rename = "resource")]
+    resources: Vec<Spanned<RawResource>>,
+    #[serde(default, rename = "task")]
+    tasks: Vec<Spanned<RawTask>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlatform {
+    cpus: Option<Spanned<i64>>,
+    scheduler: Option<Spanned<String>>,
+    protocol: Option<Spanned<String>>,
+    priorities: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawResource {
+    name: Spanned<String>,
+    protocol: Option<Spanned<String>>,
+    units: Option<Spanned<i64>>,
+    sync_cpu: Option<Spanned<i64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTask {
+    name: Spanned<String>,
+    period: Option<Spanned<toml::Value>>,
+    deadline: Option<Spanned<toml::Value>>,
+    jitter: Option<Spanned<toml::Value>>,
+    priority: Option<Spanned<i64>>,
+    cpu: Option<Spanned<i64>>,
+    wcet: Option<Spanned<toml::Value>>,
+    body: Option<Spanned<Vec<Spanned<RawSegment>>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSegment {
+    compute: Option<Spanned<toml::Value>>,
+    suspend: Option<Spanned<toml::Value>>,
+    lock: Option<Spanned<String>>,
+    hold: Option<Spanned<toml::Value>>,
+    units: Option<Spanned<i64>>,
+    body: Option<Vec<Spanned<RawSegment>>>,
+}
+
+/// How priorities are assigned when no task gives one.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum PriorityOrder {
+    DeadlineMonotonic,
+    RateMonotonic,
+}
+
+/// Loads and validates a spec. On success the system comes with its
+/// warnings and notes; on failure, with every error found.
+pub fn load_str(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnostics> {
+    let finish = |d: Diagnostics| match file {
+        Some(f) => d.with_file(f),
+        None => d,
+    };
+    let raw: RawSpec = match toml::from_str(src) {
+        Ok(r) => r,
+        Err(e) => {
+            let pos = e.span().map(|s| Pos::of_offset(src, s.start));
+            let msg = e.message().trim().to_string();
+            let hint = syntax_hint(&msg);
+            let mut d = Diagnostic::error("", msg).at(pos);
+            if let Some(h) = hint {
+                d = d.hint(h);
+            }
+            return Err(finish(Diagnostics(vec![d])));
+        }
+    };
+    let mut cx = Cx {
+        src,
+        diags: Diagnostics::default(),
+        source: SourceMap::for_file(file),
+    };
+    let system = convert(&mut cx, raw);
+    let mut diags = cx.diags;
+    if let Some(system) = system {
+        if !diags.has_errors() {
+            diags.0.extend(crate::validate::validate(&system).0);
+        }
+        if !diags.has_errors() {
+            return Ok((system, finish(diags)));
+        }
+    }
+    diags.0.sort_by_key(|d| {
+        (
+            std::cmp::Reverse(d.severity),
+            d.pos.map(|p| (p.line, p.col)),
+        )
+    });
+    Err(finish(diags))
+}
+
+/// Loads a spec file from disk.
+pub fn load_file(path: &std::path::Path) -> Result<(System, Diagnostics), Diagnostics> {
+    let name = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(src) => load_str(&src, Some(&name)),
+        Err(e) => Err(Diagnostics(vec![
+            Diagnostic::error("", format!("cannot read the spec: {e}"))
+                .hint("give the path of a TOML spec file, or no path for the bundled example"),
+        ])
+        .with_file(&name)),
+    }
+}
+
+fn syntax_hint(msg: &str) -> Option<String> {
+    if msg.contains("unknown field") {
+        Some("remove or rename the key; the message lists the keys allowed here".into())
+    } else if msg.contains("missing field") {
+        Some("add the key the message names".into())
+    } else if msg.contains("invalid type") {
+        Some(
+            "check the value's type: times are strings with units (\"10ms\"), counts are integers"
+                .into(),
+        )
+    } else {
+        None
+    }
+}
+
+struct Cx<'a> {
+    src: &'a str,
+    diags: Diagnostics,
+    source: SourceMap,
+}
+
+impl Cx<'_> {
+    fn pos<T>(&self, s: &Spanned<T>) -> Pos {
+        Pos::of_offset(self.src, s.span().start)
+    }
+    fn mark<T>(&mut self, key: &str, s: &Spanned<T>) {
+        let p = self.pos(s);
+        self.source.insert(key.to_string(), p);
+    }
+    fn err<T>(&mut self, at: &Spanned<T>, key: &str, msg: String, hint: &str) {
+        let d = Diagnostic::error(key, msg)
+            .at(Some(self.pos(at)))
+            .hint(hint);
+        self.diags.push(d);
+    }
+
+    /// A time value: a string with a unit, or the integer 0.
+    fn time(&mut self, v: &Spanned<toml::Value>, key: &str) -> Option<Time> {
+        self.mark(key, v);
+        match v.get_ref() {
+            toml::Value::String(s) => match Time::parse(s) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    self.err(v, key, e.to_string(), TIME_HINT);
+                    None
+                }
+            },
+            toml::Value::Integer(0) => Some(Time::ZERO),
+            toml::Value::Integer(n) => {
+                self.err(v, key, format!("the number {n} has no unit"), TIME_HINT);
+                None
+            }
+            other => {
+                self.err(
+                    v,
+                    key,
+                    format!("expected a duration, found {}", other.type_str()),
+                    TIME_HINT,
+                );
+                None
+            }
+        }
+    }
+
+    /// A strictly positive time.
+    fn positive_time(&mut self, v: &Spanned<toml::Value>, key: &str, what: &str) -> Option<Time> {
+        let t = self.time(v, key)?;
+        if t.is_zero() {
+            self.err(
+                v,
+                key,
+                format!("{what} is zero"),
+                "a zero length means nothing happens: give a positive duration or remove it",
+            );
+            return None;
+        }
+        Some(t)
+    }
+
+    fn count(
+        &mut self,
+        v: &Spanned<i64>,
+        key: &str,
+        what: &str,
+        min: i64,
+        max: i64,
+    ) -> Option<i64> {
+        self.mark(key, v);
+        let n = *v.get_ref();
+        if n < min || n > max {
+            self.err(
+                v,
+                key,
+                format!("{what} is {n}, outside {min}..={max}"),
+                &format!("write an integer from {min} to {max}"),
+            );
+            return None;
+        }
+        Some(n)
+    }
+}
+
+fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
+    // Platform.
+    let mut cpus = 1usize;
+    let mut scheduler = Scheduler::Fp;
+    let mut default_protocol: Option<Protocol> = None;
+    let mut order = PriorityOrder::DeadlineMonotonic;
+    if let Some(p) = &raw.platform {
+        cx.mark("platform", p);
+        let p = p.get_ref();
+        if let Some(c) = &p.cpus {
+            cpus = cx
+                .count(c, "platform.cpus", "the number of CPUs", 1, 1024)
+                .unwrap_or(1) as usize;
+        }
+        if let Some(s) = &p.scheduler {
+            cx.mark("platform.scheduler", s);
+            match s.get_ref().parse() {
+                Ok(v) => scheduler = v,
+                Err(e) => cx.err(
+                    s,
+                    "platform.scheduler",
+                    e,
+                    "write scheduler = \"fp\" or \"edf\"",
+                ),
+            }
+        }
+        if let Some(s) = &p.protocol {
+            cx.mark("platform.protocol", s);
+            match s.get_ref().parse() {
+                Ok(v) => default_protocol = Some(v),
+                Err(e) => cx.err(
+                    s,
+                    "platform.protocol",
+                    e,
+                    "pick one of the protocols listed",
+                ),
+            }
+        }
+        if let Some(s) = &p.priorities {
+            cx.mark("platform.priorities", s);
+            match s.get_ref().as_str() {
+                "dm" | "deadline-monotonic" => order = PriorityOrder::DeadlineMonotonic,
+                "rm" | "rate-monotonic" => order = PriorityOrder::RateMonotonic,
+                other => cx.err(
+                    s,
+                    "platform.priorities",
+                    format!("unknown priority assignment `{other}`"),
+                    "write priorities = \"rm\" or \"dm\", or give every task a priority",
+                ),
+            }
+        }
+    }
+
+    // Resources.
+    let mut resources = Vec::new();
+    for r in &raw.resources {
+        let rr = r.get_ref();
+        let name = rr.name.get_ref().clone();
+        let key = keys::resource(&name);
+        cx.mark(&key, r);
+        if resources.iter().any(|x: &Resource| x.name == name) {
+            cx.err(
+                &rr.name,
+                &key,
+                format!("a resource named `{name}` is already defined"),
+                "give each resource a unique name",
+            );
+            continue;
+        }
+        let protocol = match &rr.protocol {
+            Some(p) => {
+                let k = keys::resource_field(&name, "protocol");
+                cx.mark(&k, p);
+                match p.get_ref().parse() {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        cx.err(p, &k, e, "pick one of the protocols listed");
+                        None
+                    }
+                }
+            }
+            None => default_protocol,
+        };
+        let Some(protocol) = protocol else {
+            if rr.protocol.is_none() {
+                cx.err(&rr.name, &key, "no protocol given".into(), "add protocol = \"pcp\" (or another) to the resource, or a default under [platform]");
+            }
+            continue;
+        };
+        let units = match &rr.units {
+            Some(u) => cx
+                .count(
+                    u,
+                    &keys::resource_field(&name, "units"),
+                    "units",
+                    1,
+                    1 << 20,
+                )
+                .unwrap_or(1) as u32,
+            None => 1,
+        };
+        let sync_cpu = rr.sync_cpu.as_ref().and_then(|c| {
+            cx.count(
+                c,
+                &keys::resource_field(&name, "sync_cpu"),
+                "sync_cpu",
+                0,
+                i64::MAX,
+            )
+            .map(|v| v as usize)
+        });
+        resources.push(Resource {
+            name,
+            protocol,
+            units,
+            sync_cpu,
+        });
+    }
+
+    // Tasks.
+    let mut tasks = Vec::new();
+    let mut explicit = Vec::new();
+    for t in &raw.tasks {
+        let rt = t.get_ref();
+        let name = rt.name.get_ref().clone();
+        let key = keys::task(&name);
+        cx.mark(&key, t);
+        if tasks.iter().any(|x: &Task| x.name == name) {
+            cx.err(
+                &rt.name,
+                &key,
+                format!("a task named `{name}` is already defined"),
+                "give each task a unique name",
+            );
+            continue;
+        }
+        let period = match &rt.period {
+            Some(p) => cx.positive_time(p, &keys::task_field(&name, "period"), "the period"),
+            None => {
+                cx.err(
+                    t,
+                    &key,
+                    "no period".into(),
+                    "add period = \"10ms\" (the period or minimum inter-arrival time)",
+                );
+                None
+            }
+        };
+        let deadline = match &rt.deadline {
+            Some(d) => cx.positive_time(d, &keys::task_field(&name, "deadline"), "the deadline"),
+            None => period,
+        };
+        let jitter = match &rt.jitter {
+            Some(j) => cx.time(j, &keys::task_field(&name, "jitter")),
+            None => Some(Time::ZERO),
+        };
+        let priority = rt.priority.as_ref().and_then(|p| {
+            cx.count(
+                p,
+                &keys::task_field(&name, "priority"),
+                "the priority",
+                1,
+                1_000_000,
+            )
+            .map(|v| v as Priority)
+        });
+        explicit.push(rt.priority.is_some());
+        let cpu = rt.cpu.as_ref().and_then(|c| {
+            cx.count(c, &keys::task_field(&name, "cpu"), "the CPU", 0, i64::MAX)
+                .map(|v| v as usize)
+        });
+        let body = match (&rt.body, &rt.wcet) {
+            (Some(_), Some(w)) => {
+                cx.err(w, &keys::task_field(&name, "wcet"), "both `wcet` and `body` are given".into(), "`wcet = \"2ms\"` is shorthand for `body = [{ compute = \"2ms\" }]`: keep one of them");
+                None
+            }
+            (None, Some(w)) => cx
+                .positive_time(w, &keys::task_field(&name, "wcet"), "the WCET")
+                .map(|c| vec![Segment::Compute(c)]),
+            (Some(b), None) => {
+                cx.mark(&keys::task_field(&name, "body"), b);
+                if b.get_ref().is_empty() {
+                    cx.err(
+                        b,
+                        &keys::task_field(&name, "body"),
+                        "the body is empty".into(),
+                        "give at least one segment, e.g. body = [{ compute = \"1ms\" }]",
+                    );
+                }
+                segments(
+                    cx,
+                    &name,
+                    b.get_ref(),
+                    &mut Vec::new(),
+                    &resources,
+                    &raw.resources,
+                )
+            }
+            (None, None) => {
+                cx.err(
+                    t,
+                    &key,
+                    "no body and no wcet".into(),
+                    "add wcet = \"1ms\", or a body = [ ... ] of compute / lock / suspend segments",
+                );
+                None
+            }
+        };
+        if let (Some(period), Some(deadline), Some(jitter), Some(body)) =
+            (period, deadline, jitter, body)
+        {
+            tasks.push(Task {
+                name,
+                period,
+                deadline,
+                jitter,
+                priority: priority.unwrap_or(0),
+                cpu,
+                body,
+            });
+        }
+    }
+    if raw.tasks.is_empty() {
+        cx.diags.push(
+            Diagnostic::error("", "the spec has no tasks")
+                .hint("add at least one [[task]] with a name, a period and a wcet or body"),
+        );
+    }
+    if cx.diags.has_errors() {
+        return None;
+    }
+
+    // Priorities: all explicit, or all assigned by deadline / rate order.
+    let n_explicit = explicit.iter().filter(|&&e| e).count();
+    if n_explicit == 0 {
+        assign_monotonic(&mut tasks, order);
+    } else if n_explicit < tasks.len() {
+        for (t, e) in tasks.iter().zip(&explicit) {
+            if !e {
+                let k = keys::task(&t.name);
+                let pos = cx.source.get(&k);
+                cx.diags.push(
+                    Diagnostic::error(k, "has no priority while other tasks have one")
+                        .at(pos)
+                        .hint("give every task a priority (larger runs first), or none to get deadline-monotonic priorities"),
+                );
+            }
+        }
+        return None;
+    }
+    Some(System {
+        name: raw.name,
+        platform: Platform { cpus, scheduler },
+        resources,
+        tasks,
+        source: std::mem::take(&mut cx.source),
+    })
+}
+
+/// Deadline- (or rate-) monotonic priorities, unique, ties broken by the
+/// order tasks are written in; the highest priority is `n`.
+fn assign_monotonic(tasks: &mut [Task], order: PriorityOrder) {
+    let mut idx: Vec<usize> = (0..tasks.len()).collect();
+    idx.sort_by_key(|&i| match order {
+        PriorityOrder::DeadlineMonotonic => (tasks[i].deadline, tasks[i].period, i),
+        PriorityOrder::RateMonotonic => (tasks[i].period, tasks[i].deadline, i),
+    });
+    let n = tasks.len() as Priority;
+    for (rank, &i) in idx.iter().enumerate() {
+        tasks[i].priority = n - rank as Priority;
+    }
+}
+
+fn segments(
+    cx: &mut Cx,
+    task: &str,
+    raw: &[Spanned<RawSegment>],
+    path: &mut Vec<usize>,
+    resources: &[Resource],
+    raw_resources: &[Spanned<RawResource>],
+) -> Option<Vec<Segment>> {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (i, s) in raw.iter().enumerate() {
+        path.push(i);
+        let key = keys::segment(task, path);
+        cx.mark(&key, s);
+        match segment(cx, task, s, &key, path, resources, raw_resources) {
+            Some(seg) => out.push(seg),
+            None => ok = false,
+        }
+        path.pop();
+    }
+    ok.then_some(out)
+}
+
+fn segment(
+    cx: &mut Cx,
+    task: &str,
+    s: &Spanned<RawSegment>,
+    key: &str,
+    path: &mut Vec<usize>,
+    resources: &[Resource],
+    raw_resources: &[Spanned<RawResource>],
+) -> Option<Segment> {
+    let r = s.get_ref();
+    let kinds = r.compute.is_some() as u8 + r.suspend.is_some() as u8 + r.lock.is_some() as u8;
+    const SHAPES: &str = "a segment is { compute = \"1ms\" }, { suspend = \"1ms\" }, { lock = \"R\", hold = \"100us\" } or { lock = \"R\", body = [ ... ] }";
+    if kinds != 1 {
+        let msg = if kinds == 0 {
+            "segment has no `compute`, `suspend` or `lock`"
+        } else {
+            "segment mixes `compute`, `suspend` and `lock`"
+        };
+        cx.err(s, key, msg.into(), SHAPES);
+        return None;
+    }
+    if r.lock.is_none() && (r.hold.is_some() || r.body.is_some() || r.units.is_some()) {
+        cx.err(
+            s,
+            key,
+            "`hold`, `body` and `units` belong to a `lock` segment".into(),
+            SHAPES,
+        );
+        return None;
+    }
+    if let Some(c) = &r.compute {
+        return cx
+            .positive_time(c, key, "the compute time")
+            .map(Segment::Compute);
+    }
+    if let Some(c) = &r.suspend {
+        return cx
+            .positive_time(c, key, "the suspension")
+            .map(Segment::Suspend);
+    }
+    let lock = r.lock.as_ref()?;
+    let name = lock.get_ref();
+    let Some(resource) = resources.iter().position(|x| &x.name == name) else {
+        // A resource defined but rejected already has its own error.
+        if !raw_resources
+            .iter()
+            .any(|x| x.get_ref().name.get_ref() == name)
+        {
+            let known: Vec<&str> = resources.iter().map(|x| x.name.as_str()).collect();
+            let hint = if known.is_empty() {
+                format!("define it first: [[resource]] name = \"{name}\"")
+            } else {
+                format!(
+                    "known resources: {}; or define it with [[resource]] name = \"{name}\"",
+                    known.join(", ")
+                )
+            };
+            cx.err(
+                lock,
+                key,
+                format!("task \"{task}\" locks unknown resource `{name}`"),
+                &hint,
+            );
+        }
+        return None;
+    };
+    let units = match &r.units {
+        Some(u) => cx.count(u, &format!("{key}.units"), "units", 1, 1 << 20)? as u32,
+        None => 1,
+    };
+    let body = match (&r.hold, &r.body) {
+        (Some(h), None) => vec![Segment::Compute(cx.positive_time(
+            h,
+            key,
+            "the hold time",
+        )?)],
+        (None, Some(b)) => {
+            if b.is_empty() {
+                cx.err(
+                    s,
+                    key,
+                    "the critical section's body is empty".into(),
+                    "give it a compute segment, or write hold = \"100us\"",
+                );
+                return None;
+            }
+            segments(cx, task, b, path, resources, raw_resources)?
+        }
+        (Some(_), Some(_)) => {
+            cx.err(s, key, "both `hold` and `body` are given".into(), "`hold = \"100us\"` is shorthand for `body = [{ compute = \"100us\" }]`: keep one of them");
+            return None;
+        }
+        (None, None) => {
+            cx.err(
+                s,
+                key,
+                "a lock segment needs `hold` or `body`".into(),
+                "write { lock = \"R\", hold = \"100us\" }",
+            );
+            return None;
+        }
+    };
+    Some(Segment::Lock {
+        resource,
+        units,
+        body,
+    })
+}

@@ -1,0 +1,363 @@
+//! Whole-system checks: the rules that no single field can break alone.
+//!
+//! Every check returns a diagnostic that names the place (through the
+//! system's [`SourceMap`](crate::SourceMap)), says what is wrong and what to
+//! write instead. Errors make a system unusable; warnings (utilization above
+//! one, a WCET beyond the deadline) and notes (a lock-order cycle that the
+//! protocol defuses) are reported beside it.
+
+use crate::derived::Facts;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::system::{ResourceId, Segment, System, body_execution, keys};
+
+/// Checks a system, returning every diagnostic.
+pub fn validate(sys: &System) -> Diagnostics {
+    let mut v = V {
+        sys,
+        out: Diagnostics::default(),
+    };
+    v.protocols();
+    v.tasks();
+    if !v.out.has_errors() {
+        let facts = Facts::new(sys);
+        v.placement(&facts);
+        v.nesting(&facts);
+        v.lock_order(&facts);
+        v.utilization(&facts);
+    }
+    v.out
+}
+
+struct V<'a> {
+    sys: &'a System,
+    out: Diagnostics,
+}
+
+impl V<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        let pos = self.sys.source.get(&d.key);
+        self.out.push(d.at(pos));
+    }
+
+    fn protocols(&mut self) {
+        let sys = self.sys;
+        let Some(first) = sys.resources.first() else {
+            return;
+        };
+        for r in &sys.resources {
+            if r.protocol != first.protocol {
+                self.push(
+                    Diagnostic::error(
+                        keys::resource_field(&r.name, "protocol"),
+                        format!(
+                            "uses {} while resource \"{}\" uses {}; one system uses one protocol",
+                            r.protocol, first.name, first.protocol
+                        ),
+                    )
+                    .hint("set the same protocol on every resource, or set it once under [platform] protocol = \"...\""),
+                );
+            }
+            if !r.protocol.supports(sys.platform.scheduler) {
+                self.push(
+                    Diagnostic::error(
+                        keys::resource_field(&r.name, "protocol"),
+                        format!(
+                            "{} is not analysed under {} scheduling",
+                            r.protocol, sys.platform.scheduler
+                        ),
+                    )
+                    .hint(
+                        "under edf use npcs, srp, msrp or fmlp-s; or switch to scheduler = \"fp\"",
+                    ),
+                );
+            }
+            if r.units > 1 && !r.protocol.allows_multi_unit() {
+                self.push(
+                    Diagnostic::error(
+                        keys::resource_field(&r.name, "units"),
+                        format!("{} units, but {} manages single-unit resources only", r.units, r.protocol),
+                    )
+                    .hint("use protocol = \"srp\" (or \"msrp\") for a multi-unit resource, or remove `units`"),
+                );
+            }
+            if r.protocol.needs_sync_cpu() {
+                match r.sync_cpu {
+                    None => self.push(
+                        Diagnostic::error(
+                            keys::resource(&r.name),
+                            format!("{} runs critical sections on a synchronization CPU, but none is given", r.protocol),
+                        )
+                        .hint(format!("add sync_cpu = {} (a CPU index below {})", sys.platform.cpus - 1, sys.platform.cpus)),
+                    ),
+                    Some(c) if c >= sys.platform.cpus => self.push(
+                        Diagnostic::error(
+                            keys::resource_field(&r.name, "sync_cpu"),
+                            format!("synchronization CPU {c} does not exist: the platform has {} CPU(s)", sys.platform.cpus),
+                        )
+                        .hint(format!("write a CPU index from 0 to {}", sys.platform.cpus - 1)),
+                    ),
+                    _ => {}
+                }
+            } else if r.sync_cpu.is_some() {
+                self.push(
+                    Diagnostic::warning(
+                        keys::resource_field(&r.name, "sync_cpu"),
+                        format!(
+                            "{} has no synchronization CPU; this value is ignored",
+                            r.protocol
+                        ),
+                    )
+                    .hint("remove sync_cpu, or use dpcp / dflp"),
+                );
+            }
+        }
+    }
+
+    fn tasks(&mut self) {
+        let sys = self.sys;
+        for t in &sys.tasks {
+            if t.deadline > t.period {
+                self.push(
+                    Diagnostic::error(
+                        keys::task_field(&t.name, "deadline"),
+                        format!("deadline {} is longer than the period {}", t.deadline, t.period),
+                    )
+                    .hint("rtsync analyses constrained deadlines (deadline <= period): shorten the deadline or lengthen the period"),
+                );
+            }
+            if let Some(c) = t.cpu {
+                if c >= sys.platform.cpus {
+                    self.push(
+                        Diagnostic::error(
+                            keys::task_field(&t.name, "cpu"),
+                            format!("CPU {c} does not exist: the platform has {} CPU(s)", sys.platform.cpus),
+                        )
+                        .hint(format!(
+                            "write a CPU index from 0 to {}, raise [platform] cpus, or leave cpu out to let partitioning choose",
+                            sys.platform.cpus - 1
+                        )),
+                    );
+                }
+            }
+            match body_execution(&t.body) {
+                None => self.push(
+                    Diagnostic::error(
+                        keys::task_field(&t.name, "body"),
+                        "total execution time overflows 64-bit nanoseconds",
+                    )
+                    .hint("the body's times add up to more than 584 years: check the units"),
+                ),
+                Some(c) if c > t.deadline => self.push(
+                    Diagnostic::warning(
+                        keys::task(&t.name),
+                        format!(
+                            "WCET {c} exceeds the deadline {}: the task cannot meet it",
+                            t.deadline
+                        ),
+                    )
+                    .hint("lengthen the deadline or shorten the body"),
+                ),
+                _ => {}
+            }
+            self.body(&t.name, &t.body, &mut Vec::new(), &mut Vec::new());
+        }
+    }
+
+    /// Per-segment rules: no re-entrant locking, no suspension while holding
+    /// a lock, units within the resource.
+    fn body(
+        &mut self,
+        task: &str,
+        body: &[Segment],
+        path: &mut Vec<usize>,
+        held: &mut Vec<ResourceId>,
+    ) {
+        for (i, s) in body.iter().enumerate() {
+            path.push(i);
+            match s {
+                Segment::Suspend(_) if !held.is_empty() => self.push(
+                    Diagnostic::error(
+                        keys::segment(task, path),
+                        format!("suspends while holding `{}`", self.sys.resources[*held.last().unwrap()].name),
+                    )
+                    .hint("move the suspension out of the critical section: a suspended holder makes every waiter's blocking unbounded by the analyses"),
+                ),
+                Segment::Lock { resource, units, body } => {
+                    let r = &self.sys.resources[*resource];
+                    if held.contains(resource) {
+                        self.push(
+                            Diagnostic::error(keys::segment(task, path), format!("locks `{}` again while already holding it", r.name))
+                                .hint("locks are not re-entrant: remove the inner lock"),
+                        );
+                    }
+                    if *units > r.units {
+                        self.push(
+                            Diagnostic::error(
+                                format!("{}.units", keys::segment(task, path)),
+                                format!("asks for {units} units of `{}`, which has {}", r.name, r.units),
+                            )
+                            .hint(format!("ask for at most {} units, or raise the resource's units", r.units)),
+                        );
+                    }
+                    held.push(*resource);
+                    self.body(task, body, path, held);
+                    held.pop();
+                }
+                _ => {}
+            }
+            path.pop();
+        }
+    }
+
+    /// Uniprocessor protocols may only share a resource among tasks of one
+    /// CPU; the check runs on the tasks whose CPU is known.
+    fn placement(&mut self, f: &Facts) {
+        let sys = self.sys;
+        for (r, res) in sys.resources.iter().enumerate() {
+            let mut cpus: Vec<usize> = f.users[r].iter().filter_map(|&t| f.cpu_of[t]).collect();
+            cpus.sort_unstable();
+            cpus.dedup();
+            if res.protocol.is_uniprocessor() && cpus.len() > 1 {
+                let names: Vec<String> = f.users[r]
+                    .iter()
+                    .map(|&t| {
+                        format!(
+                            "{} (cpu {})",
+                            sys.tasks[t].name,
+                            f.cpu_of[t].map_or("?".into(), |c| c.to_string())
+                        )
+                    })
+                    .collect();
+                self.push(
+                    Diagnostic::error(
+                        keys::resource(&res.name),
+                        format!("{} is a uniprocessor protocol, but `{}` is used on CPUs {:?}: {}", res.protocol, res.name, cpus, names.join(", ")),
+                    )
+                    .hint("put its users on one CPU, or use a multiprocessor protocol (mpcp, dpcp, fmlp-s, fmlp-l, dflp, msrp, mrsp)"),
+                );
+            }
+            if res.protocol.is_uniprocessor() && sys.platform.cpus > 1 && !sys.is_partitioned() {
+                let unplaced = f.users[r]
+                    .iter()
+                    .filter(|&&t| f.cpu_of[t].is_none())
+                    .count();
+                if unplaced > 0 && f.users[r].len() > 1 {
+                    self.push(
+                        Diagnostic::note(
+                            keys::resource(&res.name),
+                            format!("{} needs all users of `{}` on one CPU; partitioning will be asked to keep them together", res.protocol, res.name),
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Nesting combinations the protocol forbids.
+    fn nesting(&mut self, f: &Facts) {
+        let sys = self.sys;
+        for &(outer, inner, t) in &f.nesting {
+            let p = sys.resources[inner].protocol;
+            if p.is_uniprocessor() || p.allows_nested_global() {
+                continue;
+            }
+            if f.global[outer] || f.global[inner] || !sys.is_partitioned() {
+                let (o, i) = (&sys.resources[outer].name, &sys.resources[inner].name);
+                self.push(
+                    Diagnostic::error(
+                        keys::task(&sys.tasks[t].name),
+                        format!("locks `{i}` while holding `{o}`; {p} forbids nesting a global resource inside another"),
+                    )
+                    .hint(format!("release `{o}` before locking `{i}`, merge the two into one resource, or use fmlp-s / fmlp-l, whose group locks allow nesting")),
+                );
+            }
+        }
+    }
+
+    /// A cycle in the order in which nested locks are taken can deadlock
+    /// under PIP; the ceiling protocols, SRP, NPCS and FMLP's group locks
+    /// prevent it, so there it is a note.
+    fn lock_order(&mut self, f: &Facts) {
+        let sys = self.sys;
+        let edges: Vec<(ResourceId, ResourceId)> =
+            f.nesting.iter().map(|&(a, b, _)| (a, b)).collect();
+        if let Some(cycle) = crate::lockorder::find_cycle(sys.resources.len(), &edges) {
+            let names: Vec<&str> = cycle
+                .iter()
+                .map(|&r| sys.resources[r].name.as_str())
+                .collect();
+            let who: Vec<String> = cycle
+                .windows(2)
+                .map(|w| {
+                    let t = f
+                        .nesting
+                        .iter()
+                        .find(|&&(a, b, _)| a == w[0] && b == w[1])
+                        .map(|&(_, _, t)| t)
+                        .unwrap();
+                    format!(
+                        "{} takes {} then {}",
+                        sys.tasks[t].name, sys.resources[w[0]].name, sys.resources[w[1]].name
+                    )
+                })
+                .collect();
+            let p = sys.resources[cycle[0]].protocol;
+            let msg = format!(
+                "lock-order cycle {} ({})",
+                names.join(" -> "),
+                who.join("; ")
+            );
+            let key = keys::resource(&sys.resources[cycle[0]].name);
+            if p.prevents_deadlock() {
+                self.push(Diagnostic::note(
+                    key,
+                    format!("{msg}: {p} prevents the deadlock it could cause"),
+                ));
+            } else {
+                self.push(
+                    Diagnostic::error(key, format!("{msg}: a potential deadlock under {p}"))
+                        .hint("take nested locks in one global order, or use pcp / ipcp / srp, which prevent this deadlock"),
+                );
+            }
+        }
+    }
+
+    fn utilization(&mut self, f: &Facts) {
+        let sys = self.sys;
+        let mut per_cpu = vec![0.0f64; sys.platform.cpus];
+        let mut total = 0.0;
+        for (t, task) in sys.tasks.iter().enumerate() {
+            let u = f.tasks[t].wcet.ratio(task.period);
+            total += u;
+            if let Some(c) = task.cpu {
+                per_cpu[c] += u;
+            }
+        }
+        for (c, u) in per_cpu.iter().enumerate() {
+            if *u > 1.0 {
+                self.push(
+                    Diagnostic::warning(
+                        "platform",
+                        format!(
+                            "CPU {c} is loaded to {:.1}% utilization: it cannot be schedulable",
+                            u * 100.0
+                        ),
+                    )
+                    .hint("move tasks to other CPUs or lengthen their periods"),
+                );
+            }
+        }
+        if total > sys.platform.cpus as f64 {
+            self.push(
+                Diagnostic::warning(
+                    "platform",
+                    format!(
+                        "total utilization {:.2} exceeds the {} CPU(s)",
+                        total, sys.platform.cpus
+                    ),
+                )
+                .hint("add CPUs or lighten the tasks"),
+            );
+        }
+    }
+}

@@ -1,0 +1,16 @@
+pub mod analyze;
+pub mod bench;
+pub mod check;
+pub mod demo;
+pub mod generate;
+
+/// Exit codes shared by the commands.
+pub const OK: u8 = 0;
+pub const NOT_SCHEDULABLE: u8 = 1;
+pub const BAD_INPUT: u8 = 2;
+
+/// Prints diagnostics to stderr and returns the bad-input code.
+pub fn bad_input(d: &rtsync_model::Diagnostics) -> u8 {
+    eprint!("{d}");
+    BAD_INPUT
+}

@@ -1,0 +1,204 @@
+//! Human-readable and JSON reports.
+
+use crate::table::Table;
+use rtsync_analysis::{Analysis, Verdict};
+use rtsync_model::{Facts, System, Time};
+use serde_json::json;
+use std::fmt::Write;
+
+fn t(x: Time) -> String {
+    if x.is_zero() {
+        "0".into()
+    } else {
+        x.to_string()
+    }
+}
+
+/// What `rtsync check` prints: the system and its derived facts.
+pub fn facts(sys: &System, label: &str) -> String {
+    let f = Facts::new(sys);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{}: {} CPU(s), {} scheduling, {} task(s), {} resource(s)",
+        label,
+        sys.platform.cpus,
+        sys.platform.scheduler,
+        sys.tasks.len(),
+        sys.resources.len()
+    );
+    let mut tasks = Table::new(&[
+        "task", "cpu", "prio", "level", "period", "deadline", "wcet", "util", "sections",
+    ])
+    .left(0)
+    .left(8);
+    for (i, task) in sys.tasks.iter().enumerate() {
+        let secs: Vec<String> = f.tasks[i]
+            .requests
+            .iter()
+            .map(|rq| {
+                let nest = if rq.held.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " in {}",
+                        rq.held
+                            .iter()
+                            .map(|&h| sys.resources[h].name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(">")
+                    )
+                };
+                format!("{}:{}{}", sys.resources[rq.resource].name, rq.length, nest)
+            })
+            .collect();
+        tasks.row(vec![
+            task.name.clone(),
+            task.cpu.map_or("-".into(), |c| c.to_string()),
+            task.priority.to_string(),
+            f.level[i].to_string(),
+            t(task.period),
+            t(task.deadline),
+            t(f.tasks[i].wcet),
+            format!("{:.3}", f.tasks[i].wcet.ratio(task.period)),
+            if secs.is_empty() {
+                "-".into()
+            } else {
+                secs.join(", ")
+            },
+        ]);
+    }
+    o.push('\n');
+    o.push_str(&tasks.render());
+    if !sys.resources.is_empty() {
+        let mut res = Table::new(&[
+            "resource",
+            "protocol",
+            "units",
+            "sync cpu",
+            "scope",
+            "ceiling",
+            "level ceiling",
+            "users",
+            "group",
+        ])
+        .left(0)
+        .left(1)
+        .left(4)
+        .left(7);
+        for (r, x) in sys.resources.iter().enumerate() {
+            let users: Vec<&str> = f.users[r]
+                .iter()
+                .map(|&u| sys.tasks[u].name.as_str())
+                .collect();
+            let scope = if f.users[r].is_empty() {
+                "unused"
+            } else if !sys.is_partitioned() && sys.platform.cpus > 1 {
+                if f.global[r] { "global?" } else { "local?" }
+            } else if f.global[r] {
+                "global"
+            } else {
+                "local"
+            };
+            res.row(vec![
+                x.name.clone(),
+                x.protocol.to_string(),
+                x.units.to_string(),
+                x.sync_cpu.map_or("-".into(), |c| c.to_string()),
+                scope.into(),
+                f.ceiling[r].to_string(),
+                f.level_ceiling[r].to_string(),
+                if users.is_empty() {
+                    "-".into()
+                } else {
+                    users.join(" ")
+                },
+                sys.resources[f.group[r]].name.clone(),
+            ]);
+        }
+        o.push('\n');
+        o.push_str(&res.render());
+        if !sys.is_partitioned() && sys.platform.cpus > 1 {
+            o.push_str("(scope marked ? is provisional: some tasks have no CPU yet; `analyze` partitions them)\n");
+        }
+    }
+    o.push('\n');
+    o
+}
+
+/// What `rtsync analyze` prints.
+pub fn analysis_table(a: &Analysis, label: &str) -> String {
+    let r = &a.result;
+    let mut o = String::new();
+    let proto = r
+        .protocol
+        .map_or("no shared resources".into(), |p| format!("protocol {p}"));
+    let _ = writeln!(
+        o,
+        "{label}: {} CPU(s), {} scheduling, {proto}\n",
+        a.system.platform.cpus, r.scheduler
+    );
+    let mut tb = Table::new(&[
+        "task", "cpu", "prio", "period", "deadline", "wcet", "local", "remote", "spin", "overhead",
+        "response", "slack", "verdict",
+    ])
+    .left(0)
+    .left(12);
+    for x in &r.tasks {
+        tb.row(vec![
+            x.name.clone(),
+            x.cpu.map_or("-".into(), |c| c.to_string()),
+            x.priority.to_string(),
+            t(x.period),
+            t(x.deadline),
+            t(x.wcet),
+            t(x.blocking.local),
+            t(x.blocking.remote),
+            t(x.blocking.spin),
+            t(x.blocking.overhead),
+            x.response.to_string(),
+            x.slack.map_or("-".into(), t),
+            if x.verdict == Verdict::Schedulable {
+                "ok".into()
+            } else {
+                "MISS".into()
+            },
+        ]);
+    }
+    o.push_str(&tb.render());
+    o.push('\n');
+    for test in &r.tests {
+        let _ = write!(o, "  {:<11} {}", test.test.name(), test.verdict);
+        if let Some(d) = &test.detail {
+            let _ = write!(o, " ({d})");
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(
+        o,
+        "\nverdict: {}{}",
+        r.verdict,
+        r.decided_by
+            .map_or(String::new(), |t| format!(" (decided by {t})"))
+    );
+    if r.scheduler == rtsync_model::Scheduler::Edf {
+        o.push_str(
+            "note: under EDF the response column is the deadline when the demand test passes.\n",
+        );
+    }
+    o
+}
+
+/// The JSON document of `analyze --format json` (schema in docs/analysis-json.md).
+pub fn json(a: &Analysis, label: &str) -> serde_json::Value {
+    json!({
+        "schema": "rtsync.analysis/1",
+        "spec": label,
+        "system": {
+            "name": a.system.name,
+            "cpus": a.system.platform.cpus,
+            "scheduler": a.system.platform.scheduler,
+        },
+        "result": a.result,
+    })
+}
