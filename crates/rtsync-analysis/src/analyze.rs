@@ -244,16 +244,16 @@ fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
     let mut demand_fail: Option<String> = None;
     let mut baker_fail: Option<String> = None;
     let mut inconclusive = false;
-    for c in 0..cx.f.cpus {
+    for (c, ok) in cpu_ok.iter_mut().enumerate() {
         let ts = edf::tasks_on(cx, &demands, c);
         match edf::demand_test(&ts) {
             DemandOutcome::Schedulable => {}
             DemandOutcome::Fails(l) => {
-                cpu_ok[c] = false;
+                *ok = false;
                 demand_fail.get_or_insert(format!("CPU {c}: demand plus blocking exceeds L = {l}"));
             }
             DemandOutcome::Overloaded => {
-                cpu_ok[c] = false;
+                *ok = false;
                 demand_fail.get_or_insert(format!("CPU {c}: utilization above 1"));
             }
             DemandOutcome::Inconclusive => {
@@ -268,7 +268,7 @@ fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
                 cx.sys.tasks[i].name
             ));
             if inconclusive {
-                cpu_ok[c] = false;
+                *ok = false;
             }
         }
     }

@@ -110,10 +110,12 @@ fn task_response(
     i: TaskId,
 ) -> Response {
     let base = own(cx, d, i);
-    if base == Time::MAX {
-        return Response::Unbounded;
-    }
     let limit = cx.deadline[i].saturating_sub(cx.jitter[i]);
+    if base > limit {
+        // A demand past the deadline (including the saturated "beyond the
+        // deadline" value of a request bound) is a miss.
+        return Response::Exceeds(cx.deadline[i]);
+    }
     let agents: &[(TaskId, Time)] = cx.cpu(i).map_or(&[], |c| &foreign[c]);
     // Form 1: suspension as jitter.
     let jitter_form = fixed_point(cx, base, limit, i, agents, resp, |h| {

@@ -40,16 +40,31 @@ impl fmt::Display for Response {
     }
 }
 
-/// A job's worst-case delays, split by kind.
+/// Serialises a time, or `null` for [`Time::MAX`] (a bound that passed the
+/// deadline and was not computed further), so that no consumer adds to a
+/// sentinel by mistake.
+fn time_or_null<S: serde::Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+    if *t == Time::MAX {
+        s.serialize_none()
+    } else {
+        s.serialize_u64(t.ns())
+    }
+}
+
+/// A job's worst-case delays, split by kind. A field equal to [`Time::MAX`]
+/// means "beyond the deadline" (shown as `unbounded`, `null` in JSON).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Blocking {
     /// Priority inversion on the task's own CPU (lower-priority sections,
     /// non-preemptive sections, boosted or ceiling-raised holders).
+    #[serde(serialize_with = "time_or_null")]
     pub local: Time,
     /// Suspended while waiting for a resource held elsewhere, or while the
     /// section runs on a synchronization CPU (it includes that execution).
+    #[serde(serialize_with = "time_or_null")]
     pub remote: Time,
     /// Busy-waiting on the task's own CPU.
+    #[serde(serialize_with = "time_or_null")]
     pub spin: Time,
     /// Run-time overheads charged to the job (lock, unlock, context
     /// switches, migrations, release), already part of its WCET.

@@ -119,7 +119,12 @@ impl Facts {
             tasks.push(tf);
         }
         let priority: Vec<Priority> = sys.tasks.iter().map(|t| t.priority).collect();
-        let cpu_of: Vec<Option<Cpu>> = sys.tasks.iter().map(|t| t.cpu).collect();
+        // On one CPU every task is on CPU 0, placed or not.
+        let cpu_of: Vec<Option<Cpu>> = sys
+            .tasks
+            .iter()
+            .map(|t| t.cpu.or((cpus == 1).then_some(0)))
+            .collect();
         let ceiling = users
             .iter()
             .map(|u| u.iter().map(|&t| priority[t]).max().unwrap_or(0))
@@ -129,10 +134,10 @@ impl Facts {
         for r in 0..nr {
             let mut seen: Option<Option<Cpu>> = None;
             for &t in &users[r] {
-                if let Some(c) = cpu_of[t] {
-                    if c < cpus {
-                        local_ceiling[r][c] = local_ceiling[r][c].max(priority[t]);
-                    }
+                if let Some(c) = cpu_of[t]
+                    && c < cpus
+                {
+                    local_ceiling[r][c] = local_ceiling[r][c].max(priority[t]);
                 }
                 match seen {
                     None => seen = Some(cpu_of[t]),
@@ -180,10 +185,10 @@ impl Facts {
         }
         let mut on_cpu = vec![Vec::new(); cpus];
         for (t, c) in cpu_of.iter().enumerate() {
-            if let Some(c) = *c {
-                if c < cpus {
-                    on_cpu[c].push(t);
-                }
+            if let Some(c) = *c
+                && c < cpus
+            {
+                on_cpu[c].push(t);
             }
         }
         for list in &mut on_cpu {

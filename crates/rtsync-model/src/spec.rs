@@ -338,7 +338,11 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
             None => default_protocol,
         };
         let Some(protocol) = protocol else {
-            if rr.protocol.is_none() {
+            let platform_default_given = raw
+                .platform
+                .as_ref()
+                .is_some_and(|p| p.get_ref().protocol.is_some());
+            if rr.protocol.is_none() && !platform_default_given {
                 cx.err(&rr.name, &key, "no protocol given".into(), "add protocol = \"pcp\" (or another) to the resource, or a default under [platform]");
             }
             continue;
@@ -421,10 +425,14 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
             .map(|v| v as Priority)
         });
         explicit.push(rt.priority.is_some());
-        let cpu = rt.cpu.as_ref().and_then(|c| {
-            cx.count(c, &keys::task_field(&name, "cpu"), "the CPU", 0, i64::MAX)
-                .map(|v| v as usize)
-        });
+        let cpu = match &rt.cpu {
+            Some(c) => cx
+                .count(c, &keys::task_field(&name, "cpu"), "the CPU", 0, i64::MAX)
+                .map(|v| v as usize),
+            // On one CPU there is nothing to choose.
+            None if cpus == 1 => Some(0),
+            None => None,
+        };
         let body = match (&rt.body, &rt.wcet) {
             (Some(_), Some(w)) => {
                 cx.err(w, &keys::task_field(&name, "wcet"), "both `wcet` and `body` are given".into(), "`wcet = \"2ms\"` is shorthand for `body = [{ compute = \"2ms\" }]`: keep one of them");
@@ -582,12 +590,12 @@ fn segment(
     }
     if let Some(c) = &r.compute {
         return cx
-            .positive_time(c, key, "the compute time")
+            .positive_time(c, &format!("{key}.compute"), "the compute time")
             .map(Segment::Compute);
     }
     if let Some(c) = &r.suspend {
         return cx
-            .positive_time(c, key, "the suspension")
+            .positive_time(c, &format!("{key}.suspend"), "the suspension")
             .map(Segment::Suspend);
     }
     let lock = r.lock.as_ref()?;
@@ -623,7 +631,7 @@ fn segment(
     let body = match (&r.hold, &r.body) {
         (Some(h), None) => vec![Segment::Compute(cx.positive_time(
             h,
-            key,
+            &format!("{key}.hold"),
             "the hold time",
         )?)],
         (None, Some(b)) => {

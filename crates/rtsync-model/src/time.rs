@@ -117,7 +117,7 @@ impl Time {
             let digit = d
                 .to_digit(10)
                 .ok_or_else(|| TimeError::NoNumber(s.to_string()))? as u64;
-            if place % 10 != 0 {
+            if !place.is_multiple_of(10) {
                 if digit != 0 {
                     return Err(TimeError::SubNanosecond(s.to_string()));
                 }
@@ -168,7 +168,7 @@ impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ns = self.0;
         for (scale, unit) in [(1_000_000_000u64, "s"), (1_000_000, "ms"), (1_000, "us")] {
-            if ns >= scale && (ns % (scale / 1000).max(1)) == 0 {
+            if ns >= scale && ns.is_multiple_of((scale / 1000).max(1)) {
                 let whole = ns / scale;
                 let rem = ns % scale;
                 if rem == 0 {

@@ -125,9 +125,10 @@ impl V<'_> {
                     .hint("rtsync analyses constrained deadlines (deadline <= period): shorten the deadline or lengthen the period"),
                 );
             }
-            if let Some(c) = t.cpu {
-                if c >= sys.platform.cpus {
-                    self.push(
+            if let Some(c) = t.cpu
+                && c >= sys.platform.cpus
+            {
+                self.push(
                         Diagnostic::error(
                             keys::task_field(&t.name, "cpu"),
                             format!("CPU {c} does not exist: the platform has {} CPU(s)", sys.platform.cpus),
@@ -137,7 +138,6 @@ impl V<'_> {
                             sys.platform.cpus - 1
                         )),
                     );
-                }
             }
             match body_execution(&t.body) {
                 None => self.push(

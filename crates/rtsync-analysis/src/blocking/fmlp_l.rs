@@ -37,10 +37,10 @@ pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
             .any(|rq| f.group[rq.resource] == g)
     };
     for x in 0..cx.n() {
-        if in_group(x) {
-            if let Some(c) = cx.cpu(x) {
-                cpus[c] = true;
-            }
+        if in_group(x)
+            && let Some(c) = cx.cpu(x)
+        {
+            cpus[c] = true;
         }
     }
     let mut w = Time::ZERO;

@@ -65,17 +65,22 @@ pub fn request_wait(cx: &Cx, i: TaskId, q: ResourceId) -> Time {
     fixed_point(low, &high, cx.deadline[i])
 }
 
-/// `w = base + Σ (⌈w / T⌉ + 1) · c`, iterated from `base`; stops once past
-/// `limit` (the request alone then exceeds the deadline).
+/// `w = base + Σ (⌈w / T⌉ + 1) · c`, iterated from `base`. Once `w` passes
+/// `limit` (the task's deadline) the request alone makes the task miss it,
+/// and the result is [`Time::MAX`] ("beyond the deadline"), never the
+/// partial value of the iteration, which would not be a bound.
 pub(crate) fn fixed_point(base: Time, terms: &[(Time, Time)], limit: Time) -> Time {
     let mut w = base;
     loop {
+        if w > limit {
+            return Time::MAX;
+        }
         let mut next = base;
         for &(t, c) in terms {
             next = next.saturating_add(times(c, w.div_ceil(t) + 1));
         }
-        if next == w || next > limit {
-            return next;
+        if next == w {
+            return w;
         }
         w = next;
     }

@@ -84,7 +84,7 @@ pub fn check_config(c: &GenConfig) -> Result<(), String> {
     if c.cpus == 0 {
         return Err("cpus must be at least 1".into());
     }
-    if !(c.utilization > 0.0) {
+    if c.utilization.is_nan() || c.utilization <= 0.0 {
         return Err(format!(
             "utilization must be positive, got {}",
             c.utilization

@@ -94,7 +94,6 @@ pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -
         }
     }
     let mut x = vec![0.0f64; n];
-    let mut s = s;
     let mut j = k; // column into t (0-based)
     let mut sm = 0.0;
     let mut pr = 1.0;

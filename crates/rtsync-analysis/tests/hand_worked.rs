@@ -1,0 +1,493 @@
+//! Hand-worked examples: each expected value is derived in the comment
+//! beside it from the equation the module cites, not read off the code.
+
+mod common;
+use common::*;
+use rtsync_analysis::{Options, Profile, Response, Test, TestSelection, Verdict, analyze};
+use rtsync_model::{Protocol, Time};
+
+/// Burns and Wellings, *Real-Time Systems and Programming Languages*,
+/// Sec. 11.5 (response-time analysis example): (C, T) = (3, 7), (3, 12),
+/// (5, 20) give R = 3, 6, 20.
+#[test]
+fn rta_textbook_example() {
+    let s = sys(r#"
+[[task]]
+name = "a"
+period = "7ms"
+wcet = "3ms"
+[[task]]
+name = "b"
+period = "12ms"
+wcet = "3ms"
+[[task]]
+name = "c"
+period = "20ms"
+wcet = "5ms"
+"#);
+    let r = run(&s);
+    let got: Vec<Time> = r.tasks.iter().map(|t| bounded(t.response)).collect();
+    assert_eq!(
+        got,
+        vec![Time::from_ms(3), Time::from_ms(6), Time::from_ms(20)]
+    );
+    assert_eq!(r.verdict, Verdict::Schedulable);
+    // U = 3/7 + 3/12 + 5/20 = 0.929 > 3(2^{1/3} - 1) = 0.780: LL rejects,
+    // and (10/7)(15/12)(25/20) = 2.23 > 2: the hyperbolic bound rejects too,
+    // while RTA accepts; the system verdict comes from RTA.
+    let by = |t: Test| r.tests.iter().find(|o| o.test == t).unwrap().verdict;
+    assert_eq!(by(Test::LiuLayland), Verdict::NotSchedulable);
+    assert_eq!(by(Test::Hyperbolic), Verdict::NotSchedulable);
+    assert_eq!(r.decided_by, Some(Test::Rta));
+}
+
+/// Release jitter: task b (C 2, T 10, J 3) above c (C 4, T 20). For c:
+/// w = 4 + ceil((w + 3)/10) 2 -> w = 6 (ceil(9/10) = 1), R_c = 6;
+/// R_b = J + C = 5.
+#[test]
+fn rta_with_release_jitter() {
+    let s = sys(r#"
+[[task]]
+name = "b"
+period = "10ms"
+jitter = "3ms"
+wcet = "2ms"
+[[task]]
+name = "c"
+period = "20ms"
+wcet = "4ms"
+"#);
+    let r = run(&s);
+    assert_eq!(bounded(task(&r, "b").response), Time::from_ms(5));
+    assert_eq!(bounded(task(&r, "c").response), Time::from_ms(6));
+    // With J = 7: (w + 7)/10 for w = 6 gives 2 jobs: w = 4 + 4 = 8 -> 2 jobs -> 8.
+    let s2 = sys(r#"
+[[task]]
+name = "b"
+period = "10ms"
+jitter = "7ms"
+wcet = "2ms"
+[[task]]
+name = "c"
+period = "20ms"
+wcet = "4ms"
+"#);
+    assert_eq!(bounded(task(&run(&s2), "c").response), Time::from_ms(8));
+}
+
+/// pip-chained.toml: ctrl (prio 3, C 2.5) uses bus and log; comms (prio 2,
+/// C 4) holds bus 2ms; logger (prio 1, C 6) holds log 3ms.
+/// PIP (Sha et al. Thm 6): ctrl can be blocked by both lower jobs, once
+/// each: B = min(2 + 3, 2 + 3) = 5ms; R = 2.5 + 5 = 7.5ms.
+/// comms: only logger is lower; log's ceiling (3) >= 2: B = 3;
+/// w = 4 + 3 + ceil(w/10) 2.5 = 9.5ms.
+/// PCP / IPCP (Thm 12): ctrl blocked once, by the longest: 3ms -> 5.5ms.
+/// NPCS: ctrl blocked by the longest lower section, 3ms -> 5.5ms.
+#[test]
+fn pip_chained_versus_ceiling_protocols() {
+    let s = example("pip-chained.toml");
+    let pip = run(&s);
+    assert_eq!(task(&pip, "ctrl").blocking.local, Time::from_ms(5));
+    assert_eq!(bounded(task(&pip, "ctrl").response), us(7500));
+    assert_eq!(task(&pip, "comms").blocking.local, Time::from_ms(3));
+    assert_eq!(bounded(task(&pip, "comms").response), us(9500));
+    // logger: 6 + ceil(w/10) 2.5 + ceil(w/20) 4 -> 12.5 -> 15 -> 15.
+    assert_eq!(bounded(task(&pip, "logger").response), Time::from_ms(15));
+    for p in [Protocol::Pcp, Protocol::Ipcp, Protocol::Npcs, Protocol::Srp] {
+        let r = run(&s.with_protocol(p));
+        assert_eq!(task(&r, "ctrl").blocking.local, Time::from_ms(3), "{p}");
+        assert_eq!(bounded(task(&r, "ctrl").response), us(5500), "{p}");
+    }
+}
+
+/// PIP transitive blocking: hi locks A; mid locks A and, nested inside,
+/// B; lo locks B for 4ms. Without the closure of ceilings over nesting,
+/// B's ceiling (mid's priority 2) is below hi's, and lo would not count for
+/// hi; but lo can block mid inside A, which blocks hi: hi's bound must
+/// include lo's 4ms section. B_hi = min(jobs: mid 3ms (A section incl.
+/// nested B) + lo 4ms, resources: A 3ms + B 4ms) = 7ms.
+#[test]
+fn pip_transitive_blocking_through_nesting() {
+    let s = sys(r#"
+[platform]
+protocol = "pip"
+[[resource]]
+name = "A"
+[[resource]]
+name = "B"
+[[task]]
+name = "hi"
+period = "20ms"
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "mid"
+period = "40ms"
+body = [ { lock = "A", body = [ { compute = "1ms" }, { lock = "B", hold = "2ms" } ] } ]
+[[task]]
+name = "lo"
+period = "80ms"
+body = [ { lock = "B", hold = "4ms" } ]
+"#);
+    let r = run(&s);
+    assert_eq!(task(&r, "hi").blocking.local, Time::from_ms(7));
+    // PCP blocks hi once: the longest section with ceiling >= 3: A (3ms).
+    // B's ceiling is 2, below hi: lo cannot block hi under PCP.
+    let p = run(&s.with_protocol(Protocol::Pcp));
+    assert_eq!(task(&p, "hi").blocking.local, Time::from_ms(3));
+}
+
+/// NPCS blocks even tasks that share nothing (npcs-simple.toml): watchdog
+/// (200us, 2ms) waits for reader's 800us section: R = 1ms.
+#[test]
+fn npcs_blocks_unrelated_tasks() {
+    let r = run(&example("npcs-simple.toml"));
+    assert_eq!(task(&r, "watchdog").blocking.local, us(800));
+    assert_eq!(bounded(task(&r, "watchdog").response), Time::from_ms(1));
+    // Under IPCP the flash ceiling is writer's priority (2): watchdog (3) is
+    // never blocked.
+    let i = run(&example("npcs-simple.toml").with_protocol(Protocol::Ipcp));
+    assert_eq!(task(&i, "watchdog").blocking.local, Time::ZERO);
+}
+
+/// Each self-suspension gives lower-priority work a new chance to block.
+/// hi: 1ms, suspend 2ms, 1ms; lo holds R 3ms; PCP, hi uses R (1ms section
+/// inside its first compute). B = 2 x 3ms = 6ms; R = 2 + 2 + 6 = 10ms.
+#[test]
+fn self_suspension_multiplies_local_blocking() {
+    let s = sys(r#"
+[platform]
+protocol = "pcp"
+[[resource]]
+name = "R"
+[[task]]
+name = "hi"
+period = "20ms"
+body = [ { lock = "R", hold = "1ms" }, { suspend = "2ms" }, { compute = "1ms" } ]
+[[task]]
+name = "lo"
+period = "50ms"
+body = [ { lock = "R", hold = "3ms" } ]
+"#);
+    let r = run(&s);
+    assert_eq!(task(&r, "hi").blocking.local, Time::from_ms(6));
+    assert_eq!(bounded(task(&r, "hi").response), Time::from_ms(10));
+}
+
+const MP: &str = r#"
+[platform]
+cpus = 3
+protocol = "PROTO"
+[[resource]]
+name = "G"
+sync_cpu = 2
+[[task]]
+name = "t1"
+period = "10ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "G", hold = "1ms" }, { compute = "1ms" } ]
+[[task]]
+name = "t3"
+period = "40ms"
+priority = 1
+cpu = 0
+body = [ { lock = "G", hold = "2ms" } ]
+[[task]]
+name = "t2"
+period = "20ms"
+priority = 3
+cpu = 1
+body = [ { lock = "G", hold = "500us" } ]
+"#;
+
+/// MPCP (Lakshmanan et al. 2009, Eqs. 3-6). For t1 on G: the one lower
+/// request is t3's 2ms; t2 (higher) adds (ceil(w/20) + 1) 0.5ms:
+/// w = 2 + 2 x 0.5 = 3ms (stable). Local: t3's 2ms global section at
+/// release and at t1's resumption after its request: 2 x 2 = 4ms.
+/// R = 3 (C) + 3 + 4 = 10ms, exactly the deadline.
+#[test]
+fn mpcp_hand_worked() {
+    let r = run(&sys(&MP.replace("PROTO", "mpcp")));
+    let t1 = task(&r, "t1");
+    assert_eq!(t1.blocking.remote, Time::from_ms(3));
+    assert_eq!(t1.blocking.local, Time::from_ms(4));
+    assert_eq!(bounded(t1.response), Time::from_ms(10));
+    // t2: lower requests t1 1ms and t3 2ms -> 2ms; R = 0.5 + 2 = 2.5ms.
+    assert_eq!(bounded(task(&r, "t2").response), us(2500));
+}
+
+/// DPCP on sync CPU 2. t1's request: own 1ms + one lower (t3, 2ms; G's
+/// ceiling 3 >= 2) + t2 (ceil(w/20) + 1) 0.5 -> w = 3 + 1 = 4ms. Its CPU
+/// runs 2ms of t1 outside the section: R = 2 + 4 = 6ms.
+#[test]
+fn dpcp_hand_worked() {
+    let r = run(&sys(&MP.replace("PROTO", "dpcp")));
+    let t1 = task(&r, "t1");
+    assert_eq!(t1.blocking.remote, Time::from_ms(4));
+    assert_eq!(bounded(t1.response), Time::from_ms(6));
+}
+
+/// DFLP: FIFO, one section of every other task: t1 waits t3 2ms + t2 0.5ms
+/// and runs its own 1ms: W = 3.5ms; R = 2 + 3.5 = 5.5ms.
+#[test]
+fn dflp_hand_worked() {
+    let r = run(&sys(&MP.replace("PROTO", "dflp")));
+    assert_eq!(task(&r, "t1").blocking.remote, us(3500));
+    assert_eq!(bounded(task(&r, "t1").response), us(5500));
+}
+
+/// FMLP-S and MSRP: non-preemptive FIFO spin, one request per other CPU.
+/// t1 (CPU 0) spins for CPU 1's 0.5ms section (CPU 0's other user, t3, is
+/// not counted: it cannot spin while t1 runs non-preemptively... but it
+/// can hold G when t1 arrives, which is local blocking): spin = 0.5ms.
+/// Local: t3's spin (0.5ms, for CPU 1) + its 2ms section = 2.5ms.
+/// R = 3 + 0.5 + 2.5 = 6ms.
+#[test]
+fn spin_protocols_hand_worked() {
+    for p in ["fmlp-s", "msrp"] {
+        let r = run(&sys(&MP.replace("PROTO", p)));
+        let t1 = task(&r, "t1");
+        assert_eq!(t1.blocking.spin, us(500), "{p}");
+        assert_eq!(t1.blocking.local, us(2500), "{p}");
+        assert_eq!(bounded(t1.response), Time::from_ms(6), "{p}");
+    }
+}
+
+/// MrsP (Burns and Wellings 2013): G is used on 2 CPUs, longest section
+/// 2ms: each access costs e = 2 x 2 = 4ms. t1 pays 4ms per access (3ms
+/// beyond its own 1ms section: spin), and can be blocked by t3's access
+/// (local ceiling of G on CPU 0 is 2 >= t1's priority): 4ms.
+/// R = 3 + 3 + 4 = 10ms.
+#[test]
+fn mrsp_hand_worked() {
+    let r = run(&sys(&MP.replace("PROTO", "mrsp")));
+    let t1 = task(&r, "t1");
+    assert_eq!(t1.blocking.spin, Time::from_ms(3));
+    assert_eq!(t1.blocking.local, Time::from_ms(4));
+    assert_eq!(bounded(t1.response), Time::from_ms(10));
+}
+
+/// FMLP-L (FMLP+ with issue-time boosting order): t1's request is delayed
+/// by one section of every other task that uses G or shares a CPU with a
+/// user: t3 (2ms) + t2 (0.5ms) = 2.5ms. Local: t3's section at release and
+/// after the request: 2 x 2 = 4ms. R = 3 + 2.5 + 4 = 9.5ms.
+#[test]
+fn fmlp_l_hand_worked() {
+    let r = run(&sys(&MP.replace("PROTO", "fmlp-l")));
+    let t1 = task(&r, "t1");
+    assert_eq!(t1.blocking.remote, us(2500));
+    assert_eq!(t1.blocking.local, Time::from_ms(4));
+    assert_eq!(bounded(t1.response), us(9500));
+}
+
+/// Paper 003's Table I application under DPCP: H0's request on r3 (sync
+/// CPU 3) waits for one lower section (the L tasks' 400us; every ceiling is
+/// 5) and for H1 and H2 (priority 5, equal counts as higher), each
+/// (ceil(w/20) + 1) x 150us: w = 150 + 400 + 2 x 2 x 150 = 1150us.
+#[test]
+fn table1_dpcp_request_bound() {
+    let r = run(&example("rtems-table1.toml"));
+    assert_eq!(task(&r, "H0").blocking.remote, us(1150));
+    assert_eq!(bounded(task(&r, "H0").response), us(1500 + 1150));
+}
+
+/// EDF + SRP, processor demand (hand-worked): a (C 1, D = T 4) and b
+/// (C 2, D 6, T 8) share R; b holds it 1.5ms. At L = 4: demand 1 + B 1.5
+/// = 2.5 <= 4; at L = 6: 1 + 2 + 1.5 = 4.5 <= 6: schedulable. With b's
+/// section 3.5ms (C 3.5): at L = 4, 1 + 3.5 > 4 fails, and Baker's test
+/// fails too (1/4 + 3.5/4 > 1).
+#[test]
+fn edf_demand_and_baker_by_hand() {
+    let spec = |cs: &str, c_rest: &str| {
+        format!(
+            r#"
+[platform]
+scheduler = "edf"
+protocol = "srp"
+[[resource]]
+name = "R"
+[[task]]
+name = "a"
+period = "4ms"
+body = [ {{ compute = "500us" }}, {{ lock = "R", hold = "500us" }} ]
+[[task]]
+name = "b"
+period = "8ms"
+deadline = "6ms"
+body = [ {{ lock = "R", hold = "{cs}" }}{c_rest} ]
+"#
+        )
+    };
+    let ok = run(&sys(&spec("1.5ms", r#", { compute = "500us" }"#)));
+    assert_eq!(ok.verdict, Verdict::Schedulable);
+    assert_eq!(task(&ok, "a").blocking.local, us(1500));
+    assert!(
+        ok.tests.iter().all(|t| t.verdict == Verdict::Schedulable),
+        "{:?}",
+        ok.tests
+    );
+    let bad = run(&sys(&spec("3.5ms", "")));
+    assert_eq!(bad.verdict, Verdict::NotSchedulable);
+    let demand = bad
+        .tests
+        .iter()
+        .find(|t| t.test == Test::EdfDemand)
+        .unwrap();
+    assert!(
+        demand.detail.as_deref().unwrap().contains("L = 4ms"),
+        "{demand:?}"
+    );
+    let baker = bad.tests.iter().find(|t| t.test == Test::EdfBaker).unwrap();
+    assert_eq!(baker.verdict, Verdict::NotSchedulable);
+}
+
+/// Utilization bounds (Sha et al. Thm 16; paper 001 Eqs. 2-4), PCP.
+/// a: T 10, C 5.9 (uses R 100us); b: T 25, C 5.5; c: T 100, holds R for y.
+/// R's ceiling is a's priority, so c blocks both a and b: B_a = B_b = y.
+/// Hyperbolic for b: (0.59 + 1)(5.5/25 + y/25 + 1) <= 2 needs y <= 0.947ms:
+/// y = 0.5ms gives 1.59 x 1.24 = 1.972 (passes), y = 2ms gives
+/// 1.59 x 1.30 = 2.067 (fails). LL for b: 0.59 + 0.22 + y/25 against
+/// 2(2^{1/2} - 1) = 0.828: y = 0.5ms gives 0.83 (fails already).
+/// RTA for y = 2ms: w_b = 5.5 + 2 + ceil(w/10) 5.9 -> 13.4 -> 19.3 <= 25:
+/// schedulable, so the verdict then comes from RTA alone.
+#[test]
+fn liu_layland_and_hyperbolic_by_hand() {
+    let spec = |y: &str| {
+        format!(
+            r#"
+[platform]
+protocol = "pcp"
+[[resource]]
+name = "R"
+[[task]]
+name = "a"
+period = "10ms"
+body = [ {{ lock = "R", hold = "100us" }}, {{ compute = "5.8ms" }} ]
+[[task]]
+name = "b"
+period = "25ms"
+wcet = "5.5ms"
+[[task]]
+name = "c"
+period = "100ms"
+body = [ {{ lock = "R", hold = "{y}" }} ]
+"#
+        )
+    };
+    let o = |t| Options {
+        tests: t,
+        ..Options::default()
+    };
+    let verdict = |y: &str, t| analyze(&sys(&spec(y)), &o(t)).unwrap().result.verdict;
+    assert_eq!(
+        verdict("500us", TestSelection::Hyperbolic),
+        Verdict::Schedulable
+    );
+    assert_eq!(verdict("500us", TestSelection::Ll), Verdict::NotSchedulable);
+    assert_eq!(
+        verdict("2ms", TestSelection::Hyperbolic),
+        Verdict::NotSchedulable
+    );
+    let r = analyze(&sys(&spec("2ms")), &o(TestSelection::All))
+        .unwrap()
+        .result;
+    assert_eq!(bounded(task(&r, "b").response), us(19_300));
+    assert_eq!(r.verdict, Verdict::Schedulable);
+    assert_eq!(r.decided_by, Some(Test::Rta));
+}
+
+/// Paper 001 Eq. 4 with equal priorities and unequal periods is unsound
+/// (see bounds::hyperbolic): B (50ms of 100ms) and A (1ms of 10ms) at one
+/// priority pass `1.5 x 1.1 <= 2`, yet A can wait 50ms. rtsync reports
+/// the bound not applicable, and RTA finds the miss.
+#[test]
+fn eq4_counterexample_is_refused() {
+    let s = sys(r#"
+[[task]]
+name = "A"
+period = "10ms"
+priority = 1
+wcet = "1ms"
+[[task]]
+name = "B"
+period = "100ms"
+priority = 1
+wcet = "50ms"
+"#);
+    let r = run(&s);
+    let hb = r.tests.iter().find(|t| t.test == Test::Hyperbolic).unwrap();
+    assert_eq!(hb.verdict, Verdict::NotApplicable, "{hb:?}");
+    assert_eq!(r.verdict, Verdict::NotSchedulable);
+    assert!(matches!(task(&r, "A").response, Response::Exceeds(_)));
+}
+
+/// Overhead charging: PCP, profile release 1us, timer 0, context switch
+/// 2us, pcp lock 300ns, unlock 250ns, per_waiter 50ns. hi: 1ms + R 1ms;
+/// lo: R 3ms; R has 2 users (1 waiter at most).
+/// hi's WCET: 2ms + (1 + 2 x 2)us per job + 0.3us lock + 2 x 2us (PCP
+/// suspends: switches) + 0.25 + 0.05us unlock = 2ms + 9.6us.
+/// lo's section grows by 0.3us (unlock + per waiter): hi's blocking is
+/// 3.0003ms.
+#[test]
+fn overheads_are_charged_as_documented() {
+    let s = sys(r#"
+[platform]
+protocol = "pcp"
+[[resource]]
+name = "R"
+[[task]]
+name = "hi"
+period = "10ms"
+body = [ { compute = "1ms" }, { lock = "R", hold = "1ms" } ]
+[[task]]
+name = "lo"
+period = "50ms"
+body = [ { lock = "R", hold = "3ms" } ]
+"#);
+    let p = Profile::from_toml(
+        "release = \"1us\"\ncontext_switch = \"2us\"\n[protocol.pcp]\nlock = \"300ns\"\nunlock = \"250ns\"\nper_waiter = \"50ns\"\n",
+        None,
+    )
+    .unwrap();
+    let r = analyze(
+        &s,
+        &Options {
+            overheads: Some(p.clone()),
+            ..Options::default()
+        },
+    )
+    .unwrap()
+    .result;
+    let hi = task(&r, "hi");
+    assert_eq!(hi.wcet, Time::from_ns(2_009_600));
+    assert_eq!(hi.blocking.overhead, Time::from_ns(9_600));
+    assert_eq!(hi.blocking.local, Time::from_ns(3_000_300));
+    // The profile writes back to the same values.
+    assert_eq!(Profile::from_toml(&p.to_toml(), None).unwrap(), p);
+}
+
+#[test]
+fn bad_overhead_profiles_are_explained() {
+    let e = Profile::from_toml("context_switch = \"2 parsecs\"\n", Some("o.toml")).unwrap_err();
+    assert!(
+        e.to_string().contains("context_switch") && e.to_string().contains("unit"),
+        "{e}"
+    );
+    let e = Profile::from_toml("[protocol.pcx]\nlock = \"1us\"\n", None).unwrap_err();
+    assert!(e.to_string().contains("pcx"), "{e}");
+    let e = Profile::from_toml("contxt_switch = \"1us\"\n", None).unwrap_err();
+    assert!(e.to_string().contains("contxt_switch"), "{e}");
+}
+
+/// A system that cannot meet a deadline reports the bound past it and the
+/// first failing task.
+#[test]
+fn overloaded_system_reports_exceeds() {
+    let s = sys(
+        "[[task]]\nname = \"a\"\nperiod = \"10ms\"\nwcet = \"6ms\"\n[[task]]\nname = \"b\"\nperiod = \"10ms\"\nwcet = \"6ms\"\n",
+    );
+    let r = run(&s);
+    assert_eq!(r.verdict, Verdict::NotSchedulable);
+    assert!(matches!(task(&r, "b").response, Response::Exceeds(_)));
+    assert_eq!(task(&r, "b").slack, None);
+}

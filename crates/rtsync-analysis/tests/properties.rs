@@ -1,0 +1,233 @@
+//! Property tests over random systems from the generators.
+
+mod common;
+use proptest::prelude::*;
+use rtsync_analysis::generate::{GenConfig, Periods, Utilizations, generate};
+use rtsync_analysis::{
+    Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection, Verdict, analyze,
+};
+use rtsync_model::{Protocol, Scheduler, Segment, System, Time, load_str, to_toml};
+
+fn config(p: Protocol, cpus: usize, tasks: usize, util: f64, res: usize, nest: f64) -> GenConfig {
+    GenConfig {
+        cpus,
+        protocol: p,
+        scheduler: if p.supports(Scheduler::Fp) {
+            Scheduler::Fp
+        } else {
+            Scheduler::Edf
+        },
+        tasks,
+        utilization: util,
+        utilizations: Utilizations::UUniFast,
+        periods: Periods::LogUniform {
+            min: Time::from_ms(2),
+            max: Time::from_ms(200),
+        },
+        resources: res,
+        access_prob: 0.5,
+        cs_min: Time::from_us(50),
+        cs_max: Time::from_us(2000),
+        requests_max: 2,
+        nest_prob: if p.is_uniprocessor() || p.allows_nested_global() {
+            nest
+        } else {
+            0.0
+        },
+        partition: Some(if p.is_uniprocessor() {
+            Heuristic::SyncAware
+        } else {
+            Heuristic::WorstFit
+        }),
+        ..GenConfig::default()
+    }
+}
+
+/// A random system under `p`: one CPU for uniprocessor protocols.
+fn system(p: Protocol, seed: u64, tasks: usize, util: f64, res: usize) -> System {
+    let cpus = if p.is_uniprocessor() {
+        1
+    } else {
+        2 + (seed % 3) as usize
+    };
+    let u = if p.is_uniprocessor() {
+        util
+    } else {
+        util * cpus as f64 * 0.8
+    };
+    generate(
+        &config(p, cpus, tasks, u.min(tasks as f64 * 0.9), res, 0.3),
+        seed,
+        0,
+    )
+}
+
+fn run(s: &System) -> SystemResult {
+    analyze(s, &Options::default())
+        .unwrap_or_else(|d| panic!("{d}\n{}", to_toml(s)))
+        .result
+}
+
+/// Orders bounds: any finite bound < past the deadline < unbounded.
+fn key(r: Response) -> (u8, Time) {
+    match r {
+        Response::Bounded(t) => (0, t),
+        Response::Exceeds(_) => (1, Time::ZERO),
+        Response::Unbounded => (2, Time::ZERO),
+    }
+}
+
+/// Lengthens the `which`-th critical section (any nesting level) by `extra`.
+fn lengthen(s: &System, which: usize, extra: Time) -> Option<System> {
+    fn walk(body: &mut [Segment], k: &mut usize, extra: Time) -> bool {
+        for seg in body {
+            if let Segment::Lock { body, .. } = seg {
+                if *k == 0 {
+                    body.push(Segment::Compute(extra));
+                    return true;
+                }
+                *k -= 1;
+                if walk(body, k, extra) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let mut out = s.clone();
+    let mut k = which;
+    for t in &mut out.tasks {
+        if walk(&mut t.body, &mut k, extra) {
+            return Some(out);
+        }
+    }
+    None
+}
+
+fn protocol() -> impl Strategy<Value = Protocol> {
+    proptest::sample::select(Protocol::ALL.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, .. ProptestConfig::default() })]
+
+    /// Every generated system validates and survives a trip through the
+    /// spec writer unchanged.
+    #[test]
+    fn generated_systems_validate_and_round_trip(p in protocol(), seed in any::<u64>()) {
+        let s = system(p, seed, 6, 0.6, 3);
+        let d = rtsync_model::validate(&s);
+        prop_assert!(!d.has_errors(), "{}", d);
+        let (back, _) = load_str(&to_toml(&s), None).map_err(|d| TestCaseError::fail(d.to_string()))?;
+        let (mut a, mut b) = (back, s.clone());
+        a.source = Default::default();
+        b.source = Default::default();
+        prop_assert_eq!(a, b);
+    }
+
+    /// More blocking never makes a system more schedulable: lengthening any
+    /// critical section never lowers any task's bound, under every protocol.
+    #[test]
+    fn more_blocking_never_helps(p in protocol(), seed in any::<u64>(), which in 0usize..16, extra_us in 1u64..3000) {
+        let s = system(p, seed, 6, 0.55, 3);
+        let Some(worse) = lengthen(&s, which, Time::from_us(extra_us)) else { return Ok(()) };
+        let (a, b) = (run(&s), run(&worse));
+        for (x, y) in a.tasks.iter().zip(&b.tasks) {
+            prop_assert!(key(x.response) <= key(y.response), "{p}: task {} {} -> {}", x.name, x.response, y.response);
+            // Execution plus blocking never shrinks. (Blocking alone may: MrsP
+            // counts as spin only the part of an access beyond the job's own
+            // section, so lengthening that section moves time from spin to
+            // execution.)
+            let (dx, dy) = (x.wcet.saturating_add(x.blocking.total()), y.wcet.saturating_add(y.blocking.total()));
+            prop_assert!(dx <= dy, "{p}: task {} demand {} -> {} ({:?} -> {:?})", x.name, dx, dy, x.blocking, y.blocking);
+        }
+        if b.verdict == Verdict::Schedulable {
+            prop_assert_eq!(a.verdict, Verdict::Schedulable);
+        }
+    }
+
+    /// PCP and IPCP block no longer than PIP, and NPCS no shorter than
+    /// IPCP, task by task, on one CPU (nesting included).
+    #[test]
+    fn uniprocessor_blocking_order(seed in any::<u64>(), n in 2usize..9, res in 1usize..5) {
+        let s = system(Protocol::Pip, seed, n, 0.5, res);
+        let b = |p: Protocol| -> Vec<Time> { run(&s.with_protocol(p)).tasks.iter().map(|t| t.blocking.local).collect() };
+        let (pip, pcp, ipcp, npcs) = (b(Protocol::Pip), b(Protocol::Pcp), b(Protocol::Ipcp), b(Protocol::Npcs));
+        for i in 0..n {
+            prop_assert!(pcp[i] <= pip[i] && ipcp[i] <= pip[i], "task {i}: pcp {} ipcp {} pip {}", pcp[i], ipcp[i], pip[i]);
+            prop_assert!(npcs[i] >= ipcp[i], "task {i}: npcs {} ipcp {}", npcs[i], ipcp[i]);
+        }
+    }
+
+    /// Anything the Liu-Layland or hyperbolic bound accepts, RTA accepts
+    /// (implicit deadlines, unique priorities), and the hyperbolic bound
+    /// accepts everything Liu-Layland accepts, under every FP protocol.
+    #[test]
+    fn bounds_imply_rta_and_ll_implies_hyperbolic(p in protocol(), seed in any::<u64>(), util in 0.2f64..0.9) {
+        let s = system(p, seed, 5, util, 2);
+        prop_assume!(s.platform.scheduler == Scheduler::Fp);
+        let r = run(&s);
+        let v = |t: Test| r.tests.iter().find(|o| o.test == t).unwrap().verdict;
+        let (rta, ll, hb) = (v(Test::Rta), v(Test::LiuLayland), v(Test::Hyperbolic));
+        if ll == Verdict::Schedulable {
+            prop_assert_eq!(hb, Verdict::Schedulable, "{}", to_toml(&s));
+        }
+        if ll == Verdict::Schedulable || hb == Verdict::Schedulable {
+            prop_assert_eq!(rta, Verdict::Schedulable, "{}", to_toml(&s));
+        }
+    }
+
+    /// Charging overheads never improves a bound.
+    #[test]
+    fn overheads_never_help(p in protocol(), seed in any::<u64>(), cs_ns in 0u64..5000, lock_ns in 0u64..3000) {
+        let s = system(p, seed, 6, 0.5, 3);
+        let profile = Profile::from_toml(&format!(
+            "context_switch = \"{cs_ns}ns\"\nrelease = \"500ns\"\nmigration = \"3us\"\n[protocol.{p}]\nlock = \"{lock_ns}ns\"\nunlock = \"{lock_ns}ns\"\nper_waiter = \"10ns\"\n"), None).unwrap();
+        let plain = run(&s);
+        let charged = analyze(&s, &Options { overheads: Some(profile), ..Options::default() }).unwrap().result;
+        for (x, y) in plain.tasks.iter().zip(&charged.tasks) {
+            prop_assert!(key(x.response) <= key(y.response), "{p}: {} {} -> {}", x.name, x.response, y.response);
+            prop_assert!(y.wcet >= x.wcet);
+        }
+    }
+
+    /// Generation is reproducible: the same seed and index give the same
+    /// system, and different indices give different ones.
+    #[test]
+    fn generation_is_seeded(seed in any::<u64>()) {
+        let c = GenConfig::default();
+        prop_assert_eq!(generate(&c, seed, 3), generate(&c, seed, 3));
+        prop_assert_ne!(generate(&c, seed, 3).tasks, generate(&c, seed, 4).tasks);
+    }
+}
+
+/// The EDF demand test never rejects what Baker's density test accepts
+/// on systems without blocking (where Baker's condition is the density
+/// test, which implies the demand criterion).
+#[test]
+fn baker_accept_implies_demand_accept_without_resources() {
+    for seed in 0..300u64 {
+        let mut c = config(Protocol::Srp, 1, 6, 0.7, 0, 0.0);
+        c.deadline_min = 0.5;
+        c.scheduler = Scheduler::Edf;
+        let s = generate(&c, seed, 0);
+        let r = analyze(
+            &s,
+            &Options {
+                tests: TestSelection::Edf,
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .result;
+        let v = |t: Test| r.tests.iter().find(|o| o.test == t).unwrap().verdict;
+        if v(Test::EdfBaker) == Verdict::Schedulable {
+            assert_eq!(
+                v(Test::EdfDemand),
+                Verdict::Schedulable,
+                "seed {seed}\n{}",
+                to_toml(&s)
+            );
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The bundled examples load, round-trip through the spec writer, and their
+//! derived facts (ceilings, levels, groups, scopes) match hand-worked values.
+
+use rtsync_model::{Facts, Protocol, System, load_str, to_toml};
+use std::path::Path;
+
+fn examples() -> Vec<(String, String)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let mut v: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    assert!(v.len() >= 7, "bundled examples missing: {v:?}");
+    v
+}
+
+fn strip(mut s: System) -> System {
+    s.source = Default::default();
+    s
+}
+
+#[test]
+fn every_example_loads_without_errors_and_round_trips() {
+    for (name, src) in examples() {
+        let (sys, _) = load_str(&src, Some(&name)).unwrap_or_else(|d| panic!("{name}:\n{d}"));
+        let again = to_toml(&sys);
+        let (back, _) =
+            load_str(&again, None).unwrap_or_else(|d| panic!("{name} rewritten:\n{d}\n{again}"));
+        assert_eq!(strip(back), strip(sys), "{name} did not round-trip");
+    }
+}
+
+fn load(name: &str) -> System {
+    let (_, src) = examples()
+        .into_iter()
+        .find(|(n, _)| n.ends_with(name))
+        .unwrap();
+    load_str(&src, None).unwrap().0
+}
+
+#[test]
+fn pip_chained_facts() {
+    let s = load("pip-chained.toml");
+    let f = Facts::new(&s);
+    // Deadline-monotonic priorities: ctrl (10ms) 3, comms 2, logger 1.
+    let p: Vec<u32> = s.tasks.iter().map(|t| t.priority).collect();
+    assert_eq!(p, vec![3, 2, 1]);
+    // WCETs: 1 + 0.5 + 0.5 + 0.5 = 2.5ms; 1 + 2 + 1 = 4ms; 2 + 3 + 1 = 6ms.
+    let w: Vec<u64> = f.tasks.iter().map(|t| t.wcet.ns() / 1000).collect();
+    assert_eq!(w, vec![2500, 4000, 6000]);
+    // Both resources are used by ctrl: ceiling 3.
+    assert_eq!(f.ceiling, vec![3, 3]);
+    assert_eq!(f.cs(1, 0).ns(), 2_000_000);
+    assert_eq!(f.cs(2, 1).ns(), 3_000_000);
+    assert!(f.global.iter().all(|g| !g));
+}
+
+#[test]
+fn nesting_groups_and_levels() {
+    let s = load("srp-edf-multiunit.toml");
+    let f = Facts::new(&s);
+    // video nests buf inside dma, so both are one FMLP group.
+    assert_eq!(f.group[0], f.group[1]);
+    assert_eq!(f.nesting, vec![(0, 1, 1)]);
+    // Levels by deadline: audio 4ms -> 3, video 16ms -> 2, storage 40ms -> 1.
+    assert_eq!(f.level, vec![3, 2, 1]);
+    // dma used by all: level ceiling 3; buf by video and storage: 2.
+    assert_eq!(f.level_ceiling, vec![3, 2]);
+    assert_eq!(f.units(2, 0), 3);
+    // video's dma section is 300us + nested 200us.
+    assert_eq!(f.cs(1, 0).ns(), 500_000);
+    assert_eq!(f.outer_cs(1, 1).ns(), 0, "buf is never outermost for video");
+}
+
+#[test]
+fn table1_resources_are_global_and_ceilings_per_cpu() {
+    let s = load("rtems-table1.toml");
+    let f = Facts::new(&s);
+    assert_eq!(s.tasks.len(), 15);
+    assert!(f.global.iter().all(|&g| g));
+    // r1 is used on CPU 0 by L0 (prio 1), on CPU 1 by M1 (3) and H1 (5), on CPU 2 by ML2 (2) and MH2 (4).
+    assert_eq!(f.local_ceiling[0], vec![1, 5, 4, 0]);
+    assert_eq!(f.on_cpu[3], Vec::<usize>::new());
+}
+
+#[test]
+fn switching_protocol_fills_sync_cpus_and_clamps_units() {
+    let s = load("srp-edf-multiunit.toml");
+    let d = s.with_protocol(Protocol::Dpcp);
+    assert!(
+        d.resources
+            .iter()
+            .all(|r| r.sync_cpu == Some(0) && r.units == 1)
+    );
+}

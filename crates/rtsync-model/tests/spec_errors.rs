@@ -1,0 +1,305 @@
+//! Every validation rule: the error (or warning, or note) must name the
+//! right place (line and column of the offending value) and say what to do.
+
+use rtsync_model::{Diagnostic, Severity, load_str};
+
+/// Loads `src`, expecting failure, and returns the diagnostics.
+fn errors(src: &str) -> Vec<Diagnostic> {
+    match load_str(src, Some("t.toml")) {
+        Ok((s, d)) => panic!(
+            "expected errors, got a system of {} tasks and {:?}",
+            s.tasks.len(),
+            d.0
+        ),
+        Err(d) => d.0,
+    }
+}
+
+/// Loads `src`, expecting success, and returns the warnings and notes.
+fn accepted(src: &str) -> Vec<Diagnostic> {
+    match load_str(src, Some("t.toml")) {
+        Ok((_, d)) => d.0,
+        Err(d) => panic!("expected success, got:\n{d}"),
+    }
+}
+
+/// The line (1-based) of the first occurrence of `needle` in `src`, and
+/// the column where it starts.
+fn place(src: &str, needle: &str) -> (usize, usize) {
+    let off = src
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in source"));
+    let line = src[..off].matches('\n').count() + 1;
+    let col = off - src[..off].rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+fn assert_at(d: &Diagnostic, src: &str, needle: &str) {
+    let (line, col) = place(src, needle);
+    let p = d.pos.unwrap_or_else(|| panic!("no position in {d}"));
+    assert_eq!((p.line, p.col), (line, col), "wrong place for: {d}");
+    assert_eq!(d.file.as_deref(), Some("t.toml"));
+}
+
+fn one_error(src: &str) -> Diagnostic {
+    let e: Vec<Diagnostic> = errors(src)
+        .into_iter()
+        .filter(Diagnostic::is_error)
+        .collect();
+    assert_eq!(e.len(), 1, "expected exactly one error, got {e:#?}");
+    e.into_iter().next().unwrap()
+}
+
+const TASK_OK: &str = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\nwcet = \"1ms\"\n";
+
+#[test]
+fn unknown_protocol_is_named_with_the_choices() {
+    let src = "[platform]\nprotocol = \"pcpp\"\n[[resource]]\nname = \"R\"\n".to_string() + TASK_OK;
+    let e = one_error(&src);
+    assert_at(&e, &src, "\"pcpp\"");
+    assert!(
+        e.message.contains("pcpp") && e.message.contains("ipcp"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unknown_resource_lists_the_known_ones() {
+    let src = "[platform]\nprotocol = \"pcp\"\n[[resource]]\nname = \"bus\"\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\nbody = [ { lock = \"buss\", hold = \"1ms\" } ]\n";
+    let e = one_error(src);
+    assert_at(&e, src, "\"buss\"");
+    assert!(e.message.contains("buss"), "{e}");
+    assert!(e.hint.as_deref().unwrap().contains("bus"), "{e}");
+}
+
+#[test]
+fn zero_negative_unitless_and_overflowing_times() {
+    for (bad, says) in [
+        ("\"0ms\"", "zero"),
+        ("\"-5ms\"", "negative"),
+        ("10", "no unit"),
+        ("\"99999999999s\"", "64-bit"),
+        ("\"1.5ns\"", "nanosecond"),
+        ("\"3 fortnights\"", "unit"),
+    ] {
+        let src = format!("[[task]]\nname = \"a\"\nperiod = {bad}\nwcet = \"1ms\"\n");
+        let e = one_error(&src);
+        assert_at(&e, &src, bad);
+        assert!(e.message.contains(says), "{bad}: {e}");
+        assert!(e.key.contains("period"), "{e}");
+        assert!(e.hint.is_some());
+    }
+}
+
+#[test]
+fn body_time_overflow_is_an_error() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\nbody = [ { compute = \"10000000000s\" }, { compute = \"10000000000s\" } ]\n";
+    let e = one_error(src);
+    assert!(e.message.contains("overflow"), "{e}");
+    assert_at(&e, src, "[ { compute");
+}
+
+#[test]
+fn deadline_beyond_period() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\ndeadline = \"12ms\"\nwcet = \"1ms\"\n";
+    let e = one_error(src);
+    assert_at(&e, src, "\"12ms\"");
+    assert!(e.message.contains("12ms") && e.message.contains("10ms"));
+    assert!(e.hint.as_deref().unwrap().contains("constrained"));
+}
+
+#[test]
+fn cpu_out_of_range() {
+    let src = "[platform]\ncpus = 2\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 2\nwcet = \"1ms\"\n";
+    let e = one_error(src);
+    assert_at(&e, src, "2\nwcet");
+    assert!(
+        e.message.contains("CPU 2") && e.message.contains("2 CPU"),
+        "{e}"
+    );
+}
+
+#[test]
+fn uniprocessor_protocol_across_cpus() {
+    let src = "[platform]\ncpus = 2\nprotocol = \"pcp\"\n[[resource]]\nname = \"R\"\n\
+[[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ { lock = \"R\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"20ms\"\ncpu = 1\nbody = [ { lock = \"R\", hold = \"1ms\" } ]\n";
+    let e = one_error(src);
+    assert_at(&e, src, "[[resource]]");
+    assert!(
+        e.message.contains("uniprocessor")
+            && e.message.contains("a (cpu 0)")
+            && e.message.contains("b (cpu 1)"),
+        "{e}"
+    );
+    assert!(e.hint.as_deref().unwrap().contains("mpcp"));
+}
+
+#[test]
+fn dpcp_needs_a_sync_cpu_that_exists() {
+    let base = "[platform]\ncpus = 2\nprotocol = \"dpcp\"\n[[resource]]\nname = \"R\"\n";
+    let e = one_error(&format!("{base}{TASK_OK}"));
+    assert!(e.message.contains("synchronization CPU"), "{e}");
+    assert!(e.hint.as_deref().unwrap().contains("sync_cpu"));
+    let src = format!("{base}sync_cpu = 5\n{TASK_OK}");
+    let e = one_error(&src);
+    assert_at(&e, &src, "5\n");
+    assert!(e.message.contains("does not exist"), "{e}");
+}
+
+#[test]
+fn nested_global_sections_under_mpcp() {
+    let src = "[platform]\ncpus = 2\nprotocol = \"mpcp\"\n[[resource]]\nname = \"A\"\n[[resource]]\nname = \"B\"\n\
+[[task]]\nname = \"x\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ { lock = \"A\", body = [ { lock = \"B\", hold = \"1ms\" } ] } ]\n\
+[[task]]\nname = \"y\"\nperiod = \"10ms\"\ncpu = 1\nbody = [ { lock = \"A\", hold = \"1ms\" }, { lock = \"B\", hold = \"1ms\" } ]\n";
+    let e = one_error(src);
+    assert_at(&e, src, "[[task]]\nname = \"x\"");
+    assert!(
+        e.message.contains("`B` while holding `A`") && e.message.contains("mpcp"),
+        "{e}"
+    );
+    assert!(e.hint.as_deref().unwrap().contains("fmlp"));
+    // FMLP's group locks allow it.
+    accepted(&src.replace("mpcp", "fmlp-s"));
+}
+
+const CYCLE: &str = "[platform]\nprotocol = \"PROTO\"\n[[resource]]\nname = \"A\"\n[[resource]]\nname = \"B\"\n\
+[[task]]\nname = \"x\"\nperiod = \"10ms\"\nbody = [ { lock = \"A\", body = [ { lock = \"B\", hold = \"1ms\" } ] } ]\n\
+[[task]]\nname = \"y\"\nperiod = \"20ms\"\nbody = [ { lock = \"B\", body = [ { lock = \"A\", hold = \"1ms\" } ] } ]\n";
+
+#[test]
+fn lock_order_cycle_is_an_error_under_pip_naming_the_cycle() {
+    let src = CYCLE.replace("PROTO", "pip");
+    let e = one_error(&src);
+    assert!(
+        e.message.contains("A -> B -> A") || e.message.contains("B -> A -> B"),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("x takes A then B") && e.message.contains("y takes B then A"),
+        "{e}"
+    );
+    assert!(e.message.contains("deadlock"));
+    assert!(e.pos.is_some());
+}
+
+#[test]
+fn lock_order_cycle_is_a_note_under_pcp() {
+    let d = accepted(&CYCLE.replace("PROTO", "pcp"));
+    let note = d
+        .iter()
+        .find(|d| d.severity == Severity::Note)
+        .expect("a note");
+    assert!(
+        note.message.contains("cycle") && note.message.contains("prevents"),
+        "{note}"
+    );
+}
+
+#[test]
+fn cpu_overload_is_a_warning() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 0\nwcet = \"7ms\"\n[[task]]\nname = \"b\"\nperiod = \"10ms\"\ncpu = 0\nwcet = \"4ms\"\n";
+    let d = accepted(src);
+    let w = d
+        .iter()
+        .find(|d| d.severity == Severity::Warning)
+        .expect("a warning");
+    assert!(
+        w.message.contains("CPU 0") && w.message.contains("110.0%"),
+        "{w}"
+    );
+}
+
+#[test]
+fn wcet_beyond_deadline_is_a_warning() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\ndeadline = \"2ms\"\nwcet = \"3ms\"\n";
+    let d = accepted(src);
+    assert!(
+        d.iter()
+            .any(|d| d.severity == Severity::Warning && d.message.contains("exceeds the deadline"))
+    );
+}
+
+#[test]
+fn mixed_explicit_and_missing_priorities() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\npriority = 2\nwcet = \"1ms\"\n[[task]]\nname = \"b\"\nperiod = \"10ms\"\nwcet = \"1ms\"\n";
+    let e = one_error(src);
+    assert_at(&e, src, "[[task]]\nname = \"b\"");
+    assert!(e.message.contains("no priority"));
+}
+
+#[test]
+fn unknown_keys_and_syntax_errors_have_positions() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"10ms\"\nwcet = \"1ms\"\nperiode = \"1ms\"\n";
+    let e = one_error(src);
+    assert_eq!(e.pos.unwrap().line, 5, "{e}");
+    assert!(e.message.contains("periode"), "{e}");
+    let src = "[[task]\nname = \"a\"\n";
+    let e = one_error(src);
+    assert_eq!(e.pos.unwrap().line, 1, "{e}");
+}
+
+#[test]
+fn duplicate_names() {
+    let src = format!("{TASK_OK}{TASK_OK}");
+    let e = one_error(&src);
+    assert!(e.message.contains("already defined"));
+    assert_eq!(e.pos.unwrap().line, 6);
+}
+
+#[test]
+fn suspension_inside_a_section_and_reentrant_locks() {
+    let src = "[platform]\nprotocol = \"pcp\"\n[[resource]]\nname = \"R\"\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\nbody = [ { lock = \"R\", body = [ { compute = \"1ms\" }, { suspend = \"1ms\" } ] } ]\n";
+    let e = one_error(src);
+    assert_at(&e, src, "{ suspend");
+    assert!(e.message.contains("suspends while holding `R`"), "{e}");
+    let src = "[platform]\nprotocol = \"pcp\"\n[[resource]]\nname = \"R\"\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\nbody = [ { lock = \"R\", body = [ { lock = \"R\", hold = \"1ms\" } ] } ]\n";
+    let e = one_error(src);
+    assert!(e.message.contains("again"), "{e}");
+}
+
+#[test]
+fn units_beyond_the_resource_and_multi_unit_outside_srp() {
+    let src = "[platform]\nprotocol = \"srp\"\n[[resource]]\nname = \"R\"\nunits = 2\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\nbody = [ { lock = \"R\", units = 3, hold = \"1ms\" } ]\n";
+    let e = one_error(src);
+    assert!(
+        e.message.contains("3 units") && e.message.contains("has 2"),
+        "{e}"
+    );
+    let e = one_error(&src.replace("srp", "pcp").replace("units = 3", "units = 1"));
+    assert!(e.message.contains("single-unit"), "{e}");
+}
+
+#[test]
+fn mixed_protocols_and_edf_incompatible_protocols() {
+    let src = "[[resource]]\nname = \"A\"\nprotocol = \"pcp\"\n[[resource]]\nname = \"B\"\nprotocol = \"pip\"\n".to_string() + TASK_OK;
+    let e = one_error(&src);
+    assert_at(&e, &src, "\"pip\"");
+    assert!(e.message.contains("one protocol"));
+    let src = "[platform]\nscheduler = \"edf\"\nprotocol = \"pcp\"\n[[resource]]\nname = \"A\"\n"
+        .to_string()
+        + TASK_OK;
+    let e = one_error(&src);
+    assert!(e.message.contains("edf"), "{e}");
+}
+
+#[test]
+fn missing_pieces() {
+    let e = one_error("[[task]]\nname = \"a\"\nwcet = \"1ms\"\n");
+    assert!(e.message.contains("no period"));
+    let e = one_error("[[task]]\nname = \"a\"\nperiod = \"1ms\"\n");
+    assert!(e.message.contains("no body"));
+    let e = one_error("[platform]\ncpus = 1\n");
+    assert!(e.message.contains("no tasks"));
+    let e = one_error(
+        "[[resource]]\nname = \"R\"\n[[task]]\nname = \"a\"\nperiod = \"1ms\"\nwcet = \"1us\"\n",
+    );
+    assert!(e.message.contains("no protocol"), "{e}");
+}
+
+#[test]
+fn all_errors_are_reported_not_just_the_first() {
+    let src = "[[task]]\nname = \"a\"\nperiod = \"0ms\"\nwcet = \"1ms\"\n[[task]]\nname = \"b\"\nperiod = \"10\"\nwcet = \"1ms\"\n";
+    let e = errors(src);
+    assert_eq!(e.iter().filter(|d| d.is_error()).count(), 2, "{e:#?}");
+}

@@ -1,0 +1,183 @@
+//! The `rtsync` binary as a user meets it: exit codes, messages, formats.
+
+use std::process::{Command, Output};
+
+fn rtsync(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rtsync"))
+        .args(args)
+        .output()
+        .expect("run rtsync")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str, content: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rtsync-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p
+}
+
+#[test]
+fn analyze_bundled_example_is_schedulable() {
+    let o = rtsync(&["analyze"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("verdict: schedulable"), "{out}");
+    assert!(out.contains("H0") && out.contains("protocol dpcp"));
+}
+
+#[test]
+fn unschedulable_exits_one_and_bad_input_two() {
+    let p = temp(
+        "over.toml",
+        "[[task]]\nname = \"a\"\nperiod = \"10ms\"\nwcet = \"6ms\"\n[[task]]\nname = \"b\"\nperiod = \"10ms\"\nwcet = \"6ms\"\n",
+    );
+    let o = rtsync(&["analyze", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).0.contains("MISS"));
+
+    let p = temp(
+        "bad.toml",
+        "[[task]]\nname = \"a\"\nperiod = \"10ms\"\ndeadline = \"20ms\"\nwcet = \"1ms\"\n",
+    );
+    let o = rtsync(&["analyze", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("bad.toml:4:12")
+            && err.contains("deadline 20ms is longer than the period 10ms"),
+        "{err}"
+    );
+    assert!(err.contains("hint:"), "{err}");
+
+    let o = rtsync(&["check", "/nonexistent/spec.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("cannot read the spec"));
+}
+
+#[test]
+fn json_output_follows_the_schema() {
+    let o = rtsync(&["analyze", "pip-chained", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(v["schema"], "rtsync.analysis/1");
+    assert_eq!(v["result"]["verdict"], "schedulable");
+    let tasks = v["result"]["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 3);
+    // ctrl's PIP blocking, 5ms, in nanoseconds (hand-worked in hand_worked.rs).
+    assert_eq!(tasks[0]["name"], "ctrl");
+    assert_eq!(tasks[0]["blocking"]["local"], 5_000_000);
+    assert_eq!(tasks[0]["response"]["kind"], "bounded");
+    assert_eq!(tasks[0]["response"]["ns"], 7_500_000);
+}
+
+#[test]
+fn protocol_switch_and_deadlock_detection() {
+    // pcp-nested takes A and B in opposite orders: fine under PCP, a
+    // deadlock under PIP.
+    let o = rtsync(&["check", "pcp-nested"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).0.contains("prevents the deadlock"));
+    let o = rtsync(&["check", "pcp-nested", "--protocol", "pip"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("potential deadlock under pip"));
+    let o = rtsync(&["analyze", "--protocol", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("unknown protocol"));
+}
+
+#[test]
+fn overheads_file_is_read() {
+    let prof = temp(
+        "ovh.toml",
+        "context_switch = \"5us\"\nrelease = \"2us\"\n[protocol.pip]\nlock = \"1us\"\nunlock = \"1us\"\n",
+    );
+    let o = rtsync(&[
+        "analyze",
+        "pip-chained",
+        "--overheads",
+        prof.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // ctrl: per job 2 + 2 x 5 = 12us; two sections, each 1us lock + 2 x 5us
+    // (PIP suspends) + 1us unlock = 12us: 36us in all.
+    assert_eq!(v["result"]["tasks"][0]["blocking"]["overhead"], 36_000);
+    let bad = temp("ovh-bad.toml", "context_switch = 5\n");
+    let o = rtsync(&["analyze", "--overheads", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn generate_writes_valid_reproducible_specs() {
+    let dir = std::env::temp_dir().join(format!("rtsync-gen-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = rtsync(&[
+        "generate",
+        "--out",
+        d,
+        "--count",
+        "3",
+        "--seed",
+        "9",
+        "--protocol",
+        "msrp",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let first = std::fs::read_to_string(dir.join("sys-0000.toml")).unwrap();
+    for i in 0..3 {
+        let f = dir.join(format!("sys-{i:04}.toml"));
+        let o = rtsync(&["check", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    }
+    let o = rtsync(&[
+        "generate",
+        "--out",
+        d,
+        "--count",
+        "1",
+        "--seed",
+        "9",
+        "--protocol",
+        "msrp",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("sys-0000.toml")).unwrap(),
+        first
+    );
+    let o = rtsync(&[
+        "generate",
+        "--out",
+        d,
+        "--utilization",
+        "20",
+        "--tasks",
+        "4",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("needs more than 4 tasks"));
+}
+
+#[test]
+fn demo_compares_every_protocol() {
+    let o = rtsync(&["demo"]);
+    assert_eq!(o.status.code(), Some(0));
+    let (out, _) = text(&o);
+    for p in [
+        "npcs", "pip", "pcp", "ipcp", "srp", "mpcp", "dpcp", "fmlp-s", "fmlp-l", "dflp", "msrp",
+        "mrsp",
+    ] {
+        assert!(out.contains(p), "demo lacks {p}:\n{out}");
+    }
+    assert!(!out.contains("invalid"), "{out}");
+}
