@@ -1,7 +1,7 @@
 //! The entry point: partition if needed, charge overheads, run the selected
 //! tests, and return one immutable [`SystemResult`].
 
-use crate::blocking::demand;
+use crate::blocking::demands;
 use crate::bounds::{self, hyperbolic, liu_layland};
 use crate::context::Cx;
 use crate::edf::{self, DemandOutcome};
@@ -10,6 +10,7 @@ use crate::overheads::Profile;
 use crate::partition::{Heuristic, partition};
 use crate::result::*;
 use rtsync_model::{Diagnostics, Facts, Scheduler, System, Time};
+use std::borrow::Cow;
 use std::str::FromStr;
 
 /// Which tests to run.
@@ -47,6 +48,11 @@ pub struct Options {
     pub tests: TestSelection,
     pub overheads: Option<Profile>,
     pub heuristic: Heuristic,
+    /// Verdict only: stop the response-time analysis at the first task
+    /// that misses; the tasks not analysed then are reported
+    /// [`Response::Unbounded`]. Sweeps and the benchmark use it (SchedCAT
+    /// stops the same way); per-task reports leave it off.
+    pub first_miss: bool,
 }
 
 /// The analysed system (partitioned, overheads included) with its result.
@@ -59,31 +65,51 @@ pub struct Analysis {
 /// protocol (a uniprocessor protocol's resource split across CPUs), with
 /// the validation errors that say so.
 pub fn analyze(sys: &System, opts: &Options) -> Result<Analysis, Diagnostics> {
-    let placed = if sys.is_partitioned() {
-        sys.clone()
+    let (system, result) = prepare_and_run(sys, opts)?;
+    Ok(Analysis {
+        system: system.into_owned(),
+        result,
+    })
+}
+
+/// Like [`analyze`], returning the result alone: a system that is already
+/// partitioned is analysed in place, without a copy (experiments and
+/// benchmarks use this).
+pub fn analyze_result(sys: &System, opts: &Options) -> Result<SystemResult, Diagnostics> {
+    prepare_and_run(sys, opts).map(|(_, r)| r)
+}
+
+fn prepare_and_run<'a>(
+    sys: &'a System,
+    opts: &Options,
+) -> Result<(Cow<'a, System>, SystemResult), Diagnostics> {
+    let placed: Cow<System> = if sys.is_partitioned() {
+        Cow::Borrowed(sys)
     } else {
-        partition(sys, opts.heuristic)
-    };
-    if !sys.is_partitioned() {
-        let d = rtsync_model::validate(&placed);
+        let p = partition(sys, opts.heuristic);
+        let d = rtsync_model::validate(&p);
         if d.has_errors() {
             return Err(d);
         }
-    }
-    let base_wcet: Vec<Time> = Facts::new(&placed).tasks.iter().map(|t| t.wcet).collect();
-    let system = match &opts.overheads {
-        Some(p) => p.inflate(&placed),
-        None => placed,
+        Cow::Owned(p)
     };
-    let cx = Cx::new(&system);
-    let result = match cx.scheduler {
-        Scheduler::Fp => analyze_fp(&cx, opts, &base_wcet),
-        Scheduler::Edf => analyze_edf(&cx, opts, &base_wcet),
+    let (system, base_wcet) = match &opts.overheads {
+        Some(p) => {
+            let base: Vec<Time> = Facts::new(&placed).tasks.iter().map(|t| t.wcet).collect();
+            (Cow::Owned(p.inflate(&placed)), Some(base))
+        }
+        None => (placed, None),
     };
-    Ok(Analysis {
-        system: system.clone(),
-        result,
-    })
+    let result = {
+        let cx = Cx::new(&system);
+        let base: Vec<Time> =
+            base_wcet.unwrap_or_else(|| cx.f.tasks.iter().map(|t| t.wcet).collect());
+        match cx.scheduler {
+            Scheduler::Fp => analyze_fp(&cx, opts, &base),
+            Scheduler::Edf => analyze_edf(&cx, opts, &base),
+        }
+    };
+    Ok((system, result))
 }
 
 fn task_row(
@@ -205,7 +231,7 @@ fn decide(
 }
 
 fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
-    let a = fp::analyse(cx);
+    let a = fp::analyse(cx, opts.first_miss);
     let tasks: Vec<TaskResult> = (0..cx.n())
         .map(|i| task_row(cx, i, &a.demands[i], base[i], a.responses[i]))
         .collect();
@@ -239,7 +265,7 @@ fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
 }
 
 fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
-    let demands: Vec<_> = (0..cx.n()).map(|i| demand(cx, i)).collect();
+    let demands = demands(cx);
     let mut cpu_ok = vec![true; cx.f.cpus];
     let mut demand_fail: Option<String> = None;
     let mut baker_fail: Option<String> = None;

@@ -22,7 +22,7 @@
 //! round can only raise bounds, and a bound past its deadline stops, so the
 //! iteration ends.
 
-use crate::blocking::{Demand, demand, foreign_load};
+use crate::blocking::{Demand, demands, foreign_load};
 use crate::context::Cx;
 use crate::result::Response;
 use rtsync_model::{TaskId, Time};
@@ -35,34 +35,76 @@ pub struct FpAnalysis {
     pub rounds: usize,
 }
 
-/// Runs the analysis on a partitioned system.
-pub fn analyse(cx: &Cx) -> FpAnalysis {
-    let n = cx.n();
-    let demands: Vec<Demand> = (0..n).map(|i| demand(cx, i)).collect();
-    analyse_with(cx, demands)
+/// Runs the analysis on a partitioned system; with `first_miss`, stops at
+/// the first task whose bound passes its deadline.
+pub fn analyse(cx: &Cx, first_miss: bool) -> FpAnalysis {
+    analyse_with(cx, demands(cx), first_miss)
 }
 
 /// Runs the fixed point with given demands (the overhead-free analysis and
 /// tests reuse it).
-pub fn analyse_with(cx: &Cx, demands: Vec<Demand>) -> FpAnalysis {
+pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalysis {
     let n = cx.n();
     let foreign: Vec<Vec<(TaskId, Time)>> = (0..cx.f.cpus).map(|c| foreign_load(cx, c)).collect();
+    let hp: Vec<Vec<TaskId>> = (0..n).map(|i| cx.interfering(i).collect()).collect();
     let suspends: Vec<bool> = (0..n)
         .map(|i| demands[i].suspends() || cx.f.tasks[i].suspensions > 0)
+        .collect();
+    let agents = |i: TaskId| -> &[(TaskId, Time)] { cx.cpu(i).map_or(&[], |c| &foreign[c]) };
+    // Which tasks' bounds a task's bound depends on (through jitter or
+    // agent load): only those need a new look when one of them changes.
+    let deps: Vec<Vec<TaskId>> = (0..n)
+        .map(|i| {
+            let mut d: Vec<TaskId> = hp[i].iter().copied().filter(|&h| suspends[h]).collect();
+            d.extend(agents(i).iter().map(|&(x, _)| x).filter(|&x| x != i));
+            d
+        })
+        .collect();
+    // The suspension-oblivious form needs no response times unless agents
+    // run on the CPU: compute it once where it can.
+    let no_resp = vec![Time::ZERO; n];
+    let oblivious: Vec<Option<Option<Time>>> = (0..n)
+        .map(|i| {
+            agents(i)
+                .is_empty()
+                .then(|| oblivious_form(cx, &hp[i], &demands, &suspends, &[], &no_resp, i))
+        })
         .collect();
     // Start from the job's own demand: a lower bound of the fixed point.
     let mut resp: Vec<Time> = (0..n)
         .map(|i| cx.jitter[i].saturating_add(own(cx, &demands, i)))
         .collect();
     let mut out = vec![Response::Unbounded; n];
+    let mut changed = vec![true; n];
     let max_rounds = 4 * n + 8;
     let mut rounds = 0;
     loop {
         rounds += 1;
-        let mut changed = false;
+        let mut any = false;
+        let mut now_changed = vec![false; n];
         for i in 0..n {
-            let r = task_response(cx, &demands, &suspends, &foreign, &resp, i);
+            if rounds > 1 && !deps[i].iter().any(|&h| changed[h]) {
+                continue;
+            }
+            let obl = match oblivious[i] {
+                Some(o) => o,
+                None => oblivious_form(cx, &hp[i], &demands, &suspends, agents(i), &resp, i),
+            };
+            let r = task_response(cx, &hp[i], &demands, &suspends, agents(i), &resp, i, obl);
             out[i] = r;
+            if first_miss && !matches!(r, Response::Bounded(_)) {
+                // The verdict is known; the other tasks are not analysed.
+                for (k, o) in out.iter_mut().enumerate() {
+                    if k != i {
+                        *o = Response::Unbounded;
+                    }
+                }
+                return FpAnalysis {
+                    demands,
+                    responses: out,
+                    rounds,
+                };
+            }
             let v = match r {
                 Response::Bounded(t) => t,
                 // Past its deadline the task's bound no longer matters to
@@ -71,16 +113,18 @@ pub fn analyse_with(cx: &Cx, demands: Vec<Demand>) -> FpAnalysis {
             };
             if v > resp[i] {
                 resp[i] = v;
-                changed = true;
+                now_changed[i] = true;
+                any = true;
             }
         }
-        if !changed {
+        changed = now_changed;
+        if !any {
             break;
         }
         if rounds >= max_rounds {
             // Not converged: the current values are not yet bounds.
             for (i, o) in out.iter_mut().enumerate() {
-                if matches!(o, Response::Bounded(_)) && resp[i] > cx.deadline[i] {
+                if changed[i] {
                     *o = Response::Unbounded;
                 }
             }
@@ -101,34 +145,19 @@ fn own(cx: &Cx, d: &[Demand], i: TaskId) -> Time {
         .saturating_add(cx.f.tasks[i].suspension)
 }
 
-fn task_response(
+/// Form 2 (suspension as execution), `None` past the deadline.
+fn oblivious_form(
     cx: &Cx,
+    hp: &[TaskId],
     d: &[Demand],
     suspends: &[bool],
-    foreign: &[Vec<(TaskId, Time)>],
+    agents: &[(TaskId, Time)],
     resp: &[Time],
     i: TaskId,
-) -> Response {
+) -> Option<Time> {
     let base = own(cx, d, i);
     let limit = cx.deadline[i].saturating_sub(cx.jitter[i]);
-    if base > limit {
-        // A demand past the deadline (including the saturated "beyond the
-        // deadline" value of a request bound) is a miss.
-        return Response::Exceeds(cx.deadline[i]);
-    }
-    let agents: &[(TaskId, Time)] = cx.cpu(i).map_or(&[], |c| &foreign[c]);
-    // Form 1: suspension as jitter.
-    let jitter_form = fixed_point(cx, base, limit, i, agents, resp, |h| {
-        let c = d[h].cpu_time();
-        let j = if suspends[h] {
-            resp[h].saturating_sub(c).max(cx.jitter[h])
-        } else {
-            cx.jitter[h]
-        };
-        (c, j)
-    });
-    // Form 2: suspension as execution.
-    let oblivious = fixed_point(cx, base, limit, i, agents, resp, |h| {
+    fixed_point(cx, base, limit, i, hp, agents, resp, |h| {
         let c = if suspends[h] {
             d[h].cpu_time()
                 .saturating_add(d[h].remote)
@@ -137,47 +166,78 @@ fn task_response(
             d[h].cpu_time()
         };
         (c, cx.jitter[h])
-    });
+    })
+}
+
+/// The smaller of form 1 (suspension as jitter, from the current response
+/// estimates) and form 2 (`oblivious`, already computed).
+#[allow(clippy::too_many_arguments)]
+fn task_response(
+    cx: &Cx,
+    hp: &[TaskId],
+    d: &[Demand],
+    suspends: &[bool],
+    agents: &[(TaskId, Time)],
+    resp: &[Time],
+    i: TaskId,
+    oblivious: Option<Time>,
+) -> Response {
+    let base = own(cx, d, i);
+    let limit = cx.deadline[i].saturating_sub(cx.jitter[i]);
+    if base > limit {
+        // A demand past the deadline (including the saturated "beyond the
+        // deadline" value of a request bound) is a miss.
+        return Response::Exceeds(cx.deadline[i]);
+    }
+    // Form 1 need not look past form 2's answer: the smaller one is kept.
+    let cap = oblivious.map_or(limit, |o| o.min(limit));
+    let jitter_form = if hp.iter().any(|&h| suspends[h]) || !agents.is_empty() {
+        fixed_point(cx, base, cap, i, hp, agents, resp, |h| {
+            let c = d[h].cpu_time();
+            let j = if suspends[h] {
+                resp[h].saturating_sub(c).max(cx.jitter[h])
+            } else {
+                cx.jitter[h]
+            };
+            (c, j)
+        })
+    } else {
+        // Nothing above suspends: both forms are the same equation.
+        oblivious
+    };
     let best = match (jitter_form, oblivious) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
     };
     match best {
         Some(w) => Response::Bounded(cx.jitter[i].saturating_add(w)),
-        None => {
-            // Report how far the cheaper form got before passing the deadline.
-            Response::Exceeds(cx.deadline[i])
-        }
+        None => Response::Exceeds(cx.deadline[i]),
     }
 }
 
 /// Least `w` with `w = base + Σ ⌈(w + J_h)/T_h⌉ C_h + Σ ⌈(w + R_x)/T_x⌉ L_x`,
 /// or `None` once `w` passes `limit`.
+#[allow(clippy::too_many_arguments)]
 fn fixed_point(
     cx: &Cx,
     base: Time,
     limit: Time,
     i: TaskId,
+    hp: &[TaskId],
     agents: &[(TaskId, Time)],
     resp: &[Time],
     param: impl Fn(TaskId) -> (Time, Time),
 ) -> Option<Time> {
-    let hp: Vec<(Time, Time, Time)> = cx
-        .interfering(i)
-        .map(|h| {
-            let (c, j) = param(h);
-            (cx.period[h], c, j)
-        })
-        .collect();
     let mut w = base;
     loop {
         if w > limit {
             return None;
         }
         let mut next = base;
-        for &(t, c, j) in &hp {
+        for &h in hp {
+            let (c, j) = param(h);
             next = next.saturating_add(
-                c.checked_mul(w.saturating_add(j).div_ceil(t))
+                c.checked_mul(w.saturating_add(j).div_ceil(cx.period[h]))
                     .unwrap_or(Time::MAX),
             );
         }

@@ -16,7 +16,7 @@ pub mod overheads;
 pub mod partition;
 pub mod result;
 
-pub use analyze::{Analysis, Options, TestSelection, analyze};
+pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result};
 pub use context::Cx;
 pub use overheads::Profile;
 pub use partition::{Heuristic, partition};

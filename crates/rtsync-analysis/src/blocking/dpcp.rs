@@ -20,44 +20,94 @@
 use super::mpcp::fixed_point;
 use super::{Demand, own_sections, sync_cpu, times};
 use crate::context::Cx;
-use rtsync_model::{ResourceId, TaskId, Time};
+use rtsync_model::{Priority, ResourceId, TaskId, Time};
 
-/// Response of one request of `i` on `q`, own section included.
-pub fn request_response(cx: &Cx, i: TaskId, q: ResourceId) -> Time {
-    let f = &cx.f;
-    let s = sync_cpu(cx, q);
-    let on_s = |r: ResourceId| sync_cpu(cx, r) == s;
-    let pi = cx.prio(i);
-    let mut low = Time::ZERO;
-    let mut high = Vec::new();
-    for x in 0..cx.n() {
-        if x == i {
-            continue;
-        }
-        if cx.prio(x) < pi {
-            for r in (0..f.n_resources).filter(|&r| on_s(r) && f.ceiling[r] >= pi) {
-                low = low.max(f.cs(x, r));
-            }
-        } else {
-            let load = (0..f.n_resources)
-                .filter(|&r| on_s(r))
-                .fold(Time::ZERO, |a, r| {
-                    a.saturating_add(times(f.cs(x, r), f.requests(x, r) as u64))
-                });
-            if !load.is_zero() {
-                high.push((cx.period[x], load));
-            }
-        }
-    }
-    fixed_point(f.cs(i, q).saturating_add(low), &high, cx.deadline[i])
+/// Per-system tables, computed once.
+pub struct Tables {
+    /// Per synchronization CPU: `(priority, period, load, task)` of every
+    /// task with sections there, highest priority first, where
+    /// `load = Σ_{r on s} N_{x,r} L_{x,r}`.
+    load: Vec<Vec<(Priority, Time, Time, TaskId)>>,
+    /// Per resource: its users' `(priority, running max of cs)` sorted by
+    /// priority, for "longest section of a task below priority p".
+    below: Vec<Vec<(Priority, Time)>>,
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+impl Tables {
+    pub fn new(cx: &Cx) -> Tables {
+        let f = &cx.f;
+        let mut load = vec![Vec::new(); f.cpus];
+        for x in 0..cx.n() {
+            let mut per = vec![Time::ZERO; f.cpus];
+            for r in 0..f.n_resources {
+                if let Some(s) = sync_cpu(cx, r) {
+                    per[s] = per[s].saturating_add(times(f.cs(x, r), f.requests(x, r) as u64));
+                }
+            }
+            for (s, l) in per.into_iter().enumerate() {
+                if !l.is_zero() {
+                    load[s].push((cx.prio(x), cx.period[x], l, x));
+                }
+            }
+        }
+        for l in &mut load {
+            l.sort_by_key(|e| std::cmp::Reverse(e.0));
+        }
+        let below = (0..f.n_resources)
+            .map(|r| {
+                let mut v: Vec<(Priority, Time)> = f.users[r]
+                    .iter()
+                    .map(|&x| (cx.prio(x), f.cs(x, r)))
+                    .collect();
+                v.sort_by_key(|e| e.0);
+                let mut m = Time::ZERO;
+                for e in &mut v {
+                    m = m.max(e.1);
+                    e.1 = m;
+                }
+                v
+            })
+            .collect();
+        Tables { load, below }
+    }
+
+    /// Longest section on `r` of a task with priority strictly below `p`.
+    fn longest_below(&self, r: ResourceId, p: Priority) -> Time {
+        let v = &self.below[r];
+        let k = v.partition_point(|e| e.0 < p);
+        if k == 0 { Time::ZERO } else { v[k - 1].1 }
+    }
+}
+
+/// Response of one request of `i` on `q`, own section included.
+pub fn request_response(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
+    let f = &cx.f;
+    let Some(s) = sync_cpu(cx, q) else {
+        return Time::MAX;
+    };
+    let pi = cx.prio(i);
+    let mut low = Time::ZERO;
+    for r in (0..f.n_resources).filter(|&r| sync_cpu(cx, r) == Some(s) && f.ceiling[r] >= pi) {
+        low = low.max(tb.longest_below(r, pi));
+    }
+    let high = |w: Time| {
+        let mut sum = Time::ZERO;
+        for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
+            if x != i {
+                sum = sum.saturating_add(times(load, w.div_ceil(period) + 1));
+            }
+        }
+        sum
+    };
+    fixed_point(f.cs(i, q).saturating_add(low), high, cx.deadline[i])
+}
+
+pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let (own, _) = own_sections(cx, i, |_| true);
     let mut remote = Time::ZERO;
     for rq in f.tasks[i].requests.iter().filter(|rq| rq.is_outermost()) {
-        remote = remote.saturating_add(request_response(cx, i, rq.resource));
+        remote = remote.saturating_add(request_response(cx, tb, i, rq.resource));
     }
     Demand {
         exec: f.tasks[i].wcet.saturating_sub(own),

@@ -54,9 +54,27 @@ impl Demand {
     }
 }
 
-/// The demand of task `i` under the system's protocol. None of the bounds
-/// needs other tasks' response times: those enter through release jitter
-/// and agent load, which the engine iterates.
+/// The demands of all tasks under the system's protocol. Protocols whose
+/// bounds share per-system tables (MPCP, DPCP) build them once here. None
+/// of the bounds needs other tasks' response times: those enter through
+/// release jitter and agent load, which the engine iterates.
+pub fn demands(cx: &Cx) -> Vec<Demand> {
+    let n = cx.n();
+    match cx.protocol {
+        Some(Protocol::Mpcp) => {
+            let tb = mpcp::Tables::new(cx);
+            (0..n).map(|i| mpcp::demand(cx, &tb, i)).collect()
+        }
+        Some(Protocol::Dpcp) => {
+            let tb = dpcp::Tables::new(cx);
+            (0..n).map(|i| dpcp::demand(cx, &tb, i)).collect()
+        }
+        _ => (0..n).map(|i| demand(cx, i)).collect(),
+    }
+}
+
+/// The demand of task `i` under the system's protocol (for MPCP and DPCP
+/// this builds their tables for one task; use [`demands`] for a system).
 pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     match cx.protocol {
         None => Demand {
@@ -68,8 +86,8 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
             Protocol::Pip => pip::demand(cx, i),
             Protocol::Pcp | Protocol::Ipcp => pcp::demand(cx, i),
             Protocol::Srp => srp::demand(cx, i),
-            Protocol::Mpcp => mpcp::demand(cx, i),
-            Protocol::Dpcp => dpcp::demand(cx, i),
+            Protocol::Mpcp => mpcp::demand(cx, &mpcp::Tables::new(cx), i),
+            Protocol::Dpcp => dpcp::demand(cx, &dpcp::Tables::new(cx), i),
             Protocol::FmlpS => fmlp_s::demand(cx, i),
             Protocol::FmlpL => fmlp_l::demand(cx, i),
             Protocol::Dflp => dflp::demand(cx, i),

@@ -27,58 +27,115 @@ use super::{Demand, ceiling_blocking, times};
 use crate::context::Cx;
 use rtsync_model::{ResourceId, TaskId, Time};
 
-/// A section of `x` on global `q`, with the higher-ceiling global sections
-/// that other tasks on `x`'s CPU can run inside it.
-pub fn gcs_response(cx: &Cx, x: TaskId, q: ResourceId) -> Time {
-    let mut len = cx.f.cs(x, q);
-    let Some(cpu) = cx.cpu(x) else { return len };
-    for &y in &cx.f.on_cpu[cpu] {
-        if y == x {
-            continue;
+/// Per-system tables, computed once: every global section's length with
+/// the higher-ceiling sections its CPU can run inside it (`L'`), and each
+/// task's longest global section.
+pub struct Tables {
+    gcs: Vec<Time>,
+    longest_global: Vec<Time>,
+    nr: usize,
+}
+
+impl Tables {
+    pub fn new(cx: &Cx) -> Tables {
+        let f = &cx.f;
+        let (n, nr) = (cx.n(), f.n_resources);
+        // pre[y * nr + q]: the longest section y runs on a global resource
+        // whose ceiling is strictly above q's.
+        let mut pre = vec![Time::ZERO; n * nr];
+        for y in 0..n {
+            for q in 0..nr {
+                let mut m = Time::ZERO;
+                for r in 0..nr {
+                    if f.global[r] && f.ceiling[r] > f.ceiling[q] {
+                        m = m.max(f.cs(y, r));
+                    }
+                }
+                pre[y * nr + q] = m;
+            }
         }
-        let preempt = (0..cx.f.n_resources)
-            .filter(|&r| cx.f.global[r] && cx.f.ceiling[r] > cx.f.ceiling[q])
-            .map(|r| cx.f.cs(y, r))
-            .max()
-            .unwrap_or(Time::ZERO);
-        len = len.saturating_add(preempt);
+        // Per CPU and resource, the sum of `pre` over the CPU's tasks; a
+        // task's own share is subtracted below.
+        let mut per_cpu = vec![Time::ZERO; f.cpus * nr];
+        for y in 0..n {
+            if let Some(c) = cx.cpu(y) {
+                for q in 0..nr {
+                    per_cpu[c * nr + q] = per_cpu[c * nr + q].saturating_add(pre[y * nr + q]);
+                }
+            }
+        }
+        let mut gcs = vec![Time::ZERO; n * nr];
+        for x in 0..n {
+            for q in 0..nr {
+                let own = f.cs(x, q);
+                gcs[x * nr + q] = match cx.cpu(x) {
+                    Some(c) if !own.is_zero() => {
+                        own.saturating_add(per_cpu[c * nr + q].saturating_sub(pre[x * nr + q]))
+                    }
+                    _ => own,
+                };
+            }
+        }
+        let longest_global = (0..n)
+            .map(|j| {
+                (0..nr)
+                    .filter(|&r| f.global[r])
+                    .map(|r| f.cs(j, r))
+                    .max()
+                    .unwrap_or(Time::ZERO)
+            })
+            .collect();
+        Tables {
+            gcs,
+            longest_global,
+            nr,
+        }
     }
-    len
+
+    /// `L'_{x,q}`: a section of `x` on global `q` with the higher-ceiling
+    /// global sections that other tasks on `x`'s CPU can run inside it
+    /// (one each: a task's normal priority is below every global section,
+    /// so it cannot issue a second request while the section runs).
+    pub fn gcs_response(&self, x: TaskId, q: ResourceId) -> Time {
+        self.gcs[x * self.nr + q]
+    }
 }
 
 /// Wait for one request of `i` on global `q` (its own section excluded).
-pub fn request_wait(cx: &Cx, i: TaskId, q: ResourceId) -> Time {
+pub fn request_wait(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
     let pi = cx.prio(i);
-    let mut low = Time::ZERO;
-    let mut high: Vec<(Time, Time)> = Vec::new(); // (period, N * L')
-    for &x in &cx.f.users[q] {
-        if x == i {
-            continue;
+    let users = &cx.f.users[q];
+    let low = users
+        .iter()
+        .filter(|&&x| x != i && cx.prio(x) < pi)
+        .map(|&x| tb.gcs_response(x, q))
+        .max()
+        .unwrap_or(Time::ZERO);
+    let high = |w: Time| {
+        let mut sum = Time::ZERO;
+        for &x in users {
+            if x != i && cx.prio(x) >= pi {
+                let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
+                sum = sum.saturating_add(times(c, w.div_ceil(cx.period[x]) + 1));
+            }
         }
-        let l = gcs_response(cx, x, q);
-        if cx.prio(x) < pi {
-            low = low.max(l);
-        } else {
-            high.push((cx.period[x], times(l, cx.f.requests(x, q) as u64)));
-        }
-    }
-    fixed_point(low, &high, cx.deadline[i])
+        sum
+    };
+    fixed_point(low, high, cx.deadline[i])
 }
 
-/// `w = base + Σ (⌈w / T⌉ + 1) · c`, iterated from `base`. Once `w` passes
-/// `limit` (the task's deadline) the request alone makes the task miss it,
-/// and the result is [`Time::MAX`] ("beyond the deadline"), never the
-/// partial value of the iteration, which would not be a bound.
-pub(crate) fn fixed_point(base: Time, terms: &[(Time, Time)], limit: Time) -> Time {
+/// `w = base + interference(w)`, iterated from `base` (the interference
+/// terms are of the form `(⌈w / T⌉ + 1) · c`). Once `w` passes `limit` (the
+/// task's deadline) the request alone makes the task miss it, and the
+/// result is [`Time::MAX`] ("beyond the deadline"), never the partial value
+/// of the iteration, which would not be a bound.
+pub(crate) fn fixed_point(base: Time, interference: impl Fn(Time) -> Time, limit: Time) -> Time {
     let mut w = base;
     loop {
         if w > limit {
             return Time::MAX;
         }
-        let mut next = base;
-        for &(t, c) in terms {
-            next = next.saturating_add(times(c, w.div_ceil(t) + 1));
-        }
+        let next = base.saturating_add(interference(w));
         if next == w {
             return w;
         }
@@ -86,7 +143,7 @@ pub(crate) fn fixed_point(base: Time, terms: &[(Time, Time)], limit: Time) -> Ti
     }
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_global = 0u64;
@@ -94,7 +151,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
         let n = f.requests(i, q) as u64;
         if n > 0 && f.global[q] {
             n_global += n;
-            remote = remote.saturating_add(times(request_wait(cx, i, q), n));
+            remote = remote.saturating_add(times(request_wait(cx, tb, i, q), n));
         }
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
@@ -103,12 +160,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
         cx.suspensions(i) + 1,
     );
     for j in cx.lower_local(i) {
-        let longest = (0..f.n_resources)
-            .filter(|&r| f.global[r])
-            .map(|r| f.cs(j, r))
-            .max()
-            .unwrap_or(Time::ZERO);
-        local = local.saturating_add(times(longest, resumptions));
+        local = local.saturating_add(times(tb.longest_global[j], resumptions));
     }
     Demand {
         exec: f.tasks[i].wcet,

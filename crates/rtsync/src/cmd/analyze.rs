@@ -52,6 +52,7 @@ pub fn run(a: Args) -> u8 {
         tests: a.test,
         overheads,
         heuristic: a.partition,
+        first_miss: false,
     };
     let analysis = match analyze(&loaded.system, &opts) {
         Ok(x) => x,

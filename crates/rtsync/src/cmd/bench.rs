@@ -9,7 +9,7 @@
 use super::{BAD_INPUT, OK};
 use rayon::prelude::*;
 use rtsync_analysis::generate::{GenConfig, generate};
-use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze};
+use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze_result};
 use rtsync_model::{Protocol, System};
 use std::time::Instant;
 
@@ -74,10 +74,11 @@ fn sets(shape: &Shape, p: Protocol, n: u64, seed: u64) -> Vec<System> {
 fn once(s: &System) -> bool {
     let o = Options {
         tests: TestSelection::Rta,
+        first_miss: true,
         ..Options::default()
     };
-    analyze(s, &o)
-        .map(|a| a.result.verdict == Verdict::Schedulable)
+    analyze_result(s, &o)
+        .map(|r| r.verdict == Verdict::Schedulable)
         .unwrap_or(false)
 }
 
