@@ -45,18 +45,13 @@ pub fn analyse(cx: &Cx, first_miss: bool) -> FpAnalysis {
 /// tests reuse it).
 pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalysis {
     let n = cx.n();
-    let foreign: Vec<Vec<(TaskId, Time)>> = (0..cx.f.cpus).map(|c| foreign_load(cx, c)).collect();
-    let hp: Vec<Vec<TaskId>> = (0..n).map(|i| cx.interfering(i).collect()).collect();
-    let suspends: Vec<bool> = (0..n)
-        .map(|i| demands[i].suspends() || cx.f.tasks[i].suspensions > 0)
-        .collect();
-    let agents = |i: TaskId| -> &[(TaskId, Time)] { cx.cpu(i).map_or(&[], |c| &foreign[c]) };
+    let e = Engine::new(cx, &demands);
     // Which tasks' bounds a task's bound depends on (through jitter or
     // agent load): only those need a new look when one of them changes.
     let deps: Vec<Vec<TaskId>> = (0..n)
         .map(|i| {
-            let mut d: Vec<TaskId> = hp[i].iter().copied().filter(|&h| suspends[h]).collect();
-            d.extend(agents(i).iter().map(|&(x, _)| x).filter(|&x| x != i));
+            let mut d: Vec<TaskId> = e.hp[i].iter().copied().filter(|&h| e.suspends[h]).collect();
+            d.extend(e.agents(i).iter().map(|&(x, _)| x).filter(|&x| x != i));
             d
         })
         .collect();
@@ -64,15 +59,11 @@ pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalys
     // run on the CPU: compute it once where it can.
     let no_resp = vec![Time::ZERO; n];
     let oblivious: Vec<Option<Option<Time>>> = (0..n)
-        .map(|i| {
-            agents(i)
-                .is_empty()
-                .then(|| oblivious_form(cx, &hp[i], &demands, &suspends, &[], &no_resp, i))
-        })
+        .map(|i| e.agents(i).is_empty().then(|| e.oblivious(i, &no_resp)))
         .collect();
     // Start from the job's own demand: a lower bound of the fixed point.
     let mut resp: Vec<Time> = (0..n)
-        .map(|i| cx.jitter[i].saturating_add(own(cx, &demands, i)))
+        .map(|i| cx.jitter[i].saturating_add(e.own(i)))
         .collect();
     let mut out = vec![Response::Unbounded; n];
     let mut changed = vec![true; n];
@@ -86,11 +77,8 @@ pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalys
             if rounds > 1 && !deps[i].iter().any(|&h| changed[h]) {
                 continue;
             }
-            let obl = match oblivious[i] {
-                Some(o) => o,
-                None => oblivious_form(cx, &hp[i], &demands, &suspends, agents(i), &resp, i),
-            };
-            let r = task_response(cx, &hp[i], &demands, &suspends, agents(i), &resp, i, obl);
+            let obl = oblivious[i].unwrap_or_else(|| e.oblivious(i, &resp));
+            let r = e.response(i, &resp, obl);
             out[i] = r;
             if first_miss && !matches!(r, Response::Bounded(_)) {
                 // The verdict is known; the other tasks are not analysed.
@@ -138,118 +126,135 @@ pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalys
     }
 }
 
-fn own(cx: &Cx, d: &[Demand], i: TaskId) -> Time {
-    d[i].cpu_time()
-        .saturating_add(d[i].local)
-        .saturating_add(d[i].remote)
-        .saturating_add(cx.f.tasks[i].suspension)
+/// What the per-task equations share: demands, interfering sets, who
+/// suspends, and the agents' work per CPU.
+struct Engine<'a> {
+    cx: &'a Cx<'a>,
+    d: &'a [Demand],
+    hp: Vec<Vec<TaskId>>,
+    suspends: Vec<bool>,
+    foreign: Vec<Vec<(TaskId, Time)>>,
 }
 
-/// Form 2 (suspension as execution), `None` past the deadline.
-fn oblivious_form(
-    cx: &Cx,
-    hp: &[TaskId],
-    d: &[Demand],
-    suspends: &[bool],
-    agents: &[(TaskId, Time)],
-    resp: &[Time],
-    i: TaskId,
-) -> Option<Time> {
-    let base = own(cx, d, i);
-    let limit = cx.deadline[i].saturating_sub(cx.jitter[i]);
-    fixed_point(cx, base, limit, i, hp, agents, resp, |h| {
-        let c = if suspends[h] {
-            d[h].cpu_time()
-                .saturating_add(d[h].remote)
-                .saturating_add(cx.f.tasks[h].suspension)
-        } else {
-            d[h].cpu_time()
-        };
-        (c, cx.jitter[h])
-    })
-}
-
-/// The smaller of form 1 (suspension as jitter, from the current response
-/// estimates) and form 2 (`oblivious`, already computed).
-#[allow(clippy::too_many_arguments)]
-fn task_response(
-    cx: &Cx,
-    hp: &[TaskId],
-    d: &[Demand],
-    suspends: &[bool],
-    agents: &[(TaskId, Time)],
-    resp: &[Time],
-    i: TaskId,
-    oblivious: Option<Time>,
-) -> Response {
-    let base = own(cx, d, i);
-    let limit = cx.deadline[i].saturating_sub(cx.jitter[i]);
-    if base > limit {
-        // A demand past the deadline (including the saturated "beyond the
-        // deadline" value of a request bound) is a miss.
-        return Response::Exceeds(cx.deadline[i]);
+impl<'a> Engine<'a> {
+    fn new(cx: &'a Cx<'a>, d: &'a [Demand]) -> Engine<'a> {
+        let n = cx.n();
+        Engine {
+            cx,
+            d,
+            hp: (0..n).map(|i| cx.interfering(i).collect()).collect(),
+            suspends: (0..n)
+                .map(|i| d[i].suspends() || cx.f.tasks[i].suspensions > 0)
+                .collect(),
+            foreign: (0..cx.f.cpus).map(|c| foreign_load(cx, c)).collect(),
+        }
     }
-    // Form 1 need not look past form 2's answer: the smaller one is kept.
-    let cap = oblivious.map_or(limit, |o| o.min(limit));
-    let jitter_form = if hp.iter().any(|&h| suspends[h]) || !agents.is_empty() {
-        fixed_point(cx, base, cap, i, hp, agents, resp, |h| {
-            let c = d[h].cpu_time();
-            let j = if suspends[h] {
-                resp[h].saturating_sub(c).max(cx.jitter[h])
+
+    fn agents(&self, i: TaskId) -> &[(TaskId, Time)] {
+        self.cx.cpu(i).map_or(&[], |c| &self.foreign[c])
+    }
+
+    /// The job's own demand: execution, spin, blocking, suspension.
+    fn own(&self, i: TaskId) -> Time {
+        let d = &self.d[i];
+        d.cpu_time()
+            .saturating_add(d.local)
+            .saturating_add(d.remote)
+            .saturating_add(self.cx.f.tasks[i].suspension)
+    }
+
+    /// The latest the busy window may end: deadline minus release jitter.
+    fn limit(&self, i: TaskId) -> Time {
+        self.cx.deadline[i].saturating_sub(self.cx.jitter[i])
+    }
+
+    /// Form 2 (suspension as execution), `None` past the deadline.
+    fn oblivious(&self, i: TaskId, resp: &[Time]) -> Option<Time> {
+        let (cx, d) = (self.cx, self.d);
+        self.fixed_point(i, self.own(i), self.limit(i), resp, |h| {
+            let c = if self.suspends[h] {
+                d[h].cpu_time()
+                    .saturating_add(d[h].remote)
+                    .saturating_add(cx.f.tasks[h].suspension)
             } else {
-                cx.jitter[h]
+                d[h].cpu_time()
             };
-            (c, j)
+            (c, cx.jitter[h])
         })
-    } else {
-        // Nothing above suspends: both forms are the same equation.
-        oblivious
-    };
-    let best = match (jitter_form, oblivious) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    match best {
-        Some(w) => Response::Bounded(cx.jitter[i].saturating_add(w)),
-        None => Response::Exceeds(cx.deadline[i]),
     }
-}
 
-/// Least `w` with `w = base + Σ ⌈(w + J_h)/T_h⌉ C_h + Σ ⌈(w + R_x)/T_x⌉ L_x`,
-/// or `None` once `w` passes `limit`.
-#[allow(clippy::too_many_arguments)]
-fn fixed_point(
-    cx: &Cx,
-    base: Time,
-    limit: Time,
-    i: TaskId,
-    hp: &[TaskId],
-    agents: &[(TaskId, Time)],
-    resp: &[Time],
-    param: impl Fn(TaskId) -> (Time, Time),
-) -> Option<Time> {
-    let mut w = base;
-    loop {
-        if w > limit {
-            return None;
+    /// The smaller of form 1 (suspension as jitter, from the current
+    /// response estimates) and form 2 (`oblivious`, already computed).
+    fn response(&self, i: TaskId, resp: &[Time], oblivious: Option<Time>) -> Response {
+        let (cx, d) = (self.cx, self.d);
+        let (base, limit) = (self.own(i), self.limit(i));
+        if base > limit {
+            // A demand past the deadline (including the saturated "beyond
+            // the deadline" value of a request bound) is a miss.
+            return Response::Exceeds(cx.deadline[i]);
         }
-        let mut next = base;
-        for &h in hp {
-            let (c, j) = param(h);
-            next = next.saturating_add(
-                c.checked_mul(w.saturating_add(j).div_ceil(cx.period[h]))
-                    .unwrap_or(Time::MAX),
-            );
+        // Form 1 need not look past form 2's answer: the smaller is kept.
+        let cap = oblivious.map_or(limit, |o| o.min(limit));
+        let jitter_form =
+            if self.hp[i].iter().any(|&h| self.suspends[h]) || !self.agents(i).is_empty() {
+                self.fixed_point(i, base, cap, resp, |h| {
+                    let c = d[h].cpu_time();
+                    let j = if self.suspends[h] {
+                        resp[h].saturating_sub(c).max(cx.jitter[h])
+                    } else {
+                        cx.jitter[h]
+                    };
+                    (c, j)
+                })
+            } else {
+                // Nothing above suspends: both forms are the same equation.
+                oblivious
+            };
+        let best = match (jitter_form, oblivious) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match best {
+            Some(w) => Response::Bounded(cx.jitter[i].saturating_add(w)),
+            None => Response::Exceeds(cx.deadline[i]),
         }
-        for &(x, load) in agents {
-            if x != i {
-                let k = w.saturating_add(resp[x]).div_ceil(cx.period[x]);
-                next = next.saturating_add(load.checked_mul(k).unwrap_or(Time::MAX));
+    }
+
+    /// Least `w` with `w = base + Σ ⌈(w + J_h)/T_h⌉ C_h + Σ ⌈(w + R_x)/T_x⌉ L_x`,
+    /// or `None` once `w` passes `limit`; `param(h)` gives `(C_h, J_h)`.
+    fn fixed_point(
+        &self,
+        i: TaskId,
+        base: Time,
+        limit: Time,
+        resp: &[Time],
+        param: impl Fn(TaskId) -> (Time, Time),
+    ) -> Option<Time> {
+        let cx = self.cx;
+        let agents = self.agents(i);
+        let mut w = base;
+        loop {
+            if w > limit {
+                return None;
             }
+            let mut next = base;
+            for &h in &self.hp[i] {
+                let (c, j) = param(h);
+                next = next.saturating_add(
+                    c.checked_mul(w.saturating_add(j).div_ceil(cx.period[h]))
+                        .unwrap_or(Time::MAX),
+                );
+            }
+            for &(x, load) in agents {
+                if x != i {
+                    let k = w.saturating_add(resp[x]).div_ceil(cx.period[x]);
+                    next = next.saturating_add(load.checked_mul(k).unwrap_or(Time::MAX));
+                }
+            }
+            if next == w {
+                return Some(w);
+            }
+            w = next;
         }
-        if next == w {
-            return Some(w);
-        }
-        w = next;
     }
 }

@@ -53,8 +53,11 @@ pub struct Args {
     pub protocol: Protocol,
     #[arg(long, default_value = "fp", value_parser = |s: &str| s.parse::<Scheduler>())]
     pub scheduler: Scheduler,
-    /// wfd | ffd | bfd | sync | none (leave tasks without a CPU).
-    #[arg(long, default_value = "wfd")]
+    /// auto | wfd | ffd | bfd | sync | none (leave tasks without a CPU).
+    /// auto keeps resource sharers together (sync) under uniprocessor
+    /// protocols, whose resources must stay on one CPU, and uses wfd
+    /// otherwise.
+    #[arg(long, default_value = "auto")]
     pub partition: String,
 }
 
@@ -131,6 +134,8 @@ pub fn config(a: &Args) -> Result<GenConfig, String> {
     let (cs_min, cs_max) = pair(&a.cs, "--cs")?;
     let partition = match a.partition.as_str() {
         "none" => None,
+        "auto" if a.protocol.is_uniprocessor() => Some(Heuristic::SyncAware),
+        "auto" => Some(Heuristic::WorstFit),
         h => Some(h.parse::<Heuristic>()?),
     };
     let c = GenConfig {
