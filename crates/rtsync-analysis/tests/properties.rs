@@ -114,8 +114,10 @@ proptest! {
     /// Every generated system validates and survives a trip through the
     /// spec writer unchanged.
     #[test]
-    fn generated_systems_validate_and_round_trip(p in protocol(), seed in any::<u64>()) {
-        let s = system(p, seed, 6, 0.6, 3);
+    fn generated_systems_validate_and_round_trip(p in protocol(), seed in any::<u64>(), cpus in 1usize..5) {
+        // Every protocol on one to four CPUs (uniprocessor protocols get
+        // per-CPU resources from the generator).
+        let s = generate(&config(p, cpus, 8, 0.6 * cpus as f64, 3, 0.3), seed, 0);
         let d = rtsync_model::validate(&s);
         prop_assert!(!d.has_errors(), "{}", d);
         let (back, _) = load_str(&to_toml(&s), None).map_err(|d| TestCaseError::fail(d.to_string()))?;

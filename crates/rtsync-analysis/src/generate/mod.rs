@@ -129,9 +129,27 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
         }
         Utilizations::Draw(d) => d.fill(&mut rng, c.utilization),
     };
-    let resources: Vec<Resource> = (0..c.resources)
+    // A uniprocessor protocol on several CPUs needs every resource's users
+    // on one CPU: place the tasks first (worst fit by utilization) and give
+    // each CPU its own `resources` resources.
+    let per_cpu = c.protocol.is_uniprocessor() && c.cpus > 1;
+    let placement: Vec<Option<usize>> = if per_cpu {
+        worst_fit(&utils, c.cpus)
+    } else {
+        vec![None; utils.len()]
+    };
+    let n_res = if per_cpu {
+        c.resources * c.cpus
+    } else {
+        c.resources
+    };
+    let resources: Vec<Resource> = (0..n_res)
         .map(|r| Resource {
-            name: format!("r{}", r + 1),
+            name: if per_cpu {
+                format!("c{}r{}", r / c.resources, r % c.resources + 1)
+            } else {
+                format!("r{}", r + 1)
+            },
             protocol: c.protocol,
             units: 1,
             sync_cpu: c.protocol.needs_sync_cpu().then_some(c.cpus - 1),
@@ -148,14 +166,18 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
         let deadline =
             Time::from_ns(((period.ns() as f64 * frac).round() as u64).clamp(1, period.ns()));
         let wcet = Time::from_ns(((u * period.ns() as f64).round() as u64).max(1));
-        let body = body(&mut rng, c, wcet);
+        let usable: Vec<usize> = match placement[i] {
+            Some(cpu) => (cpu * c.resources..(cpu + 1) * c.resources).collect(),
+            None => (0..c.resources).collect(),
+        };
+        let body = body(&mut rng, c, wcet, &usable);
         tasks.push(Task {
             name: format!("t{}", i + 1),
             period,
             deadline,
             jitter: Time::ZERO,
             priority: 0,
-            cpu: None,
+            cpu: placement[i],
             body,
         });
     }
@@ -182,12 +204,28 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
     }
 }
 
+/// Worst-fit placement by utilization, heaviest first.
+fn worst_fit(utils: &[f64], cpus: usize) -> Vec<Option<usize>> {
+    let mut order: Vec<usize> = (0..utils.len()).collect();
+    order.sort_by(|a, b| utils[*b].total_cmp(&utils[*a]).then(a.cmp(b)));
+    let mut load = vec![0.0f64; cpus];
+    let mut out = vec![None; utils.len()];
+    for i in order {
+        let cpu = (0..cpus)
+            .min_by(|a, b| load[*a].total_cmp(&load[*b]).then(a.cmp(b)))
+            .unwrap();
+        load[cpu] += utils[i];
+        out[i] = Some(cpu);
+    }
+    out
+}
+
 /// A body with the configured sections, the rest of the WCET spread as
 /// compute segments around them. Section lengths are scaled down when they
 /// would not fit in the WCET.
-fn body(rng: &mut ChaCha8Rng, c: &GenConfig, wcet: Time) -> Vec<Segment> {
+fn body(rng: &mut ChaCha8Rng, c: &GenConfig, wcet: Time, usable: &[usize]) -> Vec<Segment> {
     let mut sections: Vec<(usize, Time)> = Vec::new();
-    for r in 0..c.resources {
+    for &r in usable {
         if rng.random::<f64>() < c.access_prob {
             let k = rng.random_range(1..=c.requests_max.max(1));
             for _ in 0..k {
