@@ -266,12 +266,22 @@ fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
 
 fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
     let demands = demands(cx);
+    // Each CPU is decided on its own: by the demand test, or, where that
+    // test gives up (horizon too long), by Baker's test.
     let mut cpu_ok = vec![true; cx.f.cpus];
     let mut demand_fail: Option<String> = None;
+    let mut undecided: Option<String> = None;
+    let mut rescued: Vec<String> = Vec::new();
     let mut baker_fail: Option<String> = None;
-    let mut inconclusive = false;
     for (c, ok) in cpu_ok.iter_mut().enumerate() {
         let ts = edf::tasks_on(cx, &demands, c);
+        let baker = edf::baker_test(&ts);
+        if let Err(i) = baker {
+            baker_fail.get_or_insert(format!(
+                "task {} fails Baker's density condition",
+                cx.sys.tasks[i].name
+            ));
+        }
         match edf::demand_test(&ts) {
             DemandOutcome::Schedulable => {}
             DemandOutcome::Fails(l) => {
@@ -282,19 +292,12 @@ fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
                 *ok = false;
                 demand_fail.get_or_insert(format!("CPU {c}: utilization above 1"));
             }
+            DemandOutcome::Inconclusive if baker.is_ok() => rescued.push(format!("CPU {c}")),
             DemandOutcome::Inconclusive => {
-                inconclusive = true;
-                demand_fail
-                    .get_or_insert(format!("CPU {c}: too many test points (horizon too long)"));
-            }
-        }
-        if let Err(i) = edf::baker_test(&ts) {
-            baker_fail.get_or_insert(format!(
-                "task {} fails Baker's density condition",
-                cx.sys.tasks[i].name
-            ));
-            if inconclusive {
                 *ok = false;
+                undecided.get_or_insert(format!(
+                    "CPU {c}: too many test points (horizon too long) and Baker's test fails"
+                ));
             }
         }
     }
@@ -314,15 +317,22 @@ fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
         opts.tests,
         TestSelection::Rta | TestSelection::Edf | TestSelection::All
     ) {
-        let v = match (&demand_fail, inconclusive) {
-            (None, _) => Verdict::Schedulable,
-            (Some(_), true) => Verdict::NotApplicable,
-            (Some(_), false) => Verdict::NotSchedulable,
+        let (verdict, detail) = match (demand_fail, undecided) {
+            (Some(f), _) => (Verdict::NotSchedulable, Some(f)),
+            (None, Some(u)) => (Verdict::NotApplicable, Some(u)),
+            (None, None) if !rescued.is_empty() => (
+                Verdict::Schedulable,
+                Some(format!(
+                    "{}: horizon too long for the demand test, decided by Baker's test",
+                    rescued.join(", ")
+                )),
+            ),
+            (None, None) => (Verdict::Schedulable, None),
         };
         tests.push(TestOutcome {
             test: Test::EdfDemand,
-            verdict: v,
-            detail: demand_fail,
+            verdict,
+            detail,
         });
     }
     if matches!(opts.tests, TestSelection::Edf | TestSelection::All) {

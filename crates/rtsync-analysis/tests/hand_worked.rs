@@ -491,3 +491,77 @@ fn overloaded_system_reports_exceeds() {
     assert!(matches!(task(&r, "b").response, Response::Exceeds(_)));
     assert_eq!(task(&r, "b").slack, None);
 }
+
+/// EDF decides per CPU. CPU 0 has a horizon too long for the demand test
+/// (t1: 99ns every 100ns; t2: 10ms by 1s every 1000s: U = 0.99001, horizon
+/// about 1s, 10^7 points) but passes Baker's test (density 0.99 + 0.01 = 1).
+/// CPU 1 passes the demand test (L = 1ms: 1ms; L = 2ms: 2ms) but fails
+/// Baker's (1 + 0.5 > 1). Each CPU is schedulable by one of the tests, so
+/// every task is, and one CPU's inconclusive test must not taint the other.
+#[test]
+fn edf_tests_decide_per_cpu() {
+    let s = sys(r#"
+[platform]
+cpus = 2
+scheduler = "edf"
+[[task]]
+name = "t1"
+period = "100ns"
+cpu = 0
+wcet = "99ns"
+[[task]]
+name = "t2"
+period = "1000s"
+deadline = "1s"
+cpu = 0
+wcet = "10ms"
+[[task]]
+name = "a"
+period = "10ms"
+deadline = "1ms"
+cpu = 1
+wcet = "1ms"
+[[task]]
+name = "b"
+period = "10ms"
+deadline = "2ms"
+cpu = 1
+wcet = "1ms"
+"#);
+    let r = run(&s);
+    for t in &r.tasks {
+        assert_eq!(
+            t.verdict,
+            Verdict::Schedulable,
+            "{}: {}",
+            t.name,
+            t.response
+        );
+    }
+    let demand = r.tests.iter().find(|t| t.test == Test::EdfDemand).unwrap();
+    assert_eq!(demand.verdict, Verdict::Schedulable, "{demand:?}");
+    assert!(
+        demand.detail.as_deref().unwrap().contains("CPU 0"),
+        "{demand:?}"
+    );
+    assert_eq!(r.verdict, Verdict::Schedulable);
+    // Without the Baker rescue on CPU 0 (t2 heavier: density above 1) the
+    // demand test cannot decide CPU 0: not applicable, not "fails".
+    let s2 = sys(&r#"
+[platform]
+scheduler = "edf"
+[[task]]
+name = "t1"
+period = "100ns"
+wcet = "99ns"
+[[task]]
+name = "t2"
+period = "1000s"
+deadline = "1s"
+wcet = "10.5ms"
+"#
+    .to_string());
+    let r2 = run(&s2);
+    let demand = r2.tests.iter().find(|t| t.test == Test::EdfDemand).unwrap();
+    assert_eq!(demand.verdict, Verdict::NotApplicable, "{demand:?}");
+}
