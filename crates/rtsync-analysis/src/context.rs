@@ -11,12 +11,28 @@ pub struct Cx<'a> {
     pub jitter: Vec<Time>,
     pub protocol: Option<Protocol>,
     pub scheduler: Scheduler,
+    /// `[resource][cpu]`: highest preemption level among the resource's
+    /// users on that CPU (the EDF ceilings), computed once.
+    level_ceiling: Vec<Vec<u32>>,
 }
 
 impl<'a> Cx<'a> {
     pub fn new(sys: &'a System) -> Cx<'a> {
+        let f = Facts::new(sys);
+        let mut level_ceiling = Vec::new();
+        if sys.platform.scheduler == Scheduler::Edf {
+            level_ceiling = vec![vec![0; f.cpus]; f.n_resources];
+            for (r, users) in f.users.iter().enumerate() {
+                for &u in users {
+                    if let Some(c) = f.cpu_of[u] {
+                        level_ceiling[r][c] = level_ceiling[r][c].max(f.level[u]);
+                    }
+                }
+            }
+        }
         Cx {
-            f: Facts::new(sys),
+            level_ceiling,
+            f,
             period: sys.tasks.iter().map(|t| t.period).collect(),
             deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
             jitter: sys.tasks.iter().map(|t| t.jitter).collect(),
@@ -56,12 +72,7 @@ impl<'a> Cx<'a> {
     pub fn local_ceiling(&self, r: ResourceId, cpu: Cpu) -> u32 {
         match self.scheduler {
             Scheduler::Fp => self.f.local_ceiling[r][cpu],
-            Scheduler::Edf => self.f.users[r]
-                .iter()
-                .filter(|&&u| self.f.cpu_of[u] == Some(cpu))
-                .map(|&u| self.f.level[u])
-                .max()
-                .unwrap_or(0),
+            Scheduler::Edf => self.level_ceiling[r][cpu],
         }
     }
     /// Tasks on the same CPU as `i` (excluding `i`) with lower precedence.

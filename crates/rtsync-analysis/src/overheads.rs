@@ -148,7 +148,7 @@ impl Profile {
         let per_job = self
             .release
             .saturating_add(self.timer)
-            .saturating_add(self.context_switch.saturating_mul2());
+            .saturating_add(self.context_switch.saturating_add(self.context_switch));
         for t in &mut out.tasks {
             let body = std::mem::take(&mut t.body);
             let mut nb = Vec::with_capacity(body.len() + 1);
@@ -175,7 +175,9 @@ impl Profile {
                     let waiters = facts.users[resource].len().saturating_sub(1) as u64;
                     let mut before = cost.lock;
                     if proto.suspends() {
-                        before = before.saturating_add(self.context_switch.saturating_mul2());
+                        before = before.saturating_add(
+                            self.context_switch.saturating_add(self.context_switch),
+                        );
                     }
                     let mut inside_end = cost
                         .unlock
@@ -205,14 +207,5 @@ impl Profile {
             }
         }
         out
-    }
-}
-
-trait Mul2 {
-    fn saturating_mul2(self) -> Time;
-}
-impl Mul2 for Time {
-    fn saturating_mul2(self) -> Time {
-        self.saturating_add(self)
     }
 }

@@ -547,7 +547,7 @@ wcet = "1ms"
     assert_eq!(r.verdict, Verdict::Schedulable);
     // Without the Baker rescue on CPU 0 (t2 heavier: density above 1) the
     // demand test cannot decide CPU 0: not applicable, not "fails".
-    let s2 = sys(&r#"
+    let s2 = sys(r#"
 [platform]
 scheduler = "edf"
 [[task]]
@@ -559,8 +559,7 @@ name = "t2"
 period = "1000s"
 deadline = "1s"
 wcet = "10.5ms"
-"#
-    .to_string());
+"#);
     let r2 = run(&s2);
     let demand = r2.tests.iter().find(|t| t.test == Test::EdfDemand).unwrap();
     assert_eq!(demand.verdict, Verdict::NotApplicable, "{demand:?}");

@@ -238,13 +238,6 @@ impl Facts {
     pub fn units(&self, task: TaskId, res: ResourceId) -> u32 {
         self.max_units[task * self.n_resources + res]
     }
-    pub fn uses(&self, task: TaskId, res: ResourceId) -> bool {
-        self.requests(task, res) > 0
-    }
-    /// Whether `a` and `b` are on the same (known) CPU.
-    pub fn same_cpu(&self, a: TaskId, b: TaskId) -> bool {
-        self.cpu_of[a].is_some() && self.cpu_of[a] == self.cpu_of[b]
-    }
     /// Longest outermost section of `task` (any resource).
     pub fn longest_outer_cs(&self, task: TaskId) -> Time {
         (0..self.n_resources)

@@ -14,18 +14,16 @@ pub struct Loaded {
 /// Loads `spec` (or the bundled example), optionally switching every
 /// resource to `protocol` and re-validating.
 pub fn load(spec: Option<&Path>, protocol: Option<Protocol>) -> Result<Loaded, Diagnostics> {
-    let (system, diagnostics, label) = match spec {
-        Some(p) if !p.exists() && bundled::by_name(&p.display().to_string()).is_some() => {
-            let e = bundled::by_name(&p.display().to_string()).unwrap();
-            let (s, d) = load_str(e.src, Some(e.file))?;
-            (s, d, format!("{} (bundled)", e.file))
-        }
-        Some(p) => {
+    let bundled_named = spec
+        .filter(|p| !p.exists())
+        .and_then(|p| bundled::by_name(&p.display().to_string()));
+    let (system, diagnostics, label) = match (spec, bundled_named) {
+        (Some(p), None) => {
             let (s, d) = load_file(p)?;
             (s, d, p.display().to_string())
         }
-        None => {
-            let e = bundled::default_example();
+        (_, e) => {
+            let e = e.unwrap_or_else(bundled::default_example);
             let (s, d) = load_str(e.src, Some(e.file))?;
             (s, d, format!("{} (bundled)", e.file))
         }

@@ -31,7 +31,7 @@ pub fn request_response(cx: &Cx, i: TaskId, q: ResourceId) -> Time {
 
 pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     let f = &cx.f;
-    let (own, _) = own_sections(cx, i, |_| true);
+    let own = own_sections(cx, i);
     let mut remote = Time::ZERO;
     for rq in f.tasks[i].requests.iter().filter(|rq| rq.is_outermost()) {
         remote = remote.saturating_add(request_response(cx, i, rq.resource));

@@ -20,10 +20,6 @@ use super::{Demand, times};
 use crate::context::Cx;
 use rtsync_model::{TaskId, Time};
 
-fn longest(cx: &Cx, x: TaskId) -> Time {
-    cx.f.longest_outer_cs(x)
-}
-
 pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
     let f = &cx.f;
     let mut cpus = vec![false; f.cpus];
@@ -47,7 +43,7 @@ pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
     for x in (0..cx.n()).filter(|&x| x != i) {
         let counts = in_group(x) || cx.cpu(x).is_some_and(|c| cpus[c]);
         if counts {
-            w = w.saturating_add(longest(cx, x));
+            w = w.saturating_add(cx.f.longest_outer_cs(x));
         }
     }
     w
@@ -63,7 +59,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     }
     let resumptions = n_req + cx.suspensions(i) + 1;
     let local = cx.lower_local(i).fold(Time::ZERO, |a, j| {
-        a.saturating_add(times(longest(cx, j), resumptions))
+        a.saturating_add(times(cx.f.longest_outer_cs(j), resumptions))
     });
     Demand {
         exec: f.tasks[i].wcet,

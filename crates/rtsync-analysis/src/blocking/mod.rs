@@ -54,46 +54,44 @@ impl Demand {
     }
 }
 
-/// The demands of all tasks under the system's protocol. Protocols whose
-/// bounds share per-system tables (MPCP, DPCP) build them once here. None
-/// of the bounds needs other tasks' response times: those enter through
-/// release jitter and agent load, which the engine iterates.
+/// The demands of all tasks under the system's protocol. MPCP and DPCP
+/// build their per-system tables once here. None of the bounds needs other
+/// tasks' response times: those enter through release jitter and agent
+/// load, which the engine iterates.
 pub fn demands(cx: &Cx) -> Vec<Demand> {
     let n = cx.n();
-    match cx.protocol {
-        Some(Protocol::Mpcp) => {
+    let Some(p) = cx.protocol else {
+        return (0..n)
+            .map(|i| Demand {
+                exec: cx.f.tasks[i].wcet,
+                ..Demand::default()
+            })
+            .collect();
+    };
+    match p {
+        Protocol::Mpcp => {
             let tb = mpcp::Tables::new(cx);
             (0..n).map(|i| mpcp::demand(cx, &tb, i)).collect()
         }
-        Some(Protocol::Dpcp) => {
+        Protocol::Dpcp => {
             let tb = dpcp::Tables::new(cx);
             (0..n).map(|i| dpcp::demand(cx, &tb, i)).collect()
         }
-        _ => (0..n).map(|i| demand(cx, i)).collect(),
-    }
-}
-
-/// The demand of task `i` under the system's protocol (for MPCP and DPCP
-/// this builds their tables for one task; use [`demands`] for a system).
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
-    match cx.protocol {
-        None => Demand {
-            exec: cx.f.tasks[i].wcet,
-            ..Demand::default()
-        },
-        Some(p) => match p {
-            Protocol::Npcs => npcs::demand(cx, i),
-            Protocol::Pip => pip::demand(cx, i),
-            Protocol::Pcp | Protocol::Ipcp => pcp::demand(cx, i),
-            Protocol::Srp => srp::demand(cx, i),
-            Protocol::Mpcp => mpcp::demand(cx, &mpcp::Tables::new(cx), i),
-            Protocol::Dpcp => dpcp::demand(cx, &dpcp::Tables::new(cx), i),
-            Protocol::FmlpS => fmlp_s::demand(cx, i),
-            Protocol::FmlpL => fmlp_l::demand(cx, i),
-            Protocol::Dflp => dflp::demand(cx, i),
-            Protocol::Msrp => msrp::demand(cx, i),
-            Protocol::Mrsp => mrsp::demand(cx, i),
-        },
+        _ => {
+            let one: fn(&Cx, TaskId) -> Demand = match p {
+                Protocol::Npcs => npcs::demand,
+                Protocol::Pip => pip::demand,
+                Protocol::Pcp | Protocol::Ipcp => pcp::demand,
+                Protocol::Srp => srp::demand,
+                Protocol::FmlpS => fmlp_s::demand,
+                Protocol::FmlpL => fmlp_l::demand,
+                Protocol::Dflp => dflp::demand,
+                Protocol::Msrp => msrp::demand,
+                Protocol::Mrsp => mrsp::demand,
+                Protocol::Mpcp | Protocol::Dpcp => unreachable!("handled above"),
+            };
+            (0..n).map(|i| one(cx, i)).collect()
+        }
     }
 }
 
@@ -158,18 +156,11 @@ pub(crate) fn ceiling_blocking(cx: &Cx, i: TaskId, filter: impl Fn(ResourceId) -
     b
 }
 
-/// Total length of the outermost sections of `i` on resources accepted by
-/// `filter`, and their number.
-pub(crate) fn own_sections(cx: &Cx, i: TaskId, filter: impl Fn(ResourceId) -> bool) -> (Time, u64) {
-    let mut sum = Time::ZERO;
-    let mut n = 0;
-    for rq in cx.f.tasks[i]
+/// Total length of the outermost sections of `i`.
+pub(crate) fn own_sections(cx: &Cx, i: TaskId) -> Time {
+    cx.f.tasks[i]
         .requests
         .iter()
-        .filter(|rq| rq.is_outermost() && filter(rq.resource))
-    {
-        sum = sum.saturating_add(rq.length);
-        n += 1;
-    }
-    (sum, n)
+        .filter(|rq| rq.is_outermost())
+        .fold(Time::ZERO, |a, rq| a.saturating_add(rq.length))
 }
