@@ -1,0 +1,59 @@
+//! Wait-free channels between one real-time thread and non-real-time
+//! threads or processes (paper 002: Fernández et al., "Wait-free data
+//! sharing between real-time and non-real-time threads"), in process memory
+//! or in sealed shared memory.
+//!
+//! | channel | shape | real-time side | other side |
+//! | --- | --- | --- | --- |
+//! | [`sdrtr`] | latest value | reader: one load, at most one swap | writer: one swap |
+//! | [`sdrtw`] | latest value | writer: stores only | readers retry (seqlock) |
+//! | [`qrtwo`] | queue, overwrite oldest when full | writer: stores only | reader retries if overwritten, counts losses |
+//! | [`qrtwc`] | queue, clear when full | writer: one load, stores | reader retries if overwritten, counts losses |
+//! | [`qrtr`] | queue, writer refused when full | reader: one load, one store | writer gets [`Full`] |
+//!
+//! The real-time side of every channel runs a fixed sequence of steps with
+//! no loop that depends on the other side. Counters are 64-bit. The
+//! algorithms are derived here, not transcribed (the paper's listings have
+//! errors): each module says how and why it departs from the paper. All
+//! five are model-checked with loom (`tests/loom.rs`).
+//!
+//! Between processes, [`shm::Segment`] creates a channel in a sealed memfd
+//! and serves it by name over a Unix socket (mode 0600); the real-time side
+//! never trusts what it reads there (see [`shm`]).
+//!
+//! ```
+//! let (mut tx, mut rx) = rtsync_channels::qrtr::channel::<u64>(16);
+//! tx.write(7).unwrap();
+//! assert_eq!(rx.read(), Ok(Some(7)));
+//! assert_eq!(rx.read(), Ok(None));
+//! ```
+
+/// `attach`: the constructor of a channel side over a shared segment.
+macro_rules! attach_to_segment {
+    ($kind:expr, $side:literal) => {
+        #[doc = concat!("Attaches the ", $side, " to a shared segment made by [`crate::shm::Segment::create`] or opened with [`crate::shm::Segment::open`]. Attach each side once per segment.")]
+        #[cfg(not(loom))]
+        pub fn attach(segment: &crate::shm::Segment<T>) -> Result<Self, crate::shm::OpenError> {
+            Ok(Self::new(segment.region_for($kind)?))
+        }
+    };
+}
+
+mod element;
+mod error;
+mod region;
+mod ring;
+mod sync;
+
+pub mod qrtr;
+pub mod qrtwc;
+pub mod qrtwo;
+pub mod sdrtr;
+pub mod sdrtw;
+#[cfg(not(loom))]
+pub mod shm;
+
+pub use element::Element;
+pub use error::{Corrupt, Full};
+pub use region::{Kind, MAX_CAPACITY};
+pub use ring::{ReaderStats, Received};

@@ -1,0 +1,211 @@
+//! QrtWc: a queue from a real-time writer to a non-real-time reader; when
+//! the queue is full the writer discards its whole contents and starts over
+//! with the new element (paper 002, Sec. IV-C).
+//!
+//! The paper's listing guards the slots with one 32-bit change counter and
+//! lets the writer run over the reader's head; it can wrap (the paper says
+//! so) and it cannot tell the reader how much was lost. We derive it from
+//! 64-bit counters instead (see [`crate::ring`]): the writer owns `tail`
+//! and a `floor` (the first element not discarded), the reader owns `head`
+//! (the next element it will read). To write, the writer loads `head` once;
+//! if `tail - max(head, floor)` has reached the capacity it moves `floor` to
+//! `tail`, discarding everything unread, then writes the slot and publishes
+//! `tail + 1`. The reader skips to `floor` when it is behind it and counts
+//! the skip as lost, and, as in QrtWo, discards a copy the writer overlapped.
+//! The count is exact: every element written is either received, lost, or
+//! still queued.
+//!
+//! The writer never trusts `head`: a value beyond `tail` (which only a
+//! foreign write produces) is counted as corruption and treated as "the
+//! reader has read everything".
+//!
+//! Shared state: control line 0 = [progress (twice the elements published,
+//! plus one while writing), floor] (writer's), line 1 word 0
+//! = head (reader's).
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::element::{self, Element};
+use crate::region::{Kind, Layout, Region};
+use crate::ring::{Progress, ReaderStats, Received, overwritten, published};
+use crate::sync::Ordering;
+
+/// A new in-process QrtWc queue holding up to `capacity` elements.
+pub fn channel<T: Element>(capacity: u64) -> (Writer<T>, Reader<T>) {
+    let region = Arc::new(Region::heap(Layout::new::<T>(Kind::QrtWc, capacity, 0)));
+    (Writer::new(region.clone()), Reader::new(region))
+}
+
+/// What one write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wrote {
+    /// The element was appended.
+    Appended,
+    /// The queue was full: this many unread elements were discarded first.
+    Cleared(u64),
+}
+
+/// The real-time side.
+pub struct Writer<T> {
+    region: Arc<Region>,
+    tail: Progress,
+    floor: u64,
+    capacity: u64,
+    discarded: u64,
+    corrupt: u64,
+    _t: PhantomData<fn(T)>,
+}
+
+impl<T: Element> Writer<T> {
+    attach_to_segment!(Kind::QrtWc, "real-time writer");
+
+    pub(crate) fn new(region: Arc<Region>) -> Self {
+        let tail = Progress::resume(region.ctrl(0, 0));
+        let floor = region
+            .ctrl(0, 1)
+            .load(Ordering::Relaxed)
+            .min(tail.published());
+        let capacity = region.layout.capacity;
+        Writer {
+            region,
+            tail,
+            floor,
+            capacity,
+            discarded: 0,
+            corrupt: 0,
+            _t: PhantomData,
+        }
+    }
+
+    /// Enqueues `value`, first discarding the unread contents if the queue
+    /// is full. Constant time: one load of the reader's counter, no loop.
+    #[inline]
+    pub fn write(&mut self, value: T) -> Wrote {
+        let tail = self.tail.published();
+        let mut head = self.region.ctrl(1, 0).load(Ordering::Acquire);
+        if head > tail {
+            self.corrupt += 1;
+            head = tail;
+        }
+        let oldest = head.max(self.floor);
+        let mut wrote = Wrote::Appended;
+        if tail - oldest >= self.capacity {
+            wrote = Wrote::Cleared(tail - oldest);
+            self.discarded += tail - oldest;
+            self.floor = tail;
+            // Release: a reader that sees this floor sees a tail at least
+            // as large.
+            self.region.ctrl(0, 1).store(self.floor, Ordering::Release);
+        }
+        let slot = (tail % self.capacity) as usize;
+        let word = self.region.ctrl(0, 0);
+        self.tail.begin(word);
+        element::store(self.region.slot(slot), &value);
+        self.tail.end(word);
+        wrote
+    }
+
+    /// Elements written so far.
+    pub fn written(&self) -> u64 {
+        self.tail.published()
+    }
+
+    /// Unread elements discarded so far, as the writer saw them (the
+    /// reader's count is exact; this one can exceed it by what the reader
+    /// took while a clear was being decided).
+    pub fn discarded(&self) -> u64 {
+        self.discarded
+    }
+
+    /// How many times the reader's counter was found impossible.
+    pub fn corruptions(&self) -> u64 {
+        self.corrupt
+    }
+}
+
+/// The non-real-time side.
+pub struct Reader<T> {
+    region: Arc<Region>,
+    next: u64,
+    capacity: u64,
+    pending_lost: u64,
+    stats: ReaderStats,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: Element> Reader<T> {
+    attach_to_segment!(Kind::QrtWc, "non-real-time reader");
+
+    pub(crate) fn new(region: Arc<Region>) -> Self {
+        let capacity = region.layout.capacity;
+        let next = region.ctrl(1, 0).load(Ordering::Relaxed);
+        Reader {
+            region,
+            next,
+            capacity,
+            pending_lost: 0,
+            stats: ReaderStats::default(),
+            _t: PhantomData,
+        }
+    }
+
+    fn skip_to(&mut self, to: u64) {
+        let skipped = to - self.next;
+        self.pending_lost += skipped;
+        self.stats.lost += skipped;
+        self.next = to;
+        self.region.ctrl(1, 0).store(self.next, Ordering::Release);
+    }
+
+    /// The oldest element not yet read or discarded, or `None` if the queue
+    /// is empty.
+    pub fn read(&mut self) -> Option<Received<T>> {
+        loop {
+            // Floor first: the tail loaded after it is at least the floor.
+            let floor = self.region.ctrl(0, 1).load(Ordering::Acquire);
+            let published = published(self.region.ctrl(0, 0).load(Ordering::Acquire));
+            if published < self.next || floor > published {
+                self.stats.corruptions += 1;
+                return None;
+            }
+            if floor > self.next {
+                self.skip_to(floor);
+            }
+            if published == self.next {
+                return None;
+            }
+            if published - self.next > self.capacity {
+                // The writer cleared and refilled since the floor we
+                // loaded: what lies before the last `capacity` elements is
+                // gone.
+                self.skip_to(published - self.capacity);
+            }
+            let slot = (self.next % self.capacity) as usize;
+            let value: T = element::load(self.region.slot(slot));
+            match overwritten(self.region.ctrl(0, 0), self.next, self.capacity) {
+                None => {
+                    self.next += 1;
+                    self.stats.received += 1;
+                    self.region.ctrl(1, 0).store(self.next, Ordering::Release);
+                    let lost_before = std::mem::take(&mut self.pending_lost);
+                    return Some(Received { value, lost_before });
+                }
+                Some(oldest) => {
+                    // Discarded and overwritten while we copied: it is
+                    // lost, and so is everything before `oldest`.
+                    self.skip_to(oldest.max(self.next + 1));
+                    self.stats.retries += 1;
+                    std::hint::spin_loop();
+                    #[cfg(loom)]
+                    loom::thread::yield_now();
+                }
+            }
+        }
+    }
+
+    /// Counters since this reader was made.
+    pub fn stats(&self) -> ReaderStats {
+        self.stats
+    }
+}

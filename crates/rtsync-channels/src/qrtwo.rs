@@ -1,0 +1,153 @@
+//! QrtWo: a queue from a real-time writer to a non-real-time reader; when
+//! the queue is full the writer overwrites the oldest element (paper 002,
+//! Sec. IV-C).
+//!
+//! The paper packs the head index with "overwrite" and "changing" bits and
+//! has the writer move the head with compare-and-swap; the reader retries
+//! while those bits change. We derive a simpler protocol from 64-bit
+//! counters (see [`crate::ring`]): the writer always writes element `tail`
+//! into slot `tail % capacity`, bracketed by its progress word. Writing over
+//! element `tail - capacity` is exactly "overwrite the oldest" when the
+//! queue is full, and harmless when the reader has consumed it. The writer
+//! therefore reads nothing shared and has no branch on the reader's state:
+//! a store, a release fence, the slot's words, a release store. The reader keeps
+//! its own position: if the writer is more than `capacity` ahead it skips
+//! (and counts) what was overwritten, and it discards a copy that the
+//! writer overlapped ([`crate::ring::copy_intact`]) and starts over.
+//!
+//! Shared state: control line 0 word 0 = the writer's progress (twice the
+//! elements published, plus one while writing).
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::element::{self, Element};
+use crate::region::{Kind, Layout, Region};
+use crate::ring::{Progress, ReaderStats, Received, overwritten, published};
+use crate::sync::Ordering;
+
+/// A new in-process QrtWo queue holding up to `capacity` elements.
+pub fn channel<T: Element>(capacity: u64) -> (Writer<T>, Reader<T>) {
+    let region = Arc::new(Region::heap(Layout::new::<T>(Kind::QrtWo, capacity, 0)));
+    (Writer::new(region.clone()), Reader::new(region))
+}
+
+/// The real-time side.
+pub struct Writer<T> {
+    region: Arc<Region>,
+    tail: Progress,
+    capacity: u64,
+    _t: PhantomData<fn(T)>,
+}
+
+impl<T: Element> Writer<T> {
+    attach_to_segment!(Kind::QrtWo, "real-time writer");
+
+    pub(crate) fn new(region: Arc<Region>) -> Self {
+        let tail = Progress::resume(region.ctrl(0, 0));
+        let capacity = region.layout.capacity;
+        Writer {
+            region,
+            tail,
+            capacity,
+            _t: PhantomData,
+        }
+    }
+
+    /// Enqueues `value`, overwriting the oldest element if the queue is
+    /// full. Constant time: no loop, no load of shared memory.
+    #[inline]
+    pub fn write(&mut self, value: T) {
+        let slot = (self.tail.published() % self.capacity) as usize;
+        let word = self.region.ctrl(0, 0);
+        self.tail.begin(word);
+        element::store(self.region.slot(slot), &value);
+        self.tail.end(word);
+    }
+
+    /// Elements written so far.
+    pub fn written(&self) -> u64 {
+        self.tail.published()
+    }
+}
+
+/// The non-real-time side.
+pub struct Reader<T> {
+    region: Arc<Region>,
+    next: u64,
+    capacity: u64,
+    pending_lost: u64,
+    stats: ReaderStats,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T: Element> Reader<T> {
+    attach_to_segment!(Kind::QrtWo, "non-real-time reader");
+
+    pub(crate) fn new(region: Arc<Region>) -> Self {
+        let capacity = region.layout.capacity;
+        let tail = published(region.ctrl(0, 0).load(Ordering::Acquire));
+        Reader {
+            region,
+            // Attaching late starts at the oldest element still held; the
+            // ones before it were never this reader's to lose.
+            next: tail.saturating_sub(capacity),
+            capacity,
+            pending_lost: 0,
+            stats: ReaderStats::default(),
+            _t: PhantomData,
+        }
+    }
+
+    /// The oldest element not yet read, or `None` if the queue is empty.
+    /// Retries (counted) while the writer overwrites the element being
+    /// copied (the overwritten element counts as lost).
+    pub fn read(&mut self) -> Option<Received<T>> {
+        let tail = self.region.ctrl(0, 0);
+        loop {
+            let published = published(tail.load(Ordering::Acquire));
+            if published < self.next {
+                // Impossible unless a foreign write rewound the counter.
+                self.stats.corruptions += 1;
+                self.next = published;
+                return None;
+            }
+            if published == self.next {
+                return None;
+            }
+            if published - self.next > self.capacity {
+                let skipped = published - self.capacity - self.next;
+                self.pending_lost += skipped;
+                self.stats.lost += skipped;
+                self.next = published - self.capacity;
+            }
+            let slot = (self.next % self.capacity) as usize;
+            let value: T = element::load(self.region.slot(slot));
+            match overwritten(tail, self.next, self.capacity) {
+                None => {
+                    self.next += 1;
+                    self.stats.received += 1;
+                    let lost_before = std::mem::take(&mut self.pending_lost);
+                    return Some(Received { value, lost_before });
+                }
+                Some(oldest) => {
+                    // The copied element is gone; so is everything before
+                    // `oldest`.
+                    let skipped = oldest.max(self.next + 1) - self.next;
+                    self.pending_lost += skipped;
+                    self.stats.lost += skipped;
+                    self.next += skipped;
+                }
+            }
+            self.stats.retries += 1;
+            std::hint::spin_loop();
+            #[cfg(loom)]
+            loom::thread::yield_now();
+        }
+    }
+
+    /// Counters since this reader was made.
+    pub fn stats(&self) -> ReaderStats {
+        self.stats
+    }
+}

@@ -1,0 +1,140 @@
+//! SDrtW: the latest value, from a real-time writer to any number of
+//! non-real-time readers (paper 002, Sec. IV-B; Kopetz and Reisinger's
+//! non-blocking write protocol, today called a seqlock).
+//!
+//! The writer makes the sequence word odd, writes the slot, makes it even
+//! again. A reader copies the slot between two reads of the sequence word
+//! and keeps the copy only if both reads agree and are even. Beyond the
+//! paper's listing: the sequence is 64-bit (it cannot wrap in the life of a
+//! system), the slot is copied with atomic word accesses and ordered with
+//! fences (Boehm, "Can seqlocks get along with programming language memory
+//! models?", 2012), so the overlapping read is not a data race, and the
+//! writer keeps its own copy of the sequence: it never reads shared memory,
+//! so nothing a reader (or a hostile process) writes can slow or mislead it.
+//!
+//! Shared state: control line 0 word 0 = sequence (0 = never written).
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use crate::element::{self, Element};
+use crate::region::{Kind, Layout, Region};
+use crate::sync::{Ordering, fence};
+
+/// A new in-process SDrtW channel.
+pub fn channel<T: Element>() -> (Writer<T>, Reader<T>) {
+    let region = Arc::new(Region::heap(Layout::new::<T>(Kind::SdrtW, 1, 0)));
+    (Writer::new(region.clone()), Reader::new(region))
+}
+
+/// The real-time side: publishes values in a fixed number of steps.
+pub struct Writer<T> {
+    region: Arc<Region>,
+    seq: u64,
+    _t: PhantomData<fn(T)>,
+}
+
+impl<T: Element> Writer<T> {
+    attach_to_segment!(Kind::SdrtW, "real-time writer");
+
+    pub(crate) fn new(region: Arc<Region>) -> Self {
+        // Attaching to a segment that was written before continues its
+        // sequence (rounded up to even), so readers never see it go back.
+        let seq = region.ctrl(0, 0).load(Ordering::Relaxed);
+        Writer {
+            region,
+            seq: seq.wrapping_add(seq & 1),
+            _t: PhantomData,
+        }
+    }
+
+    /// Publishes `value`. Two stores of the sequence word, one fence and the
+    /// slot's words; no load of shared memory, no loop.
+    #[inline]
+    pub fn write(&mut self, value: T) {
+        let seq = self.region.ctrl(0, 0);
+        self.seq = self.seq.wrapping_add(1);
+        seq.store(self.seq, Ordering::Relaxed);
+        // Orders the odd sequence before the data stores: a reader that
+        // sees any new word then sees the sequence change.
+        fence(Ordering::Release);
+        element::store(self.region.slot(0), &value);
+        self.seq = self.seq.wrapping_add(1);
+        seq.store(self.seq, Ordering::Release);
+    }
+}
+
+/// A successful read: the value and how many times the reader had to start
+/// over because the writer overlapped it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Snapshot<T> {
+    pub value: T,
+    pub retries: u32,
+}
+
+/// A non-real-time side; clone it for more readers.
+pub struct Reader<T> {
+    region: Arc<Region>,
+    _t: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Reader<T> {
+    fn clone(&self) -> Self {
+        Reader {
+            region: self.region.clone(),
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: Element> Reader<T> {
+    attach_to_segment!(Kind::SdrtW, "non-real-time reader");
+
+    pub(crate) fn new(region: Arc<Region>) -> Self {
+        Reader {
+            region,
+            _t: PhantomData,
+        }
+    }
+
+    /// One attempt: `Ok(Some)` with a consistent value, `Ok(None)` before
+    /// the first write, `Err(())` when the writer overlapped.
+    #[inline]
+    #[allow(clippy::result_unit_err)]
+    pub fn try_read(&self) -> Result<Option<T>, ()> {
+        let seq = self.region.ctrl(0, 0);
+        let before = seq.load(Ordering::Acquire);
+        if before == 0 {
+            return Ok(None);
+        }
+        if before & 1 == 1 {
+            return Err(());
+        }
+        let value = element::load(self.region.slot(0));
+        // Orders the data loads before the second sequence load: if any of
+        // them saw a newer write, this load sees a newer sequence.
+        fence(Ordering::Acquire);
+        if seq.load(Ordering::Relaxed) == before {
+            Ok(Some(value))
+        } else {
+            Err(())
+        }
+    }
+
+    /// Reads a consistent value, retrying while the writer overlaps
+    /// (the non-real-time side may retry; the writer never waits).
+    pub fn read(&self) -> Option<Snapshot<T>> {
+        let mut retries = 0u32;
+        loop {
+            match self.try_read() {
+                Ok(v) => return v.map(|value| Snapshot { value, retries }),
+                Err(()) => {
+                    retries = retries.saturating_add(1);
+                    std::hint::spin_loop();
+                    #[cfg(loom)]
+                    loom::thread::yield_now();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! loom model checks: every interleaving (and every weak-memory outcome loom
+//! models) of one writer and one reader on small channels.
+//!
+//! Run with `RUSTFLAGS="--cfg loom" cargo test -p rtsync-channels --test loom --release`
+//! (CI does). Elements are pairs `[k, k]`: a torn copy shows as a pair whose
+//! halves differ.
+#![cfg(loom)]
+
+use loom::thread;
+use rtsync_channels::{qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
+
+fn pair(k: u64) -> [u64; 2] {
+    [k, k.wrapping_mul(0x9e37_79b9_7f4a_7c15)]
+}
+
+fn whole(v: [u64; 2]) -> u64 {
+    assert_eq!(v, pair(v[0]), "torn element {v:?}");
+    v[0]
+}
+
+#[test]
+fn sdrtr_reader_sees_whole_values_in_order() {
+    loom::model(|| {
+        let (mut tx, mut rx) = sdrtr::channel::<[u64; 2]>();
+        let w = thread::spawn(move || {
+            tx.write(pair(1));
+            tx.write(pair(2));
+        });
+        let mut last = 0;
+        for _ in 0..2 {
+            if let Some(v) = rx.read().expect("no corruption between threads") {
+                let k = whole(v);
+                assert!(k >= last, "went back from {last} to {k}");
+                last = k;
+            }
+        }
+        w.join().unwrap();
+        // After the writer is done, the reader sees the last value.
+        assert_eq!(rx.read().unwrap().map(whole), Some(2));
+    });
+}
+
+#[test]
+fn sdrtw_readers_see_whole_values() {
+    loom::model(|| {
+        let (mut tx, rx) = sdrtw::channel::<[u64; 2]>();
+        let w = thread::spawn(move || {
+            tx.write(pair(1));
+            tx.write(pair(2));
+        });
+        let mut last = 0;
+        for _ in 0..2 {
+            if let Some(s) = rx.read() {
+                let k = whole(s.value);
+                assert!(k >= last);
+                last = k;
+            }
+        }
+        w.join().unwrap();
+        assert_eq!(rx.read().map(|s| whole(s.value)), Some(2));
+    });
+}
+
+/// Checks a queue reader's output: whole elements, increasing, and the loss
+/// count accounting for every gap.
+struct Tally {
+    next: u64,
+    lost: u64,
+}
+
+impl Tally {
+    fn take(&mut self, k: u64, lost_before: u64) {
+        assert_eq!(
+            k,
+            self.next + lost_before,
+            "element {k} after {} with {lost_before} reported lost",
+            self.next
+        );
+        self.lost += lost_before;
+        self.next = k + 1;
+    }
+}
+
+#[test]
+fn qrtwo_overwrites_oldest_and_counts_losses() {
+    for capacity in [1, 2] {
+        qrtwo_model(capacity);
+    }
+}
+
+fn qrtwo_model(capacity: u64) {
+    loom::model(move || {
+        let (mut tx, mut rx) = qrtwo::channel::<[u64; 2]>(capacity);
+        let w = thread::spawn(move || {
+            for k in 0..3 {
+                tx.write(pair(k));
+            }
+        });
+        let mut t = Tally { next: 0, lost: 0 };
+        for _ in 0..2 {
+            if let Some(r) = rx.read() {
+                t.take(whole(r.value), r.lost_before);
+            }
+        }
+        w.join().unwrap();
+        while let Some(r) = rx.read() {
+            t.take(whole(r.value), r.lost_before);
+        }
+        assert_eq!(t.next, 3, "the newest element is always delivered");
+        assert_eq!(rx.stats().lost, t.lost);
+    });
+}
+
+#[test]
+fn qrtwc_clears_when_full_and_counts_losses() {
+    for capacity in [1, 2] {
+        qrtwc_model(capacity);
+    }
+}
+
+fn qrtwc_model(capacity: u64) {
+    loom::model(move || {
+        let (mut tx, mut rx) = qrtwc::channel::<[u64; 2]>(capacity);
+        let w = thread::spawn(move || {
+            for k in 0..3 {
+                tx.write(pair(k));
+            }
+        });
+        let mut t = Tally { next: 0, lost: 0 };
+        for _ in 0..2 {
+            if let Some(r) = rx.read() {
+                t.take(whole(r.value), r.lost_before);
+            }
+        }
+        w.join().unwrap();
+        while let Some(r) = rx.read() {
+            t.take(whole(r.value), r.lost_before);
+        }
+        assert_eq!(t.next, 3);
+        let s = rx.stats();
+        assert_eq!(
+            s.received + s.lost,
+            3,
+            "every element received or counted lost"
+        );
+    });
+}
+
+#[test]
+fn qrtr_delivers_each_accepted_element_once_in_order() {
+    loom::model(|| {
+        let (mut tx, mut rx) = qrtr::channel::<[u64; 2]>(1);
+        let w = thread::spawn(move || {
+            let mut accepted = 0u64;
+            for k in 0..3 {
+                if tx.write(pair(k)).is_ok() {
+                    accepted += 1;
+                } else {
+                    break;
+                }
+            }
+            accepted
+        });
+        let mut next = 0;
+        for _ in 0..2 {
+            if let Some(v) = rx.read().expect("no corruption between threads") {
+                assert_eq!(whole(v), next);
+                next += 1;
+            }
+        }
+        let accepted = w.join().unwrap();
+        while let Some(v) = rx.read().unwrap() {
+            assert_eq!(whole(v), next);
+            next += 1;
+        }
+        assert_eq!(next, accepted);
+    });
+}

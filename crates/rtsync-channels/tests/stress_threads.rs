@@ -1,0 +1,160 @@
+//! Stress between threads: a writer and a reader on two threads, checksummed
+//! payloads. No torn value, no duplicate, no reordering, and for the lossy
+//! queues `received + lost == written` exactly. Each test is bounded by an
+//! element count and a wall-clock limit, whichever comes first.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::{Payload, Tally, number, payload};
+use rtsync_channels::{qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
+
+const ELEMENTS: u64 = 300_000;
+const LIMIT: Duration = Duration::from_secs(3);
+
+/// Runs `write(k)` for k = 0.. on a second thread until ELEMENTS or LIMIT;
+/// returns the number written once the writer is done, with `done` set.
+fn writer_thread(
+    done: Arc<AtomicBool>,
+    mut write: impl FnMut(u64) + Send + 'static,
+) -> thread::JoinHandle<u64> {
+    thread::spawn(move || {
+        let start = Instant::now();
+        let mut k = 0;
+        while k < ELEMENTS && (k % 1024 != 0 || start.elapsed() < LIMIT) {
+            write(k);
+            k += 1;
+        }
+        done.store(true, Ordering::Release);
+        k
+    })
+}
+
+#[test]
+fn qrtwo_under_contention() {
+    let (mut tx, mut rx) = qrtwo::channel::<Payload>(16);
+    let done = Arc::new(AtomicBool::new(false));
+    let w = writer_thread(done.clone(), move |k| tx.write(payload(k)));
+    let mut t = Tally::default();
+    while !done.load(Ordering::Acquire) {
+        if let Some(r) = rx.read() {
+            t.take(number(&r.value), r.lost_before);
+        }
+    }
+    let written = w.join().unwrap();
+    while let Some(r) = rx.read() {
+        t.take(number(&r.value), r.lost_before);
+    }
+    assert_eq!(
+        t.received + t.lost,
+        written,
+        "every element received or counted lost"
+    );
+    assert_eq!(t.next, written, "the newest element is delivered");
+    assert_eq!(rx.stats().lost, t.lost);
+    assert!(t.received > 0);
+}
+
+#[test]
+fn qrtwc_under_contention() {
+    let (mut tx, mut rx) = qrtwc::channel::<Payload>(16);
+    let done = Arc::new(AtomicBool::new(false));
+    let w = writer_thread(done.clone(), move |k| {
+        tx.write(payload(k));
+    });
+    let mut t = Tally::default();
+    while !done.load(Ordering::Acquire) {
+        if let Some(r) = rx.read() {
+            t.take(number(&r.value), r.lost_before);
+        }
+    }
+    let written = w.join().unwrap();
+    while let Some(r) = rx.read() {
+        t.take(number(&r.value), r.lost_before);
+    }
+    assert_eq!(
+        t.received + t.lost,
+        written,
+        "every element received or counted lost"
+    );
+    assert_eq!(t.next, written);
+    assert!(t.received > 0);
+}
+
+#[test]
+fn qrtr_under_contention_delivers_everything_in_order() {
+    let (mut tx, mut rx) = qrtr::channel::<Payload>(16);
+    let done = Arc::new(AtomicBool::new(false));
+    let w = writer_thread(done.clone(), move |k| {
+        let mut v = payload(k);
+        while let Err(full) = tx.write(v) {
+            v = full.0;
+            thread::yield_now();
+        }
+    });
+    let mut next = 0;
+    loop {
+        let finished = done.load(Ordering::Acquire);
+        match rx.read().expect("no corruption between threads") {
+            Some(v) => {
+                assert_eq!(number(&v), next, "duplicate or reordered element");
+                next += 1;
+            }
+            None if finished => break,
+            None => thread::yield_now(),
+        }
+    }
+    assert_eq!(
+        next,
+        w.join().unwrap(),
+        "every accepted element delivered once"
+    );
+}
+
+#[test]
+fn latest_value_channels_under_contention() {
+    let (mut tr, mut rr) = sdrtr::channel::<Payload>();
+    let (mut tw, rw) = sdrtw::channel::<Payload>();
+    let done = Arc::new(AtomicBool::new(false));
+    let w = writer_thread(done.clone(), move |k| {
+        tr.write(payload(k));
+        tw.write(payload(k));
+    });
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let rw = rw.clone();
+            let done = done.clone();
+            thread::spawn(move || {
+                let mut last = 0;
+                let mut retried = 0u64;
+                while !done.load(Ordering::Acquire) {
+                    if let Some(s) = rw.read() {
+                        let k = number(&s.value);
+                        assert!(k >= last, "SDrtW went back from {last} to {k}");
+                        last = k;
+                        retried += s.retries as u64;
+                    }
+                }
+                retried
+            })
+        })
+        .collect();
+    let mut last = 0;
+    while !done.load(Ordering::Acquire) {
+        if let Some(v) = rr.read().expect("no corruption between threads") {
+            let k = number(&v);
+            assert!(k >= last, "SDrtR went back from {last} to {k}");
+            last = k;
+        }
+    }
+    let written = w.join().unwrap();
+    assert_eq!(rr.read().unwrap().map(|v| number(&v)), Some(written - 1));
+    assert_eq!(rw.read().map(|s| number(&s.value)), Some(written - 1));
+    for r in readers {
+        r.join().unwrap();
+    }
+}
