@@ -21,6 +21,7 @@ use std::sync::Arc;
 use crate::element::{self, Element};
 use crate::error::{Corrupt, Full};
 use crate::region::{Kind, Layout, Region};
+use crate::ring::Cursor;
 use crate::sync::Ordering;
 
 /// A new in-process QrtR queue holding up to `capacity` elements.
@@ -32,7 +33,7 @@ pub fn channel<T: Element>(capacity: u64) -> (Writer<T>, Reader<T>) {
 /// The non-real-time side.
 pub struct Writer<T> {
     region: Arc<Region>,
-    tail: u64,
+    tail: Cursor,
     head_seen: u64,
     capacity: u64,
     _t: PhantomData<fn(T)>,
@@ -47,7 +48,7 @@ impl<T: Element> Writer<T> {
         let capacity = region.layout.capacity;
         Writer {
             region,
-            tail,
+            tail: Cursor::new(tail, capacity),
             head_seen,
             capacity,
             _t: PhantomData,
@@ -58,33 +59,34 @@ impl<T: Element> Writer<T> {
     /// freed a slot.
     #[inline]
     pub fn write(&mut self, value: T) -> Result<(), Full<T>> {
-        if self.tail - self.head_seen >= self.capacity {
+        if self.tail.count - self.head_seen >= self.capacity {
             let head = self.region.ctrl(1, 0).load(Ordering::Acquire);
             // A head beyond the tail is impossible; keep the old view.
-            if head <= self.tail {
+            if head <= self.tail.count {
                 self.head_seen = head;
             }
-            if self.tail - self.head_seen >= self.capacity {
+            if self.tail.count - self.head_seen >= self.capacity {
                 return Err(Full(value));
             }
         }
-        let slot = (self.tail % self.capacity) as usize;
-        element::store(self.region.slot(slot), &value);
-        self.tail += 1;
-        self.region.ctrl(0, 0).store(self.tail, Ordering::Release);
+        element::store(self.region.slot(self.tail.slot), &value);
+        self.tail.step();
+        self.region
+            .ctrl(0, 0)
+            .store(self.tail.count, Ordering::Release);
         Ok(())
     }
 
     /// Elements the queue can take now without refusing (a lower bound).
     pub fn free(&self) -> u64 {
-        self.capacity - (self.tail - self.head_seen)
+        self.capacity - (self.tail.count - self.head_seen)
     }
 }
 
 /// The real-time side.
 pub struct Reader<T> {
     region: Arc<Region>,
-    head: u64,
+    head: Cursor,
     tail_seen: u64,
     capacity: u64,
     _t: PhantomData<fn() -> T>,
@@ -98,7 +100,7 @@ impl<T: Element> Reader<T> {
         let capacity = region.layout.capacity;
         Reader {
             region,
-            head,
+            head: Cursor::new(head, capacity),
             tail_seen: head,
             capacity,
             _t: PhantomData,
@@ -109,20 +111,21 @@ impl<T: Element> Reader<T> {
     /// of the writer's counter, one slot copy and one store; no loop.
     #[inline]
     pub fn read(&mut self) -> Result<Option<T>, Corrupt> {
-        if self.head == self.tail_seen {
+        if self.head.count == self.tail_seen {
             let tail = self.region.ctrl(0, 0).load(Ordering::Acquire);
-            if tail < self.head || tail - self.head > self.capacity {
+            if tail < self.head.count || tail - self.head.count > self.capacity {
                 return Err(Corrupt);
             }
             self.tail_seen = tail;
-            if self.head == tail {
+            if self.head.count == tail {
                 return Ok(None);
             }
         }
-        let slot = (self.head % self.capacity) as usize;
-        let value = element::load(self.region.slot(slot));
-        self.head += 1;
-        self.region.ctrl(1, 0).store(self.head, Ordering::Release);
+        let value = element::load(self.region.slot(self.head.slot));
+        self.head.step();
+        self.region
+            .ctrl(1, 0)
+            .store(self.head.count, Ordering::Release);
         Ok(Some(value))
     }
 }

@@ -7,10 +7,11 @@
 //! so) and it cannot tell the reader how much was lost. We derive it from
 //! 64-bit counters instead (see [`crate::ring`]): the writer owns `tail`
 //! and a `floor` (the first element not discarded), the reader owns `head`
-//! (the next element it will read). To write, the writer loads `head` once;
-//! if `tail - max(head, floor)` has reached the capacity it moves `floor` to
-//! `tail`, discarding everything unread, then writes the slot and publishes
-//! `tail + 1`. The reader skips to `floor` when it is behind it and counts
+//! (the next element it will read). To write, the writer checks
+//! `tail - max(head, floor)` against the capacity, with a cached `head`
+//! that it reloads only when the cache says full; if the queue is full it
+//! moves `floor` to `tail`, discarding everything unread, then writes the
+//! slot and publishes `tail + 1`. The reader skips to `floor` when it is behind it and counts
 //! the skip as lost, and, as in QrtWo, discards a copy the writer overlapped.
 //! The count is exact: every element written is either received, lost, or
 //! still queued.
@@ -28,7 +29,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
-use crate::ring::{Progress, ReaderStats, Received, overwritten, published};
+use crate::ring::{Cursor, Progress, ReaderStats, Received, overwritten, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWc queue holding up to `capacity` elements.
@@ -51,6 +52,8 @@ pub struct Writer<T> {
     region: Arc<Region>,
     tail: Progress,
     floor: u64,
+    head_seen: u64,
+    slot: Cursor,
     capacity: u64,
     discarded: u64,
     corrupt: u64,
@@ -68,7 +71,9 @@ impl<T: Element> Writer<T> {
             .min(tail.published());
         let capacity = region.layout.capacity;
         Writer {
+            slot: Cursor::new(tail.published(), capacity),
             region,
+            head_seen: floor,
             tail,
             floor,
             capacity,
@@ -79,16 +84,23 @@ impl<T: Element> Writer<T> {
     }
 
     /// Enqueues `value`, first discarding the unread contents if the queue
-    /// is full. Constant time: one load of the reader's counter, no loop.
+    /// is full. Constant time, no loop; the reader's counter is loaded only
+    /// when the writer's cached copy of it says full.
     #[inline]
     pub fn write(&mut self, value: T) -> Wrote {
         let tail = self.tail.published();
-        let mut head = self.region.ctrl(1, 0).load(Ordering::Acquire);
-        if head > tail {
-            self.corrupt += 1;
-            head = tail;
+        // The cached head can only be behind the real one, so it can only
+        // overstate the occupancy: reload it (one cache miss) only when it
+        // says full.
+        if tail - self.head_seen.max(self.floor) >= self.capacity {
+            let head = self.region.ctrl(1, 0).load(Ordering::Acquire);
+            if head > tail {
+                self.corrupt += 1;
+            } else {
+                self.head_seen = self.head_seen.max(head);
+            }
         }
-        let oldest = head.max(self.floor);
+        let oldest = self.head_seen.max(self.floor);
         let mut wrote = Wrote::Appended;
         if tail - oldest >= self.capacity {
             wrote = Wrote::Cleared(tail - oldest);
@@ -98,11 +110,11 @@ impl<T: Element> Writer<T> {
             // as large.
             self.region.ctrl(0, 1).store(self.floor, Ordering::Release);
         }
-        let slot = (tail % self.capacity) as usize;
         let word = self.region.ctrl(0, 0);
         self.tail.begin(word);
-        element::store(self.region.slot(slot), &value);
+        element::store(self.region.slot(self.slot.slot), &value);
         self.tail.end(word);
+        self.slot.step();
         wrote
     }
 
@@ -127,7 +139,7 @@ impl<T: Element> Writer<T> {
 /// The non-real-time side.
 pub struct Reader<T> {
     region: Arc<Region>,
-    next: u64,
+    next: Cursor,
     capacity: u64,
     pending_lost: u64,
     stats: ReaderStats,
@@ -139,7 +151,7 @@ impl<T: Element> Reader<T> {
 
     pub(crate) fn new(region: Arc<Region>) -> Self {
         let capacity = region.layout.capacity;
-        let next = region.ctrl(1, 0).load(Ordering::Relaxed);
+        let next = Cursor::new(region.ctrl(1, 0).load(Ordering::Relaxed), capacity);
         Reader {
             region,
             next,
@@ -151,11 +163,11 @@ impl<T: Element> Reader<T> {
     }
 
     fn skip_to(&mut self, to: u64) {
-        let skipped = to - self.next;
+        let skipped = to - self.next.count;
         self.pending_lost += skipped;
         self.stats.lost += skipped;
-        self.next = to;
-        self.region.ctrl(1, 0).store(self.next, Ordering::Release);
+        self.next.jump(to);
+        self.region.ctrl(1, 0).store(to, Ordering::Release);
     }
 
     /// The oldest element not yet read or discarded, or `None` if the queue
@@ -165,36 +177,37 @@ impl<T: Element> Reader<T> {
             // Floor first: the tail loaded after it is at least the floor.
             let floor = self.region.ctrl(0, 1).load(Ordering::Acquire);
             let published = published(self.region.ctrl(0, 0).load(Ordering::Acquire));
-            if published < self.next || floor > published {
+            if published < self.next.count || floor > published {
                 self.stats.corruptions += 1;
                 return None;
             }
-            if floor > self.next {
+            if floor > self.next.count {
                 self.skip_to(floor);
             }
-            if published == self.next {
+            if published == self.next.count {
                 return None;
             }
-            if published - self.next > self.capacity {
+            if published - self.next.count > self.capacity {
                 // The writer cleared and refilled since the floor we
                 // loaded: what lies before the last `capacity` elements is
                 // gone.
                 self.skip_to(published - self.capacity);
             }
-            let slot = (self.next % self.capacity) as usize;
-            let value: T = element::load(self.region.slot(slot));
-            match overwritten(self.region.ctrl(0, 0), self.next, self.capacity) {
+            let value: T = element::load(self.region.slot(self.next.slot));
+            match overwritten(self.region.ctrl(0, 0), self.next.count, self.capacity) {
                 None => {
-                    self.next += 1;
+                    self.next.step();
                     self.stats.received += 1;
-                    self.region.ctrl(1, 0).store(self.next, Ordering::Release);
+                    self.region
+                        .ctrl(1, 0)
+                        .store(self.next.count, Ordering::Release);
                     let lost_before = std::mem::take(&mut self.pending_lost);
                     return Some(Received { value, lost_before });
                 }
                 Some(oldest) => {
                     // Discarded and overwritten while we copied: it is
                     // lost, and so is everything before `oldest`.
-                    self.skip_to(oldest.max(self.next + 1));
+                    self.skip_to(oldest.max(self.next.count + 1));
                     self.stats.retries += 1;
                     std::hint::spin_loop();
                     #[cfg(loom)]

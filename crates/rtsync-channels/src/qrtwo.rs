@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
-use crate::ring::{Progress, ReaderStats, Received, overwritten, published};
+use crate::ring::{Cursor, Progress, ReaderStats, Received, overwritten, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWo queue holding up to `capacity` elements.
@@ -36,7 +36,7 @@ pub fn channel<T: Element>(capacity: u64) -> (Writer<T>, Reader<T>) {
 pub struct Writer<T> {
     region: Arc<Region>,
     tail: Progress,
-    capacity: u64,
+    slot: Cursor,
     _t: PhantomData<fn(T)>,
 }
 
@@ -45,11 +45,11 @@ impl<T: Element> Writer<T> {
 
     pub(crate) fn new(region: Arc<Region>) -> Self {
         let tail = Progress::resume(region.ctrl(0, 0));
-        let capacity = region.layout.capacity;
+        let slot = Cursor::new(tail.published(), region.layout.capacity);
         Writer {
             region,
             tail,
-            capacity,
+            slot,
             _t: PhantomData,
         }
     }
@@ -58,11 +58,11 @@ impl<T: Element> Writer<T> {
     /// full. Constant time: no loop, no load of shared memory.
     #[inline]
     pub fn write(&mut self, value: T) {
-        let slot = (self.tail.published() % self.capacity) as usize;
         let word = self.region.ctrl(0, 0);
         self.tail.begin(word);
-        element::store(self.region.slot(slot), &value);
+        element::store(self.region.slot(self.slot.slot), &value);
         self.tail.end(word);
+        self.slot.step();
     }
 
     /// Elements written so far.
@@ -74,7 +74,7 @@ impl<T: Element> Writer<T> {
 /// The non-real-time side.
 pub struct Reader<T> {
     region: Arc<Region>,
-    next: u64,
+    next: Cursor,
     capacity: u64,
     pending_lost: u64,
     stats: ReaderStats,
@@ -91,7 +91,7 @@ impl<T: Element> Reader<T> {
             region,
             // Attaching late starts at the oldest element still held; the
             // ones before it were never this reader's to lose.
-            next: tail.saturating_sub(capacity),
+            next: Cursor::new(tail.saturating_sub(capacity), capacity),
             capacity,
             pending_lost: 0,
             stats: ReaderStats::default(),
@@ -106,26 +106,25 @@ impl<T: Element> Reader<T> {
         let tail = self.region.ctrl(0, 0);
         loop {
             let published = published(tail.load(Ordering::Acquire));
-            if published < self.next {
+            if published < self.next.count {
                 // Impossible unless a foreign write rewound the counter.
                 self.stats.corruptions += 1;
-                self.next = published;
+                self.next.jump(published);
                 return None;
             }
-            if published == self.next {
+            if published == self.next.count {
                 return None;
             }
-            if published - self.next > self.capacity {
-                let skipped = published - self.capacity - self.next;
+            if published - self.next.count > self.capacity {
+                let skipped = published - self.capacity - self.next.count;
                 self.pending_lost += skipped;
                 self.stats.lost += skipped;
-                self.next = published - self.capacity;
+                self.next.jump(published - self.capacity);
             }
-            let slot = (self.next % self.capacity) as usize;
-            let value: T = element::load(self.region.slot(slot));
-            match overwritten(tail, self.next, self.capacity) {
+            let value: T = element::load(self.region.slot(self.next.slot));
+            match overwritten(tail, self.next.count, self.capacity) {
                 None => {
-                    self.next += 1;
+                    self.next.step();
                     self.stats.received += 1;
                     let lost_before = std::mem::take(&mut self.pending_lost);
                     return Some(Received { value, lost_before });
@@ -133,10 +132,10 @@ impl<T: Element> Reader<T> {
                 Some(oldest) => {
                     // The copied element is gone; so is everything before
                     // `oldest`.
-                    let skipped = oldest.max(self.next + 1) - self.next;
+                    let skipped = oldest.max(self.next.count + 1) - self.next.count;
                     self.pending_lost += skipped;
                     self.stats.lost += skipped;
-                    self.next += skipped;
+                    self.next.jump(self.next.count + skipped);
                 }
             }
             self.stats.retries += 1;

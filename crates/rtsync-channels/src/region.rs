@@ -5,7 +5,9 @@
 //! Layout, in words: an optional header line (shared memory only, see
 //! [`crate::shm`]), two control lines (the writer's counters in line 0,
 //! the reader's in line 1, so the two sides never write the same cache
-//! line), then the slots, `slot_words` words each.
+//! line), then the slots, `slot_words` words each. Latest-value channels
+//! with elements of at most 16 bytes keep their slots beside their single
+//! control word instead (see [`Layout::new`]).
 //!
 //! Every index a channel computes comes from this layout, which each side
 //! computes from its own type parameters and capacity, never from anything
@@ -112,8 +114,18 @@ impl Layout {
         let slot_words = words_for::<T>();
         let slots = kind.slots(capacity) as usize;
         let ctrl_start = header_words;
-        let slots_start = ctrl_start + 2 * LINE_WORDS;
-        let total_words = slots_start + slots * slot_words;
+        // Latest-value channels with small elements keep their slots in the
+        // same 64-byte line as their control word (words 1..8 of control
+        // line 0, which nothing else uses): a reader that finds a new value
+        // then takes one cache miss, not two. Queues keep slots apart from
+        // the counters, as rings do.
+        let compact = !kind.is_queue() && slots * slot_words < 8;
+        let slots_start = if compact {
+            ctrl_start + 1
+        } else {
+            ctrl_start + 2 * LINE_WORDS
+        };
+        let total_words = (slots_start + slots * slot_words).max(ctrl_start + 2 * LINE_WORDS);
         Layout {
             kind,
             capacity,

@@ -1,4 +1,5 @@
-//! `rtsync bench analysis`: task sets analysed per second.
+//! `rtsync bench analysis`: task sets analysed per second; `rtsync bench
+//! channels` is in [`super::bench_channels`].
 //!
 //! The sets are generated before the clock starts; each measurement runs
 //! the full analysis (blocking bounds and the partitioned-FP response-time
@@ -17,15 +18,24 @@ use std::time::Instant;
 pub enum What {
     /// Schedulability analysis throughput (MPCP and DPCP with P-FP RTA).
     Analysis,
+    /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
+    /// per side (paced and saturated), retries, ring throughput.
+    Channels,
 }
 
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(value_enum)]
     pub what: What,
-    /// Task sets per shape and protocol.
+    /// Task sets per shape and protocol (analysis).
     #[arg(long, default_value_t = 2000)]
     pub sets: u64,
+    /// Timed operations per side and case (channels).
+    #[arg(long, default_value_t = 200_000)]
+    pub ops: usize,
+    /// Elements moved per ring in the throughput runs (channels).
+    #[arg(long, default_value_t = 10_000_000)]
+    pub elements: u64,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Skip the multi-threaded (rayon) measurement.
@@ -87,7 +97,16 @@ pub fn run(a: Args) -> u8 {
         eprintln!("error: --sets must be at least 1");
         return BAD_INPUT;
     }
-    let What::Analysis = a.what;
+    if a.what == What::Channels {
+        if a.ops < 100 || a.elements == 0 {
+            eprintln!("error: --ops must be at least 100 and --elements at least 1");
+            return BAD_INPUT;
+        }
+        return super::bench_channels::run(super::bench_channels::Config {
+            ops: a.ops,
+            elements: a.elements,
+        });
+    }
     println!(
         "rtsync bench analysis: {} task sets per shape and protocol, seed {}",
         a.sets, a.seed

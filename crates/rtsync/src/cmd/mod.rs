@@ -1,5 +1,6 @@
 pub mod analyze;
 pub mod bench;
+pub mod bench_channels;
 pub mod check;
 pub mod demo;
 pub mod generate;

@@ -1,0 +1,652 @@
+//! `rtsync bench channels`: the five wait-free channels beside their peers,
+//! measured in the same run (issue 5, paper 002 Tables 2-6).
+//!
+//! Both sides run on their own thread, pinned to different cores (the real-
+//! time side on the last core, the other side on core 0). Every operation
+//! is timed on its own with the time-stamp counter (fenced, its own cost
+//! measured and subtracted), in two modes: paced, where each side performs
+//! one operation per microsecond, and saturated, where both run flat out.
+//! Peers: `triple_buffer` for the latest value with a real-time reader, the
+//! `seqlock` crate for the latest value with a real-time writer, `rtrb` for
+//! every ring. Ring throughput moves a fixed number of elements from one
+//! core to the other. The targets are ratios against the peer measured in
+//! this run; absolute figures on a shared VM vary by tens of percent.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rtsync_channels::{qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
+
+use crate::table::Table;
+
+/// Reads the time-stamp counter, fenced so the measured operation cannot
+/// move across it.
+#[inline(always)]
+fn ticks() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: lfence and rdtsc have no memory effects; every x86_64 CPU
+    // has both.
+    unsafe {
+        use std::arch::x86_64::{_mm_lfence, _rdtsc};
+        _mm_lfence();
+        let t = _rdtsc();
+        _mm_lfence();
+        t
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    }
+}
+
+/// Converts ticks to nanoseconds and knows what an empty measurement costs.
+struct Clock {
+    ns_per_tick: f64,
+    overhead: u64,
+    ticks_per_us: u64,
+}
+
+impl Clock {
+    fn calibrate() -> Clock {
+        let (t0, i0) = (ticks(), Instant::now());
+        while i0.elapsed() < Duration::from_millis(50) {}
+        let (t1, el) = (ticks(), i0.elapsed());
+        let ns_per_tick = el.as_nanos() as f64 / (t1 - t0).max(1) as f64;
+        let mut empty: Vec<u64> = (0..10_000)
+            .map(|_| {
+                let a = ticks();
+                let b = ticks();
+                b - a
+            })
+            .collect();
+        empty.sort_unstable();
+        Clock {
+            ns_per_tick,
+            overhead: empty[empty.len() / 2],
+            ticks_per_us: (1000.0 / ns_per_tick).round().max(1.0) as u64,
+        }
+    }
+}
+
+/// Pins the calling thread to `cpu` (best effort: reported, not fatal).
+fn pin(cpu: usize) -> bool {
+    // SAFETY: a zeroed cpu_set_t is valid; CPU_SET stays in bounds for
+    // cpu < CPU_SETSIZE, and the call affects only this thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+/// Latency percentiles of one side, in nanoseconds, and its retry
+/// histogram (0, 1, 2, 3, 4+ retries).
+#[derive(Clone, Default)]
+struct Side {
+    samples: usize,
+    min: f64,
+    median: f64,
+    p99: f64,
+    max: f64,
+    retries: [u64; 5],
+}
+
+fn summarize(mut samples: Vec<u64>, retries: [u64; 5], clock: &Clock) -> Side {
+    if samples.is_empty() {
+        return Side::default();
+    }
+    samples.sort_unstable();
+    let at = |q: f64| {
+        let i = ((samples.len() - 1) as f64 * q).round() as usize;
+        samples[i].saturating_sub(clock.overhead) as f64 * clock.ns_per_tick
+    };
+    Side {
+        samples: samples.len(),
+        min: at(0.0),
+        median: at(0.5),
+        p99: at(0.99),
+        max: at(1.0),
+        retries,
+    }
+}
+
+/// Runs `rt` `n` times on the real-time core and `other` on core 0 until
+/// `rt` is done; each closure returns the retries its operation needed.
+fn pair(
+    n: usize,
+    paced: bool,
+    clock: &Clock,
+    cores: (usize, usize),
+    rt: impl FnMut() -> u32 + Send,
+    other: impl FnMut() -> u32 + Send,
+) -> (Side, Side) {
+    let stop = AtomicBool::new(false);
+    let ready = AtomicU64::new(0);
+    let step = clock.ticks_per_us;
+    let side = |core: usize, f: &mut dyn FnMut() -> u32, is_rt: bool| {
+        pin(core);
+        ready.fetch_add(1, Ordering::AcqRel);
+        while ready.load(Ordering::Acquire) < 2 {
+            std::hint::spin_loop();
+        }
+        let warm = n / 20;
+        let mut samples = Vec::with_capacity(n);
+        let mut hist = [0u64; 5];
+        let mut next = ticks();
+        let mut i = 0usize;
+        loop {
+            if is_rt {
+                if i >= n + warm {
+                    break;
+                }
+            } else if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if paced {
+                next += step;
+                while ticks() < next {
+                    std::hint::spin_loop();
+                }
+            }
+            let a = ticks();
+            let r = f();
+            let b = ticks();
+            if i >= warm && samples.len() < n {
+                samples.push(b - a);
+                hist[(r as usize).min(4)] += 1;
+            }
+            i += 1;
+        }
+        if is_rt {
+            stop.store(true, Ordering::Relaxed);
+        }
+        summarize(samples, hist, clock)
+    };
+    let side = &side;
+    std::thread::scope(|s| {
+        // Each closure (and the channel end it owns) moves onto its own
+        // thread's stack, aligned to a cache-line pair: left side by side on
+        // this stack, the two ends' private fields would share a line and
+        // every operation would pay for false sharing.
+        let o = s.spawn(move || {
+            let mut other = Padded(other);
+            side(cores.0, &mut other.0, false)
+        });
+        let r = s.spawn(move || {
+            let mut rt = Padded(rt);
+            side(cores.1, &mut rt.0, true)
+        });
+        (r.join().unwrap(), o.join().unwrap())
+    })
+}
+
+/// Keeps a value on cache lines of its own.
+#[repr(align(128))]
+struct Padded<T>(T);
+
+struct Row {
+    case: String,
+    mode: &'static str,
+    rt_op: &'static str,
+    rt: Side,
+    other_op: &'static str,
+    other: Side,
+}
+
+#[derive(Clone, Copy)]
+pub struct Config {
+    pub ops: usize,
+    pub elements: u64,
+}
+
+const RING: usize = 1024;
+
+/// Measures every channel and peer in both modes; returns the table rows.
+fn latencies(
+    cfg: Config,
+    clock: &Clock,
+    cores: (usize, usize),
+    bar: &indicatif::ProgressBar,
+) -> Vec<Row> {
+    let n = cfg.ops;
+    let mut rows = Vec::new();
+    for (mode, paced) in [("paced", true), ("saturated", false)] {
+        let mut push = |case: &str, rt_op, other_op, (rt, other): (Side, Side)| {
+            rows.push(Row {
+                case: case.to_string(),
+                mode,
+                rt_op,
+                rt,
+                other_op,
+                other,
+            });
+            bar.inc(1);
+        };
+        // Latest value, real-time reader.
+        {
+            let (mut tx, mut rx) = sdrtr::channel::<u64>();
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    std::hint::black_box(rx.read().ok());
+                    0
+                },
+                move || {
+                    k += 1;
+                    tx.write(k);
+                    0
+                },
+            );
+            push("SDrtR", "read", "write", r);
+            let (mut tx, mut rx) = triple_buffer::triple_buffer(&0u64);
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    std::hint::black_box(*rx.read());
+                    0
+                },
+                move || {
+                    k += 1;
+                    tx.write(k);
+                    0
+                },
+            );
+            push("triple_buffer (peer)", "read", "write", r);
+        }
+        // Latest value, real-time writer.
+        {
+            let (mut tx, rx) = sdrtw::channel::<u64>();
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    k += 1;
+                    tx.write(k);
+                    0
+                },
+                || rx.read().map_or(0, |s| s.retries),
+            );
+            push("SDrtW", "write", "read", r);
+            let lock = Box::new(seqlock::SeqLock::new(0u64));
+            let lock = &*lock;
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    k += 1;
+                    *lock.lock_write() = k;
+                    0
+                },
+                move || {
+                    std::hint::black_box(lock.read());
+                    0
+                },
+            );
+            push("seqlock (peer)", "write", "read", r);
+        }
+        // Rings with a real-time writer.
+        {
+            let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    k += 1;
+                    tx.write(k);
+                    0
+                },
+                move || {
+                    let before = rx.stats().retries;
+                    std::hint::black_box(rx.read());
+                    (rx.stats().retries - before) as u32
+                },
+            );
+            push("QrtWo", "write", "read", r);
+            let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    k += 1;
+                    std::hint::black_box(tx.write(k));
+                    0
+                },
+                move || {
+                    let before = rx.stats().retries;
+                    std::hint::black_box(rx.read());
+                    (rx.stats().retries - before) as u32
+                },
+            );
+            push("QrtWc", "write", "read", r);
+            let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    k += 1;
+                    std::hint::black_box(tx.push(k).is_ok());
+                    0
+                },
+                move || {
+                    std::hint::black_box(rx.pop().ok());
+                    0
+                },
+            );
+            push("rtrb, RT producer (peer)", "push", "pop", r);
+        }
+        // Ring with a real-time reader.
+        {
+            let (mut tx, mut rx) = qrtr::channel::<u64>(RING as u64);
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    std::hint::black_box(rx.read().ok());
+                    0
+                },
+                move || {
+                    k += 1;
+                    std::hint::black_box(tx.write(k).is_ok());
+                    0
+                },
+            );
+            push("QrtR", "read", "write", r);
+            let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
+            let mut k = 0u64;
+            let r = pair(
+                n,
+                paced,
+                clock,
+                cores,
+                move || {
+                    std::hint::black_box(rx.pop().ok());
+                    0
+                },
+                move || {
+                    k += 1;
+                    std::hint::black_box(tx.push(k).is_ok());
+                    0
+                },
+            );
+            push("rtrb, RT consumer (peer)", "pop", "push", r);
+        }
+    }
+    rows
+}
+
+/// Elements per second moved from core 0 to the real-time core, lossless
+/// (the writer retries when full) for QrtR and rtrb; for the overwriting
+/// queues the writer never waits and the reader's share is reported.
+fn throughput(
+    cfg: Config,
+    cores: (usize, usize),
+    bar: &indicatif::ProgressBar,
+) -> Vec<(String, f64, f64)> {
+    let total = cfg.elements;
+    let mut out = Vec::new();
+    {
+        let (mut tx, mut rx) = qrtr::channel::<u64>(RING as u64);
+        let (rate, share) = transfer(
+            total,
+            cores,
+            move |k| while tx.write(k).is_err() {},
+            move || rx.read().ok().flatten(),
+        );
+        out.push(("QrtR".to_string(), rate, share));
+        bar.inc(1);
+    }
+    {
+        let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
+        let (rate, share) = transfer(
+            total,
+            cores,
+            move |k| while tx.push(k).is_err() {},
+            move || rx.pop().ok(),
+        );
+        out.push(("rtrb (peer)".to_string(), rate, share));
+        bar.inc(1);
+    }
+    {
+        let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
+        let (rate, share) = transfer(
+            total,
+            cores,
+            move |k| tx.write(k),
+            move || rx.read().map(|r| r.value),
+        );
+        out.push(("QrtWo (never waits)".to_string(), rate, share));
+        bar.inc(1);
+    }
+    {
+        let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
+        let (rate, share) = transfer(
+            total,
+            cores,
+            move |k| {
+                tx.write(k);
+            },
+            move || rx.read().map(|r| r.value),
+        );
+        out.push(("QrtWc (never waits)".to_string(), rate, share));
+        bar.inc(1);
+    }
+    out
+}
+
+/// Moves `total` elements from a producer on `cores.0` to a consumer on
+/// `cores.1`; returns elements written per second and the share the
+/// consumer received.
+fn transfer(
+    total: u64,
+    cores: (usize, usize),
+    produce: impl FnMut(u64) + Send,
+    consume: impl FnMut() -> Option<u64> + Send,
+) -> (f64, f64) {
+    let done = AtomicBool::new(false);
+    let done = &done;
+    std::thread::scope(|s| {
+        let start = Instant::now();
+        s.spawn(move || {
+            let mut produce = Padded(produce);
+            pin(cores.0);
+            for k in 1..=total {
+                (produce.0)(k);
+            }
+            done.store(true, Ordering::Release);
+        });
+        let c = s.spawn(move || {
+            let mut consume = Padded(consume);
+            pin(cores.1);
+            let mut got = 0u64;
+            loop {
+                match (consume.0)() {
+                    Some(k) => {
+                        got += 1;
+                        if k == total {
+                            break;
+                        }
+                    }
+                    None if done.load(Ordering::Acquire) => {
+                        if (consume.0)().is_none() {
+                            break;
+                        }
+                        got += 1;
+                    }
+                    None => std::hint::spin_loop(),
+                }
+            }
+            got
+        });
+        let got = c.join().unwrap();
+        let secs = start.elapsed().as_secs_f64();
+        (total as f64 / secs, got as f64 / total as f64)
+    })
+}
+
+fn ns(v: f64) -> String {
+    if v >= 1000.0 {
+        format!("{:.1}us", v / 1000.0)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn hist(h: &[u64; 5]) -> String {
+    let total: u64 = h.iter().sum();
+    if total == h[0] {
+        "-".into()
+    } else {
+        format!("{}/{}/{}/{}/{}", h[0], h[1], h[2], h[3], h[4])
+    }
+}
+
+pub fn run(cfg: Config) -> u8 {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = (0, cpus.saturating_sub(1));
+    let clock = Clock::calibrate();
+    println!(
+        "rtsync bench channels: {} timed operations per side and case, {} elements for throughput, u64 elements, rings of {RING}",
+        cfg.ops, cfg.elements
+    );
+    println!(
+        "time-stamp counter: {:.3} ns/tick, {} ticks per measurement subtracted; real-time side on core {}, other side on core {}{}",
+        clock.ns_per_tick,
+        clock.overhead,
+        cores.1,
+        cores.0,
+        if cpus < 2 {
+            " (only one core: both sides share it, figures are not meaningful)"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "latencies in ns; paced = one operation per microsecond on each side; saturated = flat out\n"
+    );
+    let bar = indicatif::ProgressBar::new(20 + 4);
+    let rows = latencies(cfg, &clock, cores, &bar);
+    let tp = throughput(cfg, cores, &bar);
+    bar.finish_and_clear();
+
+    let mut t = Table::new(&[
+        "channel",
+        "mode",
+        "RT op",
+        "min",
+        "median",
+        "p99",
+        "max",
+        "other op",
+        "median",
+        "p99",
+        "max",
+        "retries 0/1/2/3/4+",
+    ])
+    .left(0)
+    .left(1)
+    .left(2)
+    .left(7);
+    for r in &rows {
+        // The other side may not get past its warm-up before the real-time
+        // side is done (a seqlock reader against a writer that never
+        // pauses): no figure then, rather than a zero.
+        let other = |v: f64| {
+            if r.other.samples == 0 {
+                "-".to_string()
+            } else {
+                ns(v)
+            }
+        };
+        t.row(vec![
+            r.case.clone(),
+            r.mode.into(),
+            r.rt_op.into(),
+            ns(r.rt.min),
+            ns(r.rt.median),
+            ns(r.rt.p99),
+            ns(r.rt.max),
+            r.other_op.into(),
+            other(r.other.median),
+            other(r.other.p99),
+            other(r.other.max),
+            hist(&r.other.retries),
+        ]);
+    }
+    print!("{}", t.render());
+
+    let mut t = Table::new(&["ring", "elements/s", "share delivered"]).left(0);
+    for (name, rate, share) in &tp {
+        t.row(vec![
+            name.clone(),
+            format!("{:.1}M", rate / 1e6),
+            format!("{:.1}%", share * 100.0),
+        ]);
+    }
+    println!("\nring throughput, core {} to core {}:", cores.0, cores.1);
+    print!("{}", t.render());
+
+    // The targets of issue 5, as ratios within this run.
+    let median = |case: &str, mode: &str| {
+        rows.iter()
+            .find(|r| r.case == case && r.mode == mode)
+            .map_or(f64::NAN, |r| r.rt.median)
+    };
+    println!("\ntargets (ratios to the peer in this run):");
+    for mode in ["paced", "saturated"] {
+        let peer_w = median("rtrb, RT producer (peer)", mode);
+        let peer_r = median("rtrb, RT consumer (peer)", mode);
+        for (case, peer, what) in [
+            ("QrtWo", peer_w, "rtrb push"),
+            ("QrtWc", peer_w, "rtrb push"),
+            ("QrtR", peer_r, "rtrb pop"),
+        ] {
+            let ratio = median(case, mode) / peer;
+            println!(
+                "  {case:<6} {mode:<9} RT median / {what}: {ratio:.2}x (target <= 1.2x) {}",
+                verdict(ratio <= 1.2)
+            );
+        }
+        let ratio = median("SDrtR", mode) / median("triple_buffer (peer)", mode);
+        println!(
+            "  SDrtR  {mode:<9} RT read median / triple_buffer read: {ratio:.2}x (target < 1.0x) {}",
+            verdict(ratio < 1.0)
+        );
+    }
+    let ratio = tp[0].1 / tp[1].1;
+    println!(
+        "  QrtR throughput / rtrb: {ratio:.2}x (target >= 1.0x) {}",
+        verdict(ratio >= 1.0)
+    );
+    super::OK
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "met" } else { "NOT met" }
+}
