@@ -181,3 +181,30 @@ fn demo_compares_every_protocol() {
     }
     assert!(!out.contains("invalid"), "{out}");
 }
+
+/// `bench channels` runs every channel and every peer and checks each
+/// target; timings are not asserted (shared machine), only that every case
+/// was measured and the target lines are there.
+#[test]
+fn bench_channels_measures_every_channel_and_peer() {
+    let o = rtsync(&["bench", "channels", "--ops", "200", "--elements", "20000"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    for case in [
+        "SDrtR",
+        "triple_buffer (peer)",
+        "SDrtW",
+        "seqlock (peer)",
+        "QrtWo",
+        "QrtWc",
+        "rtrb, RT producer (peer)",
+        "QrtR",
+        "rtrb, RT consumer (peer)",
+    ] {
+        let rows = out.lines().filter(|l| l.starts_with(case)).count();
+        assert!(rows >= 2, "{case}: paced and saturated rows expected\n{out}");
+    }
+    assert_eq!(out.matches("(target").count(), 9, "{out}");
+    let bad = rtsync(&["bench", "channels", "--ops", "5"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -510,6 +510,44 @@ fn transfer(
     })
 }
 
+/// Rounds of the latency measurements.
+const ROUNDS: usize = 3;
+
+/// The median over rounds of every figure of every row.
+fn merge(rounds: Vec<Vec<Row>>) -> Vec<Row> {
+    let mid = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let side = |i: usize, get: &dyn Fn(&Row) -> &Side| {
+        let all: Vec<&Side> = rounds.iter().map(|r| get(&r[i])).collect();
+        let mut retries = [0u64; 5];
+        for s in &all {
+            for (a, b) in retries.iter_mut().zip(s.retries) {
+                *a += b;
+            }
+        }
+        Side {
+            samples: all.iter().map(|s| s.samples).sum(),
+            min: mid(all.iter().map(|s| s.min).collect()),
+            median: mid(all.iter().map(|s| s.median).collect()),
+            p99: mid(all.iter().map(|s| s.p99).collect()),
+            max: all.iter().map(|s| s.max).fold(0.0, f64::max),
+            retries,
+        }
+    };
+    (0..rounds[0].len())
+        .map(|i| Row {
+            case: rounds[0][i].case.clone(),
+            mode: rounds[0][i].mode,
+            rt_op: rounds[0][i].rt_op,
+            other_op: rounds[0][i].other_op,
+            rt: side(i, &|r| &r.rt),
+            other: side(i, &|r| &r.other),
+        })
+        .collect()
+}
+
 fn ns(v: f64) -> String {
     if v >= 1000.0 {
         format!("{:.1}us", v / 1000.0)
@@ -532,8 +570,8 @@ pub fn run(cfg: Config) -> u8 {
     let cores = (0, cpus.saturating_sub(1));
     let clock = Clock::calibrate();
     println!(
-        "rtsync bench channels: {} timed operations per side and case, {} elements for throughput, u64 elements, rings of {RING}",
-        cfg.ops, cfg.elements
+        "rtsync bench channels: {} rounds of {} timed operations per side and case, {} elements for throughput, u64 elements, rings of {RING}",
+        ROUNDS, cfg.ops, cfg.elements
     );
     println!(
         "time-stamp counter: {:.3} ns/tick, {} ticks per measurement subtracted; real-time side on core {}, other side on core {}{}",
@@ -548,10 +586,16 @@ pub fn run(cfg: Config) -> u8 {
         }
     );
     println!(
-        "latencies in ns; paced = one operation per microsecond on each side; saturated = flat out\n"
+        "latencies in ns (median over rounds; max is the largest seen); paced = one operation per microsecond on each side; saturated = flat out\n"
     );
-    let bar = indicatif::ProgressBar::new(20 + 4);
-    let rows = latencies(cfg, &clock, cores, &bar);
+    let bar = indicatif::ProgressBar::new(ROUNDS as u64 * 18 + 4);
+    // Whole rounds, ours and the peers interleaved, repeated; each figure is
+    // the median over rounds, so one unlucky placement or phase cannot
+    // decide a ratio.
+    let rounds: Vec<Vec<Row>> = (0..ROUNDS)
+        .map(|_| latencies(cfg, &clock, cores, &bar))
+        .collect();
+    let rows = merge(rounds);
     let tp = throughput(cfg, cores, &bar);
     bar.finish_and_clear();
 
@@ -613,10 +657,12 @@ pub fn run(cfg: Config) -> u8 {
     print!("{}", t.render());
 
     // The targets of issue 5, as ratios within this run.
+    // Medians below one tick of the counter (after the timer's own cost is
+    // subtracted) count as one tick, so a ratio is never 0/0.
     let median = |case: &str, mode: &str| {
         rows.iter()
             .find(|r| r.case == case && r.mode == mode)
-            .map_or(f64::NAN, |r| r.rt.median)
+            .map_or(f64::NAN, |r| r.rt.median.max(clock.ns_per_tick))
     };
     println!("\ntargets (ratios to the peer in this run):");
     for mode in ["paced", "saturated"] {
