@@ -202,7 +202,10 @@ fn bench_channels_measures_every_channel_and_peer() {
         "rtrb, RT consumer (peer)",
     ] {
         let rows = out.lines().filter(|l| l.starts_with(case)).count();
-        assert!(rows >= 2, "{case}: paced and saturated rows expected\n{out}");
+        assert!(
+            rows >= 2,
+            "{case}: paced and saturated rows expected\n{out}"
+        );
     }
     assert_eq!(out.matches("(target").count(), 9, "{out}");
     let bad = rtsync(&["bench", "channels", "--ops", "5"]);
