@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use common::{Payload, Tally, number, payload};
+use common::{Payload, follow, number, payload};
 use rtsync_channels::shm::{OpenError, Segment, socket_path};
 use rtsync_channels::{Kind, qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
 
@@ -156,22 +156,17 @@ fn create(kind: Kind, tag: &str) -> (Segment<Payload>, String) {
 fn follow_queue(
     role: &str,
     mut child: Child,
-    mut read: impl FnMut() -> Option<rtsync_channels::Received<Payload>>,
+    read: impl FnMut() -> Option<rtsync_channels::Received<Payload>>,
 ) {
-    let mut t = Tally::default();
-    let status = loop {
-        if let Some(ok) = exited_ok(&mut child) {
-            break ok;
-        }
-        match read() {
-            Some(r) => t.take(number(&r.value), r.lost_before),
-            None => std::thread::yield_now(),
-        }
-    };
-    assert!(status, "{role} child failed");
-    while let Some(r) = read() {
-        t.take(number(&r.value), r.lost_before);
-    }
+    let mut status = None;
+    let t = follow(
+        || {
+            status = exited_ok(&mut child);
+            status.is_some()
+        },
+        read,
+    );
+    assert_eq!(status, Some(true), "{role} child failed");
     assert_eq!(
         t.received + t.lost,
         COUNT,

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::{Payload, Tally, number, payload};
+use common::{Payload, Tally, follow, number, payload};
 use rtsync_channels::{qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
 
 const ELEMENTS: u64 = 300_000;
@@ -39,24 +39,10 @@ fn qrtwo_under_contention() {
     let (mut tx, mut rx) = qrtwo::channel::<Payload>(16);
     let done = Arc::new(AtomicBool::new(false));
     let w = writer_thread(done.clone(), move |k| tx.write(payload(k)));
-    let mut t = Tally::default();
-    while !done.load(Ordering::Acquire) {
-        if let Some(r) = rx.read() {
-            t.take(number(&r.value), r.lost_before);
-        }
-    }
+    let t = follow(|| done.load(Ordering::Acquire), || rx.read());
     let written = w.join().unwrap();
-    while let Some(r) = rx.read() {
-        t.take(number(&r.value), r.lost_before);
-    }
-    assert_eq!(
-        t.received + t.lost,
-        written,
-        "every element received or counted lost"
-    );
-    assert_eq!(t.next, written, "the newest element is delivered");
+    check_losses(&t, written);
     assert_eq!(rx.stats().lost, t.lost);
-    assert!(t.received > 0);
 }
 
 #[test]
@@ -66,22 +52,18 @@ fn qrtwc_under_contention() {
     let w = writer_thread(done.clone(), move |k| {
         tx.write(payload(k));
     });
-    let mut t = Tally::default();
-    while !done.load(Ordering::Acquire) {
-        if let Some(r) = rx.read() {
-            t.take(number(&r.value), r.lost_before);
-        }
-    }
-    let written = w.join().unwrap();
-    while let Some(r) = rx.read() {
-        t.take(number(&r.value), r.lost_before);
-    }
+    let t = follow(|| done.load(Ordering::Acquire), || rx.read());
+    check_losses(&t, w.join().unwrap());
+    assert_eq!(rx.stats().lost, t.lost);
+}
+
+fn check_losses(t: &Tally, written: u64) {
     assert_eq!(
         t.received + t.lost,
         written,
         "every element received or counted lost"
     );
-    assert_eq!(t.next, written);
+    assert_eq!(t.next, written, "the newest element is delivered");
     assert!(t.received > 0);
 }
 

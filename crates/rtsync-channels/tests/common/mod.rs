@@ -49,3 +49,22 @@ impl Tally {
         self.next = k + 1;
     }
 }
+
+/// Reads a lossy queue until `finished()` says the writer is done, then
+/// drains it, checking every element on the way; returns the tally.
+pub fn follow(
+    mut finished: impl FnMut() -> bool,
+    mut read: impl FnMut() -> Option<rtsync_channels::Received<Payload>>,
+) -> Tally {
+    let mut t = Tally::default();
+    while !finished() {
+        match read() {
+            Some(r) => t.take(number(&r.value), r.lost_before),
+            None => std::thread::yield_now(),
+        }
+    }
+    while let Some(r) = read() {
+        t.take(number(&r.value), r.lost_before);
+    }
+    t
+}
