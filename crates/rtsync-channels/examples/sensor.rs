@@ -139,9 +139,11 @@ fn consume() {
     let mut last_gain = Instant::now();
     let mut g = 1.0;
     let mut latest = None;
+    let mut first = None;
     // Ends when no sample has arrived for half a second.
     while last_new.elapsed() < Duration::from_millis(500) {
         while let Some(r) = rx.read() {
+            first.get_or_insert(r.value.seq);
             latest = Some(r.value);
             last_new = Instant::now();
         }
@@ -164,7 +166,13 @@ fn consume() {
     let s = rx.stats();
     println!(
         "consumer: done: received {}, lost {} (overwritten while it slept), retries {}, \
-         corruptions {}",
-        s.received, s.lost, s.retries, s.corruptions
+         corruptions {}; it attached when sample {} was the oldest held, so \
+         received + lost = {} samples from there on",
+        s.received,
+        s.lost,
+        s.retries,
+        s.corruptions,
+        first.unwrap_or(0),
+        s.received + s.lost
     );
 }
