@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
-use crate::ring::{Cursor, Progress, ReaderStats, Received, overwritten, published};
+use crate::ring::{Cursor, Losses, Progress, ReaderStats, Received, overwritten, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWc queue holding up to `capacity` elements.
@@ -141,8 +141,7 @@ pub struct Reader<T> {
     region: Arc<Region>,
     next: Cursor,
     capacity: u64,
-    pending_lost: u64,
-    stats: ReaderStats,
+    losses: Losses,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -156,16 +155,14 @@ impl<T: Element> Reader<T> {
             region,
             next,
             capacity,
-            pending_lost: 0,
-            stats: ReaderStats::default(),
+            losses: Losses::default(),
             _t: PhantomData,
         }
     }
 
     fn skip_to(&mut self, to: u64) {
         let skipped = to - self.next.count;
-        self.pending_lost += skipped;
-        self.stats.lost += skipped;
+        self.losses.lose(skipped);
         self.next.jump(to);
         self.region.ctrl(1, 0).store(to, Ordering::Release);
     }
@@ -178,7 +175,7 @@ impl<T: Element> Reader<T> {
             let floor = self.region.ctrl(0, 1).load(Ordering::Acquire);
             let published = published(self.region.ctrl(0, 0).load(Ordering::Acquire));
             if published < self.next.count || floor > published {
-                self.stats.corruptions += 1;
+                self.losses.stats.corruptions += 1;
                 return None;
             }
             if floor > self.next.count {
@@ -197,18 +194,16 @@ impl<T: Element> Reader<T> {
             match overwritten(self.region.ctrl(0, 0), self.next.count, self.capacity) {
                 None => {
                     self.next.step();
-                    self.stats.received += 1;
                     self.region
                         .ctrl(1, 0)
                         .store(self.next.count, Ordering::Release);
-                    let lost_before = std::mem::take(&mut self.pending_lost);
-                    return Some(Received { value, lost_before });
+                    return Some(self.losses.deliver(value));
                 }
                 Some(oldest) => {
                     // Discarded and overwritten while we copied: it is
                     // lost, and so is everything before `oldest`.
                     self.skip_to(oldest.max(self.next.count + 1));
-                    self.stats.retries += 1;
+                    self.losses.stats.retries += 1;
                     std::hint::spin_loop();
                     #[cfg(loom)]
                     loom::thread::yield_now();
@@ -219,6 +214,6 @@ impl<T: Element> Reader<T> {
 
     /// Counters since this reader was made.
     pub fn stats(&self) -> ReaderStats {
-        self.stats
+        self.losses.stats
     }
 }

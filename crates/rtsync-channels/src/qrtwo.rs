@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
-use crate::ring::{Cursor, Progress, ReaderStats, Received, overwritten, published};
+use crate::ring::{Cursor, Losses, Progress, ReaderStats, Received, overwritten, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWo queue holding up to `capacity` elements.
@@ -76,8 +76,7 @@ pub struct Reader<T> {
     region: Arc<Region>,
     next: Cursor,
     capacity: u64,
-    pending_lost: u64,
-    stats: ReaderStats,
+    losses: Losses,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -93,8 +92,7 @@ impl<T: Element> Reader<T> {
             // ones before it were never this reader's to lose.
             next: Cursor::new(tail.saturating_sub(capacity), capacity),
             capacity,
-            pending_lost: 0,
-            stats: ReaderStats::default(),
+            losses: Losses::default(),
             _t: PhantomData,
         }
     }
@@ -108,7 +106,7 @@ impl<T: Element> Reader<T> {
             let published = published(tail.load(Ordering::Acquire));
             if published < self.next.count {
                 // Impossible unless a foreign write rewound the counter.
-                self.stats.corruptions += 1;
+                self.losses.stats.corruptions += 1;
                 self.next.jump(published);
                 return None;
             }
@@ -117,28 +115,24 @@ impl<T: Element> Reader<T> {
             }
             if published - self.next.count > self.capacity {
                 let skipped = published - self.capacity - self.next.count;
-                self.pending_lost += skipped;
-                self.stats.lost += skipped;
+                self.losses.lose(skipped);
                 self.next.jump(published - self.capacity);
             }
             let value: T = element::load(self.region.slot(self.next.slot));
             match overwritten(tail, self.next.count, self.capacity) {
                 None => {
                     self.next.step();
-                    self.stats.received += 1;
-                    let lost_before = std::mem::take(&mut self.pending_lost);
-                    return Some(Received { value, lost_before });
+                    return Some(self.losses.deliver(value));
                 }
                 Some(oldest) => {
                     // The copied element is gone; so is everything before
                     // `oldest`.
                     let skipped = oldest.max(self.next.count + 1) - self.next.count;
-                    self.pending_lost += skipped;
-                    self.stats.lost += skipped;
+                    self.losses.lose(skipped);
                     self.next.jump(self.next.count + skipped);
                 }
             }
-            self.stats.retries += 1;
+            self.losses.stats.retries += 1;
             std::hint::spin_loop();
             #[cfg(loom)]
             loom::thread::yield_now();
@@ -147,6 +141,6 @@ impl<T: Element> Reader<T> {
 
     /// Counters since this reader was made.
     pub fn stats(&self) -> ReaderStats {
-        self.stats
+        self.losses.stats
     }
 }

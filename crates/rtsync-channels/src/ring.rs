@@ -86,6 +86,31 @@ pub struct ReaderStats {
     pub corruptions: u64,
 }
 
+/// What a lossy queue's reader has received and lost, and the losses not
+/// yet reported with an element.
+#[derive(Debug, Default)]
+pub(crate) struct Losses {
+    pending: u64,
+    pub stats: ReaderStats,
+}
+
+impl Losses {
+    /// `n` elements went by unread.
+    pub(crate) fn lose(&mut self, n: u64) {
+        self.pending += n;
+        self.stats.lost += n;
+    }
+
+    /// Hands `value` out with the losses since the last element.
+    pub(crate) fn deliver<T>(&mut self, value: T) -> Received<T> {
+        self.stats.received += 1;
+        Received {
+            value,
+            lost_before: std::mem::take(&mut self.pending),
+        }
+    }
+}
+
 /// One element handed to a queue's non-real-time reader, with the number of
 /// elements lost just before it (overwritten or discarded unread).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

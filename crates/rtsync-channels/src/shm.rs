@@ -463,63 +463,64 @@ impl Drop for Publisher {
 
 const CMSG_SPACE: usize = 64;
 
-fn send_fd(stream: &UnixStream, fd: RawFd) -> io::Result<()> {
+/// A one-byte message with room for one descriptor in its control data:
+/// what both ends of the descriptor hand-over exchange. Runs `f` on it.
+fn with_message<R>(f: impl FnOnce(&mut libc::msghdr) -> io::Result<R>) -> io::Result<R> {
     let mut byte = [0u8; 1];
     let mut iov = libc::iovec {
         iov_base: byte.as_mut_ptr() as *mut _,
         iov_len: 1,
     };
     let mut control = [0u64; CMSG_SPACE / 8];
-    // SAFETY: msghdr is plain data; every pointer set below points to a
-    // live local buffer of the stated length, and the cmsg macros stay
-    // within `control`, which is large enough for one descriptor.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr() as *mut _;
-        msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg) as *mut RawFd, fd);
-        if libc::sendmsg(stream.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) < 0 {
-            return Err(io::Error::last_os_error());
+    // SAFETY: msghdr is plain data; the pointers set here point to the live
+    // locals above, with their lengths, for the duration of `f`.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr() as *mut _;
+    msg.msg_controllen = CMSG_SPACE as _;
+    f(&mut msg)
+}
+
+fn send_fd(stream: &UnixStream, fd: RawFd) -> io::Result<()> {
+    with_message(|msg| {
+        // SAFETY: the cmsg macros stay within the message's control buffer,
+        // which is large enough for one descriptor.
+        unsafe {
+            msg.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) as _;
+            let cmsg = libc::CMSG_FIRSTHDR(msg);
+            (*cmsg).cmsg_level = libc::SOL_SOCKET;
+            (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+            (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
+            std::ptr::write_unaligned(libc::CMSG_DATA(cmsg) as *mut RawFd, fd);
+            if libc::sendmsg(stream.as_raw_fd(), msg, libc::MSG_NOSIGNAL) < 0 {
+                return Err(io::Error::last_os_error());
+            }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn recv_fd(stream: &UnixStream) -> io::Result<OwnedFd> {
-    let mut byte = [0u8; 1];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr() as *mut _,
-        iov_len: 1,
-    };
-    let mut control = [0u64; CMSG_SPACE / 8];
-    // SAFETY: as in `send_fd`; the received descriptor is checked for type
-    // and level before it is taken.
-    unsafe {
-        let mut msg: libc::msghdr = std::mem::zeroed();
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control.as_mut_ptr() as *mut _;
-        msg.msg_controllen = CMSG_SPACE as _;
-        if libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC) < 0 {
-            return Err(io::Error::last_os_error());
+    with_message(|msg| {
+        // SAFETY: as in `send_fd`; the received descriptor is checked for
+        // level and type before it is taken.
+        unsafe {
+            if libc::recvmsg(stream.as_raw_fd(), msg, libc::MSG_CMSG_CLOEXEC) < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let cmsg = libc::CMSG_FIRSTHDR(msg);
+            if cmsg.is_null()
+                || (*cmsg).cmsg_level != libc::SOL_SOCKET
+                || (*cmsg).cmsg_type != libc::SCM_RIGHTS
+            {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the server sent no descriptor",
+                ));
+            }
+            let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const RawFd);
+            Ok(OwnedFd::from_raw_fd(fd))
         }
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
-        if cmsg.is_null()
-            || (*cmsg).cmsg_level != libc::SOL_SOCKET
-            || (*cmsg).cmsg_type != libc::SCM_RIGHTS
-        {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the server sent no descriptor",
-            ));
-        }
-        let fd = std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const RawFd);
-        Ok(OwnedFd::from_raw_fd(fd))
-    }
+    })
 }

@@ -7,7 +7,7 @@
 #![cfg(loom)]
 
 use loom::thread;
-use rtsync_channels::{qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
+use rtsync_channels::{ReaderStats, Received, qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
 
 fn pair(k: u64) -> [u64; 2] {
     [k, k.wrapping_mul(0x9e37_79b9_7f4a_7c15)]
@@ -81,69 +81,66 @@ impl Tally {
     }
 }
 
-#[test]
-fn qrtwo_overwrites_oldest_and_counts_losses() {
-    for capacity in [1, 2] {
-        qrtwo_model(capacity);
-    }
-}
-
-fn qrtwo_model(capacity: u64) {
+/// One writer of three elements against a reader that reads twice while
+/// it runs and drains after: every element whole, in order, and either
+/// received or counted lost, and the newest always arrives.
+fn lossy_queue_model<W, R>(capacity: u64, make: fn(u64) -> (W, R))
+where
+    W: FnMut(u64) + Send + 'static,
+    R: FnMut() -> Option<(Received<[u64; 2]>, ReaderStats)> + 'static,
+{
     loom::model(move || {
-        let (mut tx, mut rx) = qrtwo::channel::<[u64; 2]>(capacity);
-        let w = thread::spawn(move || {
-            for k in 0..3 {
-                tx.write(pair(k));
-            }
-        });
+        let (mut write, mut read) = make(capacity);
+        let w = thread::spawn(move || (0..3).for_each(&mut write));
         let mut t = Tally { next: 0, lost: 0 };
+        let mut stats = ReaderStats::default();
         for _ in 0..2 {
-            if let Some(r) = rx.read() {
+            if let Some((r, s)) = read() {
                 t.take(whole(r.value), r.lost_before);
+                stats = s;
             }
         }
         w.join().unwrap();
-        while let Some(r) = rx.read() {
+        while let Some((r, s)) = read() {
             t.take(whole(r.value), r.lost_before);
+            stats = s;
         }
         assert_eq!(t.next, 3, "the newest element is always delivered");
-        assert_eq!(rx.stats().lost, t.lost);
+        assert_eq!(stats.lost, t.lost, "reported losses match the gaps");
+        assert_eq!(
+            stats.received + stats.lost,
+            3,
+            "every element received or counted lost"
+        );
     });
+}
+
+#[test]
+fn qrtwo_overwrites_oldest_and_counts_losses() {
+    for capacity in [1, 2] {
+        lossy_queue_model(capacity, |c| {
+            let (mut tx, mut rx) = qrtwo::channel::<[u64; 2]>(c);
+            (
+                move |k| tx.write(pair(k)),
+                move || rx.read().map(|r| (r, rx.stats())),
+            )
+        });
+    }
 }
 
 #[test]
 fn qrtwc_clears_when_full_and_counts_losses() {
     for capacity in [1, 2] {
-        qrtwc_model(capacity);
-    }
-}
-
-fn qrtwc_model(capacity: u64) {
-    loom::model(move || {
-        let (mut tx, mut rx) = qrtwc::channel::<[u64; 2]>(capacity);
-        let w = thread::spawn(move || {
-            for k in 0..3 {
-                tx.write(pair(k));
-            }
+        lossy_queue_model(capacity, |c| {
+            let (mut tx, mut rx) = qrtwc::channel::<[u64; 2]>(c);
+            (
+                move |k| {
+                    tx.write(pair(k));
+                },
+                move || rx.read().map(|r| (r, rx.stats())),
+            )
         });
-        let mut t = Tally { next: 0, lost: 0 };
-        for _ in 0..2 {
-            if let Some(r) = rx.read() {
-                t.take(whole(r.value), r.lost_before);
-            }
-        }
-        w.join().unwrap();
-        while let Some(r) = rx.read() {
-            t.take(whole(r.value), r.lost_before);
-        }
-        assert_eq!(t.next, 3);
-        let s = rx.stats();
-        assert_eq!(
-            s.received + s.lost,
-            3,
-            "every element received or counted lost"
-        );
-    });
+    }
 }
 
 #[test]

@@ -185,6 +185,17 @@ fn pair(
 #[repr(align(128))]
 struct Padded<T>(T);
 
+/// An operation that writes the values 1, 2, 3, ... in turn and needs no
+/// retries.
+fn counting(mut op: impl FnMut(u64)) -> impl FnMut() -> u32 {
+    let mut k = 0u64;
+    move || {
+        k += 1;
+        op(k);
+        0
+    }
+}
+
 struct Row {
     case: String,
     mode: &'static str,
@@ -226,7 +237,6 @@ fn latencies(
         // Latest value, real-time reader.
         {
             let (mut tx, mut rx) = sdrtr::channel::<u64>();
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
@@ -236,15 +246,12 @@ fn latencies(
                     std::hint::black_box(rx.read().ok());
                     0
                 },
-                move || {
-                    k += 1;
+                counting(move |k| {
                     tx.write(k);
-                    0
-                },
+                }),
             );
             push("SDrtR", "read", "write", r);
             let (mut tx, mut rx) = triple_buffer::triple_buffer(&0u64);
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
@@ -254,44 +261,36 @@ fn latencies(
                     std::hint::black_box(*rx.read());
                     0
                 },
-                move || {
-                    k += 1;
+                counting(move |k| {
                     tx.write(k);
-                    0
-                },
+                }),
             );
             push("triple_buffer (peer)", "read", "write", r);
         }
         // Latest value, real-time writer.
         {
             let (mut tx, rx) = sdrtw::channel::<u64>();
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
                 clock,
                 cores,
-                move || {
-                    k += 1;
+                counting(move |k| {
                     tx.write(k);
-                    0
-                },
+                }),
                 || rx.read().map_or(0, |s| s.retries),
             );
             push("SDrtW", "write", "read", r);
             let lock = Box::new(seqlock::SeqLock::new(0u64));
             let lock = &*lock;
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
                 clock,
                 cores,
-                move || {
-                    k += 1;
+                counting(move |k| {
                     *lock.lock_write() = k;
-                    0
-                },
+                }),
                 move || {
                     std::hint::black_box(lock.read());
                     0
@@ -302,17 +301,14 @@ fn latencies(
         // Rings with a real-time writer.
         {
             let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
                 clock,
                 cores,
-                move || {
-                    k += 1;
+                counting(move |k| {
                     tx.write(k);
-                    0
-                },
+                }),
                 move || {
                     let before = rx.stats().retries;
                     std::hint::black_box(rx.read());
@@ -321,17 +317,14 @@ fn latencies(
             );
             push("QrtWo", "write", "read", r);
             let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
                 clock,
                 cores,
-                move || {
-                    k += 1;
+                counting(move |k| {
                     std::hint::black_box(tx.write(k));
-                    0
-                },
+                }),
                 move || {
                     let before = rx.stats().retries;
                     std::hint::black_box(rx.read());
@@ -340,17 +333,14 @@ fn latencies(
             );
             push("QrtWc", "write", "read", r);
             let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
                 clock,
                 cores,
-                move || {
-                    k += 1;
+                counting(move |k| {
                     std::hint::black_box(tx.push(k).is_ok());
-                    0
-                },
+                }),
                 move || {
                     std::hint::black_box(rx.pop().ok());
                     0
@@ -361,7 +351,6 @@ fn latencies(
         // Ring with a real-time reader.
         {
             let (mut tx, mut rx) = qrtr::channel::<u64>(RING as u64);
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
@@ -371,15 +360,12 @@ fn latencies(
                     std::hint::black_box(rx.read().ok());
                     0
                 },
-                move || {
-                    k += 1;
+                counting(move |k| {
                     std::hint::black_box(tx.write(k).is_ok());
-                    0
-                },
+                }),
             );
             push("QrtR", "read", "write", r);
             let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
-            let mut k = 0u64;
             let r = pair(
                 n,
                 paced,
@@ -389,11 +375,9 @@ fn latencies(
                     std::hint::black_box(rx.pop().ok());
                     0
                 },
-                move || {
-                    k += 1;
+                counting(move |k| {
                     std::hint::black_box(tx.push(k).is_ok());
-                    0
-                },
+                }),
             );
             push("rtrb, RT consumer (peer)", "pop", "push", r);
         }
