@@ -98,10 +98,42 @@ enum PriorityOrder {
 /// Loads and validates a spec. On success the system comes with its
 /// warnings and notes; on failure, with every error found.
 pub fn load_str(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnostics> {
-    let finish = |d: Diagnostics| match file {
+    let (system, mut diags) = parse(src, file)?;
+    diags.0.extend(crate::validate::validate(&system).0);
+    if !diags.has_errors() {
+        return Ok((system, finish(diags, file)));
+    }
+    Err(finish(sorted(diags), file))
+}
+
+/// Parses a spec into a system without the cross-element rules of
+/// [`crate::validate()`] (structure, names, times and references are still
+/// checked). For tools that must run what validation rejects on purpose:
+/// the simulator's deadlock scenario locks in opposite orders under PIP.
+pub fn parse_str(src: &str, file: Option<&str>) -> Result<System, Diagnostics> {
+    parse(src, file)
+        .map(|(s, _)| s)
+        .map_err(|d| finish(d, file))
+}
+
+fn finish(d: Diagnostics, file: Option<&str>) -> Diagnostics {
+    match file {
         Some(f) => d.with_file(f),
         None => d,
-    };
+    }
+}
+
+fn sorted(mut diags: Diagnostics) -> Diagnostics {
+    diags.0.sort_by_key(|d| {
+        (
+            std::cmp::Reverse(d.severity),
+            d.pos.map(|p| (p.line, p.col)),
+        )
+    });
+    diags
+}
+
+fn parse(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnostics> {
     let raw: RawSpec = match toml::from_str(src) {
         Ok(r) => r,
         Err(e) => {
@@ -112,7 +144,7 @@ pub fn load_str(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), 
             if let Some(h) = hint {
                 d = d.hint(h);
             }
-            return Err(finish(Diagnostics(vec![d])));
+            return Err(finish(Diagnostics(vec![d]), file));
         }
     };
     let mut cx = Cx {
@@ -121,22 +153,11 @@ pub fn load_str(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), 
         source: SourceMap::for_file(file),
     };
     let system = convert(&mut cx, raw);
-    let mut diags = cx.diags;
-    if let Some(system) = system {
-        if !diags.has_errors() {
-            diags.0.extend(crate::validate::validate(&system).0);
-        }
-        if !diags.has_errors() {
-            return Ok((system, finish(diags)));
-        }
+    let diags = cx.diags;
+    match system {
+        Some(system) if !diags.has_errors() => Ok((system, diags)),
+        _ => Err(finish(sorted(diags), file)),
     }
-    diags.0.sort_by_key(|d| {
-        (
-            std::cmp::Reverse(d.severity),
-            d.pos.map(|p| (p.line, p.col)),
-        )
-    });
-    Err(finish(diags))
 }
 
 /// Loads a spec file from disk.

@@ -43,8 +43,14 @@ enum Command {
     /// Check and analyse the bundled examples under every protocol and print
     /// the comparison.
     Demo(cmd::demo::Args),
+    /// Simulate a system event by event and print the simulated response
+    /// times beside the analysis bounds; optional trace and Gantt chart.
+    Simulate(cmd::simulate::Args),
     /// Measure rtsync's own speed (analysis throughput).
     Bench(cmd::bench::Args),
+    /// Experiments over many random systems (soundness of analysis
+    /// against simulation).
+    Experiment(cmd::experiment::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,7 +60,9 @@ fn main() -> ExitCode {
         Command::Analyze(a) => cmd::analyze::run(a),
         Command::Generate(a) => cmd::generate::run(a),
         Command::Demo(a) => cmd::demo::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Experiment(a) => cmd::experiment::run(a),
     };
     ExitCode::from(code)
 }

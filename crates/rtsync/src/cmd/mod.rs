@@ -3,7 +3,9 @@ pub mod bench;
 pub mod bench_channels;
 pub mod check;
 pub mod demo;
+pub mod experiment;
 pub mod generate;
+pub mod simulate;
 
 /// Exit codes shared by the commands.
 pub const OK: u8 = 0;

@@ -1,0 +1,90 @@
+//! Everything the machine needs from the system, computed once before the
+//! first request: one [`Rule`] per resource, each thread's home CPU and
+//! preemption level, and SRP's per-need ceilings.
+
+use crate::protocols;
+use crate::rule::Rule;
+use rtsync_model::{Cpu, Facts, Protocol, Scheduler, System};
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub protocol: Option<Protocol>,
+    pub scheduler: Scheduler,
+    pub cpus: usize,
+    /// Per resource.
+    pub rules: Vec<Rule>,
+    /// Units of each resource.
+    pub units: Vec<u32>,
+    /// Per thread: the CPU it is placed on.
+    pub home: Vec<Cpu>,
+    /// Per thread: SRP preemption level (the priority under FP, Baker's
+    /// deadline rank under EDF), the scale of [`Config::need`].
+    pub level: Vec<u32>,
+    /// Per resource: `(units, level)` for each user, its largest request;
+    /// the SRP ceiling with `n` units free is the highest level of a user
+    /// needing more than `n` (Baker 1991, Def. 4).
+    pub need: Vec<Vec<(u32, u32)>>,
+    /// `[resource][cpu]`: the highest priority among the resource's users
+    /// on that CPU (MrsP's local ceiling).
+    pub local_ceiling: Vec<Vec<u64>>,
+}
+
+impl Config {
+    /// The configuration of a partitioned system (unplaced tasks are put on
+    /// CPU 0). Under EDF the ceiling protocols' priorities have no meaning;
+    /// kernels refuse those combinations before building a machine.
+    pub fn new(sys: &System) -> Config {
+        let f = Facts::new(sys);
+        let home: Vec<Cpu> = f.cpu_of.iter().map(|c| c.unwrap_or(0)).collect();
+        let level: Vec<u32> = match sys.platform.scheduler {
+            Scheduler::Fp => f.priority.clone(),
+            Scheduler::Edf => f.level.clone(),
+        };
+        let mut need = vec![Vec::new(); f.n_resources];
+        for (t, tf) in f.tasks.iter().enumerate() {
+            for rq in &tf.requests {
+                let list: &mut Vec<(u32, u32)> = &mut need[rq.resource];
+                match list.iter_mut().find(|e| e.1 == level[t]) {
+                    Some(e) => e.0 = e.0.max(rq.units),
+                    None => list.push((rq.units, level[t])),
+                }
+            }
+        }
+        let rules = (0..f.n_resources)
+            .map(|r| protocols::rule(sys, &f, &home, r))
+            .collect();
+        Config {
+            protocol: sys.protocol(),
+            scheduler: sys.platform.scheduler,
+            cpus: sys.platform.cpus,
+            rules,
+            units: sys.resources.iter().map(|r| r.units.max(1)).collect(),
+            home,
+            level,
+            need,
+            local_ceiling: f
+                .local_ceiling
+                .iter()
+                .map(|row| row.iter().map(|&p| p as u64).collect())
+                .collect(),
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.home.len()
+    }
+
+    pub fn resources(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// SRP ceiling of `r` when `free` units are available.
+    pub fn stack_ceiling(&self, r: usize, free: u32) -> u32 {
+        self.need[r]
+            .iter()
+            .filter(|&&(u, _)| u > free)
+            .map(|&(_, l)| l)
+            .max()
+            .unwrap_or(0)
+    }
+}

@@ -1,0 +1,35 @@
+//! Effective priorities: what the kernel's dispatcher compares.
+
+use std::cmp::Reverse;
+
+/// The band a thread runs in. A higher band beats any priority of a lower
+/// one: `Boosted` is "above every normal priority" (MPCP global sections,
+/// DPCP/DFLP agents, FMLP-L holders), `NonPreemptive` is "nothing preempts
+/// it on its CPU" (NPCS, FMLP-S, MSRP global requests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tier {
+    Normal = 0,
+    Boosted = 1,
+    NonPreemptive = 2,
+}
+
+/// An effective priority, totally ordered: band first, then `key` (larger
+/// runs first; the kernel gives fixed priorities as they are and EDF
+/// deadlines as `u64::MAX - deadline`), then the earlier `seq` (release
+/// order among equal priorities, request order among FIFO-boosted holders).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Eff {
+    pub tier: Tier,
+    pub key: u64,
+    pub seq: Reverse<u64>,
+}
+
+impl Eff {
+    pub fn normal(key: u64, seq: u64) -> Eff {
+        Eff {
+            tier: Tier::Normal,
+            key,
+            seq: Reverse(seq),
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! Misuse of the locking interface. Every variant names the thread and the
+//! resource involved so that a kernel can report it as it is.
+
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LockError {
+    /// A thread or resource index outside the configured system.
+    Unknown { what: &'static str, index: usize },
+    /// Release of a resource the thread does not hold.
+    NotOwner { thread: usize, resource: usize },
+    /// Releases must be in LIFO order (sections nest properly).
+    NotInnermost {
+        thread: usize,
+        resource: usize,
+        innermost: usize,
+    },
+    /// A request while the thread already waits for a resource.
+    AlreadyWaiting { thread: usize, resource: usize },
+    /// A second request of a resource the thread holds (no recursion).
+    Recursive { thread: usize, resource: usize },
+    /// More units than the resource has, or zero units.
+    Units {
+        thread: usize,
+        resource: usize,
+        asked: u32,
+        total: u32,
+    },
+    /// The protocol forbids requesting `resource` while holding `held`.
+    ForbiddenNesting {
+        thread: usize,
+        resource: usize,
+        held: usize,
+    },
+    /// [`crate::Locks::retry`] without a woken request.
+    NothingToRetry { thread: usize },
+    /// Under a ceiling protocol, a user whose priority is above the
+    /// resource's ceiling (the configuration did not know it as a user).
+    AboveCeiling { thread: usize, resource: usize },
+}
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockError::Unknown { what, index } => write!(f, "no {what} with index {index}"),
+            LockError::NotOwner { thread, resource } => write!(
+                f,
+                "thread {thread} released resource {resource}, which it does not hold"
+            ),
+            LockError::NotInnermost {
+                thread,
+                resource,
+                innermost,
+            } => write!(
+                f,
+                "thread {thread} released resource {resource} before its innermost section on resource {innermost}"
+            ),
+            LockError::AlreadyWaiting { thread, resource } => write!(
+                f,
+                "thread {thread} requested resource {resource} while already waiting for another"
+            ),
+            LockError::Recursive { thread, resource } => write!(
+                f,
+                "thread {thread} requested resource {resource}, which it already holds"
+            ),
+            LockError::Units {
+                thread,
+                resource,
+                asked,
+                total,
+            } => write!(
+                f,
+                "thread {thread} asked for {asked} unit(s) of resource {resource}, which has {total}"
+            ),
+            LockError::ForbiddenNesting {
+                thread,
+                resource,
+                held,
+            } => write!(
+                f,
+                "thread {thread} requested resource {resource} while holding resource {held}; the protocol forbids this nesting"
+            ),
+            LockError::NothingToRetry { thread } => {
+                write!(f, "thread {thread} has no woken request to retry")
+            }
+            LockError::AboveCeiling { thread, resource } => write!(
+                f,
+                "thread {thread} is not a declared user of resource {resource}: its priority is above the ceiling"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}

@@ -1,0 +1,661 @@
+//! The lock machine: who holds what, who waits in which order, and at which
+//! effective priority and on which CPU every thread runs.
+//!
+//! The machine is deterministic and knows no time: the kernel calls
+//! [`Locks::lock`] and [`Locks::unlock`] in the order its events happen, and
+//! reads the consequences. Effective priorities are recomputed after every
+//! change (inheritance is a fixed point over the blocking relation, at most
+//! one pass per thread), so reading them is free.
+
+use crate::config::Config;
+use crate::eff::{Eff, Tier};
+use crate::error::LockError;
+use crate::rule::{Arbitration, Hold, Order, Rule, Wait};
+use rtsync_model::{Cpu, ResourceId};
+use std::cmp::Reverse;
+
+/// A thread, by index (the simulator runs one thread per task).
+pub type Tid = usize;
+
+/// The answer to a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The thread holds the resource and continues.
+    Granted,
+    /// The thread waits; it spins on its CPU or suspends, as the rule says.
+    /// A later [`Locks::unlock`] by another thread grants it.
+    Wait { spin: bool },
+}
+
+/// A waiter affected by someone else's release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Granted {
+    pub thread: Tid,
+    pub resource: ResourceId,
+    /// True: the thread now holds the resource (queue hand-off). False: a
+    /// ceiling-refused request was woken and must be retried with
+    /// [`Locks::retry`] when the thread next runs — under PCP a release
+    /// does not hand anything over; the woken jobs compete again, and a
+    /// higher-priority job that runs first may take the resource.
+    pub granted: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Held {
+    resource: ResourceId,
+    units: u32,
+    /// False for an inner request of a group already held (FMLP): nothing
+    /// is locked, and nothing is released.
+    owns: bool,
+    /// Request order, for FIFO boosting.
+    issued: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Waiting {
+    resource: ResourceId,
+    units: u32,
+    issued: u64,
+    /// A ceiling-refused request woken by a release: runnable, not blocked,
+    /// to be retried.
+    woken: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Thread {
+    base: u64,
+    seq: u64,
+    held: Vec<Held>,
+    waiting: Option<Waiting>,
+    eff: Eff,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Unit {
+    free: u32,
+    holders: Vec<(Tid, u32)>,
+    /// Waiters of a queue-arbitrated unit, in arrival order; priority
+    /// order is applied when a waiter is chosen.
+    queue: Vec<Tid>,
+}
+
+/// The state machine of one system's locks.
+#[derive(Clone, Debug)]
+pub struct Locks {
+    cfg: Config,
+    threads: Vec<Thread>,
+    units: Vec<Unit>,
+    issued: u64,
+    /// Scratch for the inheritance pass.
+    order: Vec<Tid>,
+}
+
+impl Locks {
+    pub fn new(cfg: Config) -> Locks {
+        let threads = (0..cfg.threads())
+            .map(|t| Thread {
+                base: 0,
+                seq: t as u64,
+                held: Vec::new(),
+                waiting: None,
+                eff: Eff::normal(0, t as u64),
+            })
+            .collect();
+        let units = (0..cfg.resources())
+            .map(|r| Unit {
+                free: cfg.units[r],
+                ..Unit::default()
+            })
+            .collect();
+        Locks {
+            cfg,
+            threads,
+            units,
+            issued: 0,
+            order: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Sets a thread's base priority (`key`, larger first) and its place
+    /// among equals (`seq`, smaller first) for the job it starts. Under
+    /// EDF the kernel passes `u64::MAX - absolute deadline`.
+    pub fn set_base(&mut self, t: Tid, key: u64, seq: u64) -> Result<(), LockError> {
+        self.thread(t)?;
+        let th = &mut self.threads[t];
+        th.base = key;
+        th.seq = seq;
+        self.refresh();
+        Ok(())
+    }
+
+    /// The effective priority of `t`.
+    pub fn eff(&self, t: Tid) -> Eff {
+        self.threads[t].eff
+    }
+
+    /// The base priority key of `t`.
+    pub fn base(&self, t: Tid) -> u64 {
+        self.threads[t].base
+    }
+
+    /// The CPU `t` must run on now: the domain of its innermost section (or
+    /// pending request) that has one, else its home CPU.
+    pub fn location(&self, t: Tid) -> Cpu {
+        let th = &self.threads[t];
+        th.waiting
+            .as_ref()
+            .map(|w| w.resource)
+            .into_iter()
+            .chain(th.held.iter().rev().map(|h| h.resource))
+            .find_map(|r| self.cfg.rules[r].domain)
+            .unwrap_or(self.cfg.home[t])
+    }
+
+    /// The resource `t` waits for, if any.
+    pub fn waiting(&self, t: Tid) -> Option<ResourceId> {
+        self.threads[t].waiting.as_ref().map(|w| w.resource)
+    }
+
+    /// Whether `t` busy-waits.
+    pub fn spinning(&self, t: Tid) -> bool {
+        self.waiting(t)
+            .is_some_and(|r| self.cfg.rules[r].wait == Wait::Spin)
+    }
+
+    /// Resources `t` holds, outermost first.
+    pub fn held(&self, t: Tid) -> impl Iterator<Item = ResourceId> + '_ {
+        self.threads[t].held.iter().map(|h| h.resource)
+    }
+
+    pub fn holds_any(&self, t: Tid) -> bool {
+        !self.threads[t].held.is_empty()
+    }
+
+    /// Threads holding units of `r`'s lock.
+    pub fn holders(&self, r: ResourceId) -> impl Iterator<Item = Tid> + '_ {
+        let u = self.cfg.rules[r].unit;
+        self.units[u].holders.iter().map(|&(t, _)| t)
+    }
+
+    /// Under MrsP, the holder that the spinning waiter `t` may run in its
+    /// place (it migrates to `t`'s CPU while preempted on its own).
+    pub fn helpee(&self, t: Tid) -> Option<Tid> {
+        let r = self.waiting(t)?;
+        let rule = &self.cfg.rules[r];
+        if !rule.helping || rule.wait != Wait::Spin {
+            return None;
+        }
+        self.units[rule.unit].holders.first().map(|&(h, _)| h)
+    }
+
+    /// SRP's start test (Baker 1991, Theorem 3's premise): a job of `t`
+    /// may start (or, after a self-suspension, resume) only when its
+    /// preemption level is strictly above the ceiling of every resource on
+    /// its CPU that another thread holds. Always true for protocols without
+    /// stack arbitration.
+    pub fn may_start(&self, t: Tid) -> bool {
+        let cpu = self.cfg.home[t];
+        let level = self.cfg.level[t];
+        for (r, rule) in self.cfg.rules.iter().enumerate() {
+            if rule.arbitration != Arbitration::Stack || rule.scope != cpu || rule.unit != r {
+                continue;
+            }
+            let u = &self.units[r];
+            let mut free = u.free;
+            let mut others = false;
+            for &(h, n) in &u.holders {
+                if h == t {
+                    free += n;
+                } else {
+                    others = true;
+                }
+            }
+            if others && self.cfg.stack_ceiling(r, free) >= level {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Requests `units` of `r` for `t`.
+    pub fn lock(&mut self, t: Tid, r: ResourceId, units: u32) -> Result<Outcome, LockError> {
+        self.thread(t)?;
+        if r >= self.cfg.resources() {
+            return Err(LockError::Unknown {
+                what: "resource",
+                index: r,
+            });
+        }
+        let total = self.cfg.units[r];
+        if units == 0 || units > total {
+            return Err(LockError::Units {
+                thread: t,
+                resource: r,
+                asked: units,
+                total,
+            });
+        }
+        let th = &self.threads[t];
+        if th.waiting.is_some() {
+            return Err(LockError::AlreadyWaiting {
+                thread: t,
+                resource: r,
+            });
+        }
+        if th.held.iter().any(|h| h.resource == r) {
+            return Err(LockError::Recursive {
+                thread: t,
+                resource: r,
+            });
+        }
+        let rule = &self.cfg.rules[r];
+        for h in &th.held {
+            let hr = &self.cfg.rules[h.resource];
+            if (rule.no_global_nesting && rule.global) || (hr.no_global_nesting && hr.global) {
+                return Err(LockError::ForbiddenNesting {
+                    thread: t,
+                    resource: r,
+                    held: h.resource,
+                });
+            }
+        }
+        let ceiling_checked =
+            rule.arbitration == Arbitration::Ceiling || matches!(rule.holding, Hold::Ceiling(_));
+        if ceiling_checked && self.cfg.scheduler == rtsync_model::Scheduler::Fp {
+            let c = match rule.holding {
+                Hold::Ceiling(c) => c,
+                _ => rule.ceiling,
+            };
+            if th.base > c {
+                return Err(LockError::AboveCeiling {
+                    thread: t,
+                    resource: r,
+                });
+            }
+        }
+        self.issued += 1;
+        let issued = self.issued;
+        let unit = rule.unit;
+        // An inner request of a group the thread already holds.
+        if unit != r
+            && th
+                .held
+                .iter()
+                .any(|h| self.cfg.rules[h.resource].unit == unit)
+        {
+            self.threads[t].held.push(Held {
+                resource: r,
+                units,
+                owns: false,
+                issued,
+            });
+            return Ok(Outcome::Granted);
+        }
+        let grant = match rule.arbitration {
+            Arbitration::Queue(_) | Arbitration::Stack => {
+                self.units[unit].free >= units && self.units[unit].queue.is_empty()
+            }
+            Arbitration::Ceiling => {
+                self.units[unit].free >= units
+                    && self.threads[t].eff.key > self.system_ceiling(rule.scope, t)
+            }
+        };
+        if grant {
+            self.take(t, r, units, issued);
+            self.refresh();
+            return Ok(Outcome::Granted);
+        }
+        let spin = rule.wait == Wait::Spin;
+        if rule.arbitration != Arbitration::Ceiling {
+            self.units[unit].queue.push(t);
+        }
+        self.threads[t].waiting = Some(Waiting {
+            resource: r,
+            units,
+            issued,
+            woken: false,
+        });
+        self.refresh();
+        Ok(Outcome::Wait { spin })
+    }
+
+    /// Retries `t`'s woken request (see [`Granted`]).
+    pub fn retry(&mut self, t: Tid) -> Result<Outcome, LockError> {
+        self.thread(t)?;
+        let Some(w) = self.threads[t].waiting.clone().filter(|w| w.woken) else {
+            return Err(LockError::NothingToRetry { thread: t });
+        };
+        let rule = &self.cfg.rules[w.resource];
+        let free = self.units[rule.unit].free >= w.units;
+        let grant = match rule.arbitration {
+            Arbitration::Ceiling => {
+                free && self.threads[t].eff.key > self.system_ceiling(rule.scope, t)
+            }
+            Arbitration::Queue(_) | Arbitration::Stack => free,
+        };
+        if grant {
+            self.take(t, w.resource, w.units, w.issued);
+            self.refresh();
+            return Ok(Outcome::Granted);
+        }
+        if rule.arbitration != Arbitration::Ceiling {
+            self.units[rule.unit].queue.push(t);
+        }
+        let spin = rule.wait == Wait::Spin;
+        self.threads[t].waiting.as_mut().unwrap().woken = false;
+        self.refresh();
+        Ok(Outcome::Wait { spin })
+    }
+
+    /// Whether `t` has a woken request to retry.
+    pub fn woken(&self, t: Tid) -> bool {
+        self.threads[t].waiting.as_ref().is_some_and(|w| w.woken)
+    }
+
+    /// Releases `r`, which must be `t`'s innermost section. Returns the
+    /// threads granted a resource as a consequence, in grant order.
+    pub fn unlock(&mut self, t: Tid, r: ResourceId) -> Result<Vec<Granted>, LockError> {
+        self.thread(t)?;
+        let th = &self.threads[t];
+        let Some(pos) = th.held.iter().rposition(|h| h.resource == r) else {
+            return Err(LockError::NotOwner {
+                thread: t,
+                resource: r,
+            });
+        };
+        if pos + 1 != th.held.len() {
+            return Err(LockError::NotInnermost {
+                thread: t,
+                resource: r,
+                innermost: th.held.last().unwrap().resource,
+            });
+        }
+        let h = self.threads[t].held.pop().unwrap();
+        let mut granted = Vec::new();
+        if h.owns {
+            let rule = &self.cfg.rules[r];
+            let (unit, scope, arb) = (rule.unit, rule.scope, rule.arbitration);
+            let u = &mut self.units[unit];
+            u.free += h.units;
+            u.holders.retain(|&(x, _)| x != t);
+            let handoff = rule.handoff;
+            match arb {
+                Arbitration::Queue(order) => self.serve_queue(unit, order, handoff, &mut granted),
+                Arbitration::Stack => {
+                    self.serve_queue(unit, Order::Priority, handoff, &mut granted)
+                }
+                Arbitration::Ceiling => {}
+            }
+            self.wake_ceiling(scope, &mut granted);
+        }
+        self.refresh();
+        Ok(granted)
+    }
+
+    /// The cycle of waits `t` is part of, as `(thread, resource it waits
+    /// for)` pairs starting at `t`, or `None`. Only protocols that allow
+    /// deadlock (PIP with opposite lock orders) can produce one.
+    pub fn wait_cycle(&self, t: Tid) -> Option<Vec<(Tid, ResourceId)>> {
+        let mut path: Vec<(Tid, ResourceId)> = Vec::new();
+        let mut cur = t;
+        for _ in 0..=self.threads.len() {
+            let r = self.waiting(cur)?;
+            path.push((cur, r));
+            let next = self.blocker(cur)?;
+            if next == t {
+                return Some(path);
+            }
+            if path.iter().any(|&(x, _)| x == next) {
+                return None; // a cycle not through t
+            }
+            cur = next;
+        }
+        None
+    }
+
+    /// Checks that `t` holds nothing and waits for nothing (a job ends).
+    pub fn job_done(&self, t: Tid) -> Result<(), LockError> {
+        self.thread(t)?;
+        let th = &self.threads[t];
+        if let Some(h) = th.held.last() {
+            return Err(LockError::NotOwner {
+                thread: t,
+                resource: h.resource,
+            });
+        }
+        Ok(())
+    }
+
+    fn thread(&self, t: Tid) -> Result<(), LockError> {
+        if t < self.threads.len() {
+            Ok(())
+        } else {
+            Err(LockError::Unknown {
+                what: "thread",
+                index: t,
+            })
+        }
+    }
+
+    fn take(&mut self, t: Tid, r: ResourceId, units: u32, issued: u64) {
+        let unit = self.cfg.rules[r].unit;
+        let u = &mut self.units[unit];
+        u.free -= units;
+        u.holders.push((t, units));
+        let th = &mut self.threads[t];
+        th.waiting = None;
+        th.held.push(Held {
+            resource: r,
+            units,
+            owns: true,
+            issued,
+        });
+    }
+
+    /// Grants queued requests of `unit` while they fit: FIFO takes the
+    /// head, priority order the highest effective priority (earliest
+    /// request among equals). A waiter that does not fit stops the scan, so
+    /// a large request is not overtaken forever.
+    /// Without hand-off, the chosen waiter leaves the queue woken (see
+    /// [`crate::Rule::handoff`]) and the scan stops.
+    fn serve_queue(
+        &mut self,
+        unit: usize,
+        order: Order,
+        handoff: bool,
+        granted: &mut Vec<Granted>,
+    ) {
+        loop {
+            let q = &self.units[unit].queue;
+            if q.is_empty() {
+                return;
+            }
+            let pick = match order {
+                Order::Fifo => 0,
+                Order::Priority => {
+                    let mut best = 0;
+                    for i in 1..q.len() {
+                        if self.queue_key(q[i]) > self.queue_key(q[best]) {
+                            best = i;
+                        }
+                    }
+                    best
+                }
+            };
+            let w = q[pick];
+            let wt = self.threads[w]
+                .waiting
+                .clone()
+                .expect("queued thread waits");
+            if self.units[unit].free < wt.units {
+                return;
+            }
+            self.units[unit].queue.remove(pick);
+            if !handoff {
+                self.threads[w].waiting.as_mut().unwrap().woken = true;
+                granted.push(Granted {
+                    thread: w,
+                    resource: wt.resource,
+                    granted: false,
+                });
+                return;
+            }
+            self.take(w, wt.resource, wt.units, wt.issued);
+            granted.push(Granted {
+                thread: w,
+                resource: wt.resource,
+                granted: true,
+            });
+        }
+    }
+
+    fn queue_key(&self, t: Tid) -> (Tier, u64, Reverse<u64>) {
+        let th = &self.threads[t];
+        let issued = th.waiting.as_ref().map_or(u64::MAX, |w| w.issued);
+        (th.eff.tier, th.eff.key, Reverse(issued))
+    }
+
+    /// Wakes the ceiling-refused requests of `scope`: any release there
+    /// may lower the system ceiling, and the woken threads compete again
+    /// by priority when they run.
+    fn wake_ceiling(&mut self, scope: Cpu, granted: &mut Vec<Granted>) {
+        for (x, th) in self.threads.iter_mut().enumerate() {
+            let Some(w) = &mut th.waiting else { continue };
+            let rule = &self.cfg.rules[w.resource];
+            if rule.arbitration == Arbitration::Ceiling && rule.scope == scope && !w.woken {
+                w.woken = true;
+                granted.push(Granted {
+                    thread: x,
+                    resource: w.resource,
+                    granted: false,
+                });
+            }
+        }
+    }
+
+    /// The highest ceiling among ceiling-arbitrated resources of `scope`
+    /// held by threads other than `t`, with the thread holding it.
+    fn ceiling_holder(&self, scope: Cpu, t: Tid) -> Option<(u64, Tid)> {
+        let mut best: Option<(u64, Tid)> = None;
+        for (r, rule) in self.cfg.rules.iter().enumerate() {
+            if rule.arbitration != Arbitration::Ceiling || rule.scope != scope || rule.unit != r {
+                continue;
+            }
+            for &(h, _) in &self.units[r].holders {
+                if h != t && best.is_none_or(|(c, _)| rule.ceiling > c) {
+                    best = Some((rule.ceiling, h));
+                }
+            }
+        }
+        best
+    }
+
+    fn system_ceiling(&self, scope: Cpu, t: Tid) -> u64 {
+        self.ceiling_holder(scope, t).map_or(0, |(c, _)| c)
+    }
+
+    /// The thread that keeps waiting thread `t` waiting: the holder of the
+    /// resource (the longest-waiting holder of a multi-unit one), or, for
+    /// a ceiling refusal, the holder of the system ceiling.
+    fn blocker(&self, t: Tid) -> Option<Tid> {
+        let w = self.threads[t].waiting.as_ref().filter(|w| !w.woken)?;
+        let rule = &self.cfg.rules[w.resource];
+        if let Some(&(h, _)) = self.units[rule.unit].holders.first() {
+            return Some(h);
+        }
+        if rule.arbitration == Arbitration::Ceiling {
+            return self.ceiling_holder(rule.scope, t).map(|(_, h)| h);
+        }
+        None
+    }
+
+    /// The priority a rule's `Hold` gives thread `t`.
+    fn hold_eff(&self, t: Tid, hold: Hold, r: ResourceId, issued: u64) -> Eff {
+        let th = &self.threads[t];
+        let normal = Eff::normal(th.base, th.seq);
+        match hold {
+            Hold::Base => normal,
+            Hold::Ceiling(c) => Eff::normal(th.base.max(c), th.seq),
+            Hold::LocalCeiling => {
+                let c = self.cfg.local_ceiling[r][self.cfg.home[t]];
+                Eff::normal(th.base.max(c), th.seq)
+            }
+            Hold::Boost(k) => Eff {
+                tier: Tier::Boosted,
+                key: k,
+                seq: Reverse(th.seq),
+            },
+            Hold::BoostBase => Eff {
+                tier: Tier::Boosted,
+                key: th.base,
+                seq: Reverse(th.seq),
+            },
+            Hold::BoostFifo => Eff {
+                tier: Tier::Boosted,
+                key: 0,
+                seq: Reverse(issued),
+            },
+            Hold::NonPreemptive => Eff {
+                tier: Tier::NonPreemptive,
+                key: th.base,
+                seq: Reverse(th.seq),
+            },
+        }
+    }
+
+    /// Recomputes every effective priority: each thread's own (base, and
+    /// the rules of what it holds and waits for), then inheritance along
+    /// the blocking relation until nothing changes.
+    fn refresh(&mut self) {
+        let n = self.threads.len();
+        for t in 0..n {
+            let th = &self.threads[t];
+            let mut e = Eff::normal(th.base, th.seq);
+            for h in &th.held {
+                let rule: &Rule = &self.cfg.rules[h.resource];
+                e = e.max(self.hold_eff(t, rule.holding, h.resource, h.issued));
+            }
+            if let Some(w) = &th.waiting {
+                let rule = &self.cfg.rules[w.resource];
+                e = e.max(self.hold_eff(t, rule.waiting, w.resource, w.issued));
+            }
+            self.threads[t].eff = e;
+        }
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend((0..n).filter(|&t| {
+            self.threads[t]
+                .waiting
+                .as_ref()
+                .is_some_and(|w| self.cfg.rules[w.resource].inherit)
+        }));
+        if !order.is_empty() {
+            // At most one pass per link of the longest chain.
+            for _ in 0..n {
+                let mut changed = false;
+                for &w in &order {
+                    let Some(b) = self.blocker(w) else { continue };
+                    let we = self.threads[w].eff;
+                    if we > self.threads[b].eff && b != w {
+                        // The holder runs at the waiter's priority, in its
+                        // own place among equals.
+                        let be = &mut self.threads[b].eff;
+                        if (we.tier, we.key) > (be.tier, be.key) {
+                            be.tier = we.tier;
+                            be.key = we.key;
+                            changed = true;
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+        }
+        self.order = order;
+    }
+}

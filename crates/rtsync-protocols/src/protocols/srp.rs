@@ -1,0 +1,16 @@
+//! The stack resource policy (Baker 1991): a job starts only when its
+//! preemption level is above the system ceiling, the highest level of any
+//! user that could need more units than are free
+//! ([`crate::Locks::may_start`]); having started, every request finds its
+//! units. Multi-unit resources use the per-need ceiling of Baker's Def. 4.
+
+use super::ResourceFacts;
+use crate::rule::{Arbitration, Rule};
+
+pub fn rule(rf: &ResourceFacts) -> Rule {
+    Rule {
+        arbitration: Arbitration::Stack,
+        handoff: false,
+        ..rf.plain()
+    }
+}

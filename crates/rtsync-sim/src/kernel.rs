@@ -1,0 +1,895 @@
+//! The discrete-event kernel: per-CPU preemptive scheduling of one thread
+//! per task, driving the protocol machine of `rtsync-protocols`.
+//!
+//! Time advances from event to event (an arrival, a release after jitter,
+//! the end of a computation or a self-suspension). Between events nothing
+//! changes but the progress of the running computations. At each instant
+//! the kernel *settles*: it dispatches the highest effective priority on
+//! every CPU, lets each running thread execute its zero-time operations (a
+//! request, a release, the end of its job) — requests are issued only by a
+//! thread that is running, as on a real CPU — and dispatches again, until
+//! nothing changes.
+
+use crate::options::{Arrivals, Exec, Options};
+use crate::program::{Op, flatten};
+use crate::result::{Blocking, Deadlock, SimResult, TaskStats, Violation};
+use crate::trace::{Event, Mark, MarkKind, Recording, State};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsync_model::{Cpu, Protocol, Scheduler, System, Time};
+use rtsync_protocols::{Config, Eff, Locks, Outcome, Tid, Tier};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// Why a system cannot be simulated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// A task has no CPU on a multiprocessor.
+    Unplaced { task: String },
+    /// The protocol has no meaning under the scheduler.
+    Unsupported {
+        protocol: Protocol,
+        scheduler: Scheduler,
+    },
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Unplaced { task } => write!(
+                f,
+                "task `{task}` has no CPU; give it `cpu = N` or let `rtsync analyze` partition the system first"
+            ),
+            SimError::Unsupported {
+                protocol,
+                scheduler,
+            } => write!(
+                f,
+                "{protocol} is defined for fixed priorities only, not {scheduler}; under edf use npcs, srp, msrp or fmlp-s"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum St {
+    /// No job.
+    Idle,
+    /// Wants the CPU to compute (or to issue its next operation).
+    Ready,
+    /// Busy-waits for a lock.
+    Spinning,
+    /// Suspended waiting for a lock.
+    Waiting,
+    /// Self-suspended until the given time.
+    Suspended(Time),
+}
+
+#[derive(Clone, Debug)]
+struct Job {
+    arrival: Time,
+    deadline: Time,
+    blocking: Blocking,
+}
+
+#[derive(Clone, Debug)]
+struct Th {
+    st: St,
+    pc: usize,
+    /// What is left of the current computation or suspension.
+    remaining: Time,
+    /// SRP: the job passed its start test (reset by a self-suspension).
+    started: bool,
+    job: Option<Job>,
+    /// Arrived jobs not yet started: `(arrival, release)`.
+    backlog: VecDeque<(Time, Time)>,
+    next_arrival: Time,
+    /// Where it runs now.
+    on: Option<Cpu>,
+    /// Drawn durations of the current job's timed operations.
+    times: Vec<Time>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Acc {
+    jobs: u64,
+    max_response: Option<Time>,
+    sum_response: u128,
+    max_blocking: Blocking,
+    misses: u64,
+}
+
+/// One simulation run.
+pub struct Sim<'a> {
+    sys: &'a System,
+    opts: Options,
+    locks: Locks,
+    progs: Vec<Vec<Op>>,
+    th: Vec<Th>,
+    home: Vec<Cpu>,
+    running: Vec<Option<Tid>>,
+    now: Time,
+    rng: ChaCha8Rng,
+    seq: u64,
+    acc: Vec<Acc>,
+    /// Units of each resource inside a section, counted by the kernel from
+    /// the operations it executed (independently of the machine).
+    inside: Vec<u32>,
+    events: u64,
+    rec: Option<Recording>,
+    shown_eff: Vec<Option<Eff>>,
+    violations: Vec<Violation>,
+    deadlock: Option<Deadlock>,
+    edf: bool,
+    /// Scratch: best candidate per CPU.
+    best: Vec<Option<(Eff, Tid)>>,
+}
+
+/// Simulates `sys` (validated, partitioned) and returns per-task results,
+/// with the recording when `opts.record` is set.
+pub fn simulate(sys: &System, opts: &Options) -> Result<(SimResult, Option<Recording>), SimError> {
+    let mut sim = Sim::new(sys, opts.clone())?;
+    sim.run();
+    Ok(sim.finish())
+}
+
+impl<'a> Sim<'a> {
+    pub fn new(sys: &'a System, opts: Options) -> Result<Sim<'a>, SimError> {
+        if sys.platform.cpus > 1
+            && let Some(t) = sys.tasks.iter().find(|t| t.cpu.is_none())
+        {
+            return Err(SimError::Unplaced {
+                task: t.name.clone(),
+            });
+        }
+        let edf = sys.platform.scheduler == Scheduler::Edf;
+        if let Some(p) = sys.protocol()
+            && edf
+            && !p.supports(Scheduler::Edf)
+        {
+            return Err(SimError::Unsupported {
+                protocol: p,
+                scheduler: Scheduler::Edf,
+            });
+        }
+        let cfg = Config::new(sys);
+        let home = cfg.home.clone();
+        let n = sys.tasks.len();
+        let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
+        let th = sys
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Th {
+                st: St::Idle,
+                pc: 0,
+                remaining: Time::ZERO,
+                started: false,
+                job: None,
+                backlog: VecDeque::new(),
+                next_arrival: opts
+                    .offsets
+                    .get(i)
+                    .copied()
+                    .unwrap_or(Time::ZERO)
+                    .saturating_add(match opts.arrivals {
+                        Arrivals::Periodic => Time::ZERO,
+                        Arrivals::Sporadic { .. } => {
+                            Time::from_ns(rng.random_range(0..t.period.ns().max(1)))
+                        }
+                    }),
+                on: None,
+                times: Vec::new(),
+            })
+            .collect();
+        Ok(Sim {
+            sys,
+            locks: Locks::new(cfg),
+            progs: sys.tasks.iter().map(|t| flatten(&t.body)).collect(),
+            th,
+            home,
+            running: vec![None; sys.platform.cpus],
+            now: Time::ZERO,
+            rng,
+            seq: 0,
+            acc: vec![Acc::default(); n],
+            inside: vec![0; sys.resources.len()],
+            events: 0,
+            rec: opts.record.then(Recording::default),
+            shown_eff: vec![None; n],
+            violations: Vec::new(),
+            deadlock: None,
+            edf,
+            best: vec![None; sys.platform.cpus],
+            opts,
+        })
+    }
+
+    /// Runs to the horizon, a deadlock, a broken invariant or the event
+    /// limit, whichever comes first.
+    pub fn run(&mut self) {
+        self.arrivals();
+        loop {
+            self.settle();
+            if self.deadlock.is_some() || !self.violations.is_empty() {
+                return;
+            }
+            if self.events >= self.opts.max_events {
+                return;
+            }
+            let next = self.next_event();
+            let until = next.min(self.opts.horizon);
+            self.advance(until);
+            if next > self.opts.horizon {
+                return;
+            }
+            self.arrivals();
+            self.timers();
+        }
+    }
+
+    pub fn finish(mut self) -> (SimResult, Option<Recording>) {
+        // Jobs whose deadline passed unfinished count as misses.
+        for t in 0..self.th.len() {
+            let late = self.th[t]
+                .job
+                .as_ref()
+                .is_some_and(|j| j.deadline < self.now) as u64
+                + self.th[t]
+                    .backlog
+                    .iter()
+                    .filter(|&&(a, _)| a.saturating_add(self.sys.tasks[t].deadline) < self.now)
+                    .count() as u64;
+            self.acc[t].misses += late;
+        }
+        let tasks = self
+            .sys
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let a = &self.acc[i];
+                TaskStats {
+                    name: t.name.clone(),
+                    cpu: self.home[i],
+                    jobs: a.jobs,
+                    max_response: a.max_response,
+                    mean_response: (a.jobs > 0)
+                        .then(|| Time::from_ns((a.sum_response / a.jobs as u128) as u64)),
+                    max_blocking: a.max_blocking,
+                    misses: a.misses,
+                }
+            })
+            .collect();
+        (
+            SimResult {
+                tasks,
+                end: self.now,
+                events: self.events,
+                deadlock: self.deadlock,
+                violations: self.violations,
+            },
+            self.rec,
+        )
+    }
+
+    fn name(&self, t: Tid) -> String {
+        self.sys.tasks[t].name.clone()
+    }
+
+    fn res_name(&self, r: usize) -> String {
+        self.sys.resources[r].name.clone()
+    }
+
+    fn emit(&mut self, e: impl FnOnce(&Self) -> Event) {
+        if self.rec.is_none() {
+            return;
+        }
+        let ev = e(self);
+        if let Some(r) = &mut self.rec {
+            r.events.push(ev);
+        }
+    }
+
+    fn mark(&mut self, task: Tid, t: Time, kind: MarkKind) {
+        if let Some(r) = &mut self.rec {
+            r.marks.push(Mark { t, task, kind });
+        }
+    }
+
+    fn draw(&mut self, worst: Time) -> Time {
+        match self.opts.exec {
+            Exec::Wcet => worst,
+            Exec::Random if worst.is_zero() => worst,
+            Exec::Random => Time::from_ns(self.rng.random_range(1..=worst.ns())),
+        }
+    }
+
+    /// Processes the arrivals due now and starts jobs whose release came.
+    fn arrivals(&mut self) {
+        for t in 0..self.th.len() {
+            while self.th[t].next_arrival <= self.now {
+                let task = &self.sys.tasks[t];
+                let a = self.th[t].next_arrival;
+                let jitter = if task.jitter.is_zero() {
+                    Time::ZERO
+                } else {
+                    Time::from_ns(self.rng.random_range(0..=task.jitter.ns()))
+                };
+                let gap = match self.opts.arrivals {
+                    Arrivals::Periodic => task.period,
+                    Arrivals::Sporadic { spread } => {
+                        let extra =
+                            (task.period.ns() as f64 * spread * self.rng.random::<f64>()) as u64;
+                        task.period.saturating_add(Time::from_ns(extra))
+                    }
+                };
+                self.th[t].next_arrival = a.saturating_add(gap);
+                self.th[t].backlog.push_back((a, a.saturating_add(jitter)));
+            }
+            self.start_job(t);
+        }
+    }
+
+    /// Starts the next job of an idle thread if it has been released.
+    fn start_job(&mut self, t: Tid) {
+        if self.th[t].st != St::Idle {
+            return;
+        }
+        let Some(&(arrival, release)) = self.th[t].backlog.front() else {
+            return;
+        };
+        if release > self.now {
+            return;
+        }
+        self.th[t].backlog.pop_front();
+        let task = &self.sys.tasks[t];
+        let deadline = arrival.saturating_add(task.deadline);
+        let mut times = std::mem::take(&mut self.th[t].times);
+        times.clear();
+        for i in 0..self.progs[t].len() {
+            let w = match self.progs[t][i] {
+                Op::Compute(w) | Op::Suspend(w) => w,
+                _ => Time::ZERO,
+            };
+            let d = self.draw(w);
+            times.push(d);
+        }
+        self.seq += 1;
+        let key = if self.edf {
+            u64::MAX - deadline.ns()
+        } else {
+            task.priority as u64
+        };
+        self.locks
+            .set_base(t, key, self.seq)
+            .expect("thread index in range");
+        let th = &mut self.th[t];
+        th.times = times;
+        th.job = Some(Job {
+            arrival,
+            deadline,
+            blocking: Blocking::default(),
+        });
+        th.pc = 0;
+        th.remaining = Time::ZERO;
+        th.started = false;
+        th.st = St::Ready;
+        self.load_op(t);
+        self.events += 1;
+        self.emit(|s| Event::Release {
+            t: s.now,
+            task: s.name(t),
+            deadline,
+        });
+        self.mark(t, arrival, MarkKind::Release);
+        self.mark(t, deadline, MarkKind::Deadline);
+    }
+
+    /// Sets `remaining` for the operation at `pc`.
+    fn load_op(&mut self, t: Tid) {
+        let th = &mut self.th[t];
+        th.remaining = th.times.get(th.pc).copied().unwrap_or(Time::ZERO);
+    }
+
+    /// Ends of self-suspensions and computations due now.
+    fn timers(&mut self) {
+        for t in 0..self.th.len() {
+            match self.th[t].st {
+                St::Suspended(until) if until <= self.now => {
+                    let th = &mut self.th[t];
+                    th.st = St::Ready;
+                    th.started = false;
+                    th.pc += 1;
+                    self.load_op(t);
+                    self.events += 1;
+                    self.emit(|s| Event::Resume {
+                        t: s.now,
+                        task: s.name(t),
+                    });
+                }
+                St::Ready
+                    if self.th[t].on.is_some()
+                        && self.th[t].remaining.is_zero()
+                        && matches!(self.progs[t].get(self.th[t].pc), Some(Op::Compute(_))) =>
+                {
+                    self.th[t].pc += 1;
+                    self.load_op(t);
+                    self.events += 1;
+                }
+                St::Idle => self.start_job(t),
+                _ => {}
+            }
+        }
+    }
+
+    /// The earliest instant at which something happens.
+    fn next_event(&self) -> Time {
+        let mut next = Time::MAX;
+        for (t, th) in self.th.iter().enumerate() {
+            next = next.min(th.next_arrival);
+            match th.st {
+                St::Idle => {
+                    if let Some(&(_, rel)) = th.backlog.front() {
+                        next = next.min(rel.max(self.now));
+                    }
+                }
+                St::Suspended(until) => next = next.min(until),
+                St::Ready if th.on.is_some() => {
+                    if matches!(self.progs[t].get(th.pc), Some(Op::Compute(_))) {
+                        next = next.min(self.now.saturating_add(th.remaining));
+                    }
+                }
+                _ => {}
+            }
+        }
+        next
+    }
+
+    /// Moves time to `to`: running computations progress, spinners spin,
+    /// waiting jobs accumulate blocking.
+    fn advance(&mut self, to: Time) {
+        let dt = to.saturating_sub(self.now);
+        if dt.is_zero() {
+            self.now = to;
+            return;
+        }
+        for t in 0..self.th.len() {
+            let st = self.th[t].st;
+            let on = self.th[t].on;
+            if self.th[t].job.is_none() {
+                continue;
+            }
+            let home = self.home[t];
+            let mut b = self.th[t].job.as_ref().unwrap().blocking;
+            let state = match (st, on) {
+                (St::Ready, Some(cpu)) => {
+                    let th = &mut self.th[t];
+                    th.remaining = th.remaining.saturating_sub(dt);
+                    if self.locks.location(t) != home {
+                        b.remote = b.remote.saturating_add(dt);
+                    }
+                    State::Run {
+                        cpu,
+                        resource: self.locks.held(t).last(),
+                    }
+                }
+                (St::Spinning, Some(cpu)) => {
+                    b.spin = b.spin.saturating_add(dt);
+                    State::Spin {
+                        cpu,
+                        resource: self.locks.waiting(t).unwrap_or(0),
+                    }
+                }
+                (St::Suspended(_), _) => State::Suspended,
+                _ => {
+                    // Pending: ready, spinning while preempted, or waiting
+                    // for a lock.
+                    let lower = self.running[home]
+                        .is_some_and(|x| x != t && self.locks.base(x) < self.locks.base(t));
+                    if lower {
+                        b.local = b.local.saturating_add(dt);
+                    } else if st == St::Waiting || self.locks.location(t) != home {
+                        b.remote = b.remote.saturating_add(dt);
+                    }
+                    match st {
+                        St::Waiting => State::Blocked {
+                            resource: self.locks.waiting(t).unwrap_or(0),
+                        },
+                        _ => State::Ready,
+                    }
+                }
+            };
+            self.th[t].job.as_mut().unwrap().blocking = b;
+            if let Some(r) = &mut self.rec {
+                r.extend(t, self.now, to, state);
+            }
+        }
+        self.now = to;
+    }
+
+    /// Dispatches and executes zero-time operations until nothing changes.
+    /// Operations due at the same instant on different CPUs run in order of
+    /// effective priority, one at a time with a dispatch in between, so
+    /// that simultaneity never favours a CPU by its number (a boosted
+    /// agent's retry goes before a lower job's new request).
+    fn settle(&mut self) {
+        for _round in 0..100_000 {
+            self.dispatch();
+            let mut pick: Option<(Eff, Tid)> = None;
+            for cpu in 0..self.running.len() {
+                let Some(t) = self.running[cpu] else { continue };
+                if self.th[t].st != St::Ready || !self.zero_time_op(t) {
+                    continue;
+                }
+                let e = self.locks.eff(t);
+                if pick.is_none_or(|(pe, _)| e > pe) {
+                    pick = Some((e, t));
+                }
+            }
+            let Some((_, t)) = pick else {
+                if self.opts.check {
+                    self.check();
+                }
+                self.show_priorities();
+                return;
+            };
+            self.step(t);
+            if self.deadlock.is_some() || !self.violations.is_empty() {
+                return;
+            }
+        }
+        self.violate("no progress after 100000 operations at one instant".into());
+    }
+
+    /// Whether `t`'s next operation takes no time (or its computation is
+    /// done).
+    fn zero_time_op(&self, t: Tid) -> bool {
+        match self.progs[t].get(self.th[t].pc) {
+            Some(Op::Compute(_)) => self.th[t].remaining.is_zero(),
+            _ => true,
+        }
+    }
+
+    /// Chooses the thread on every CPU: the highest effective priority
+    /// among the ready and spinning threads located there (SRP: a job that
+    /// has not started must pass the start test); then MrsP helping, where
+    /// a chosen spinner runs the preempted holder it waits for instead.
+    fn dispatch(&mut self) {
+        for b in &mut self.best {
+            *b = None;
+        }
+        for t in 0..self.th.len() {
+            let th = &self.th[t];
+            if !matches!(th.st, St::Ready | St::Spinning) {
+                continue;
+            }
+            if !th.started && !self.locks.may_start(t) {
+                continue;
+            }
+            let cpu = self.locks.location(t);
+            let e = self.locks.eff(t);
+            if self.best[cpu].is_none_or(|(be, _)| e > be) {
+                self.best[cpu] = Some((e, t));
+            }
+        }
+        let mut next: Vec<Option<Tid>> = self.best.iter().map(|b| b.map(|(_, t)| t)).collect();
+        let mut helping = vec![false; next.len()];
+        for cpu in 0..next.len() {
+            let Some(s) = next[cpu] else { continue };
+            if self.th[s].st != St::Spinning {
+                continue;
+            }
+            let Some(h) = self.locks.helpee(s) else {
+                continue;
+            };
+            if self.th[h].st == St::Ready && !next.contains(&Some(h)) {
+                next[cpu] = Some(h);
+                helping[cpu] = true;
+            }
+        }
+        for cpu in 0..next.len() {
+            if next[cpu] != self.running[cpu] {
+                self.events += 1;
+                if let Some(t) = next[cpu] {
+                    self.th[t].started = true;
+                }
+                let (task, help) = (next[cpu], helping[cpu]);
+                self.emit(|s| Event::Dispatch {
+                    t: s.now,
+                    cpu,
+                    task: task.map(|t| s.name(t)),
+                    helping: help,
+                });
+            }
+        }
+        for t in self.running.iter().flatten() {
+            self.th[*t].on = None;
+        }
+        for (cpu, t) in next.iter().enumerate() {
+            if let Some(t) = t {
+                self.th[*t].on = Some(cpu);
+            }
+        }
+        self.running = next;
+    }
+
+    /// Executes `t`'s operation at `pc` if it takes no time. Returns whether
+    /// anything changed.
+    fn step(&mut self, t: Tid) -> bool {
+        let pc = self.th[t].pc;
+        let Some(&op) = self.progs[t].get(pc) else {
+            self.complete(t);
+            return true;
+        };
+        self.events += 1;
+        match op {
+            Op::Compute(_) => {
+                if !self.th[t].remaining.is_zero() {
+                    self.events -= 1;
+                    return false;
+                }
+                self.th[t].pc += 1;
+                self.load_op(t);
+            }
+            Op::Suspend(_) => {
+                let d = self.th[t].remaining;
+                if d.is_zero() {
+                    self.th[t].pc += 1;
+                    self.load_op(t);
+                } else {
+                    let until = self.now.saturating_add(d);
+                    self.th[t].st = St::Suspended(until);
+                    self.emit(|s| Event::Suspend {
+                        t: s.now,
+                        task: s.name(t),
+                        until,
+                    });
+                }
+            }
+            Op::Lock(r, units) => {
+                let outcome = if self.locks.woken(t) {
+                    // A ceiling-refused request woken by a release.
+                    self.locks.retry(t)
+                } else {
+                    self.emit(|s| Event::Request {
+                        t: s.now,
+                        task: s.name(t),
+                        resource: s.res_name(r),
+                        units,
+                    });
+                    self.locks.lock(t, r, units)
+                };
+                match outcome {
+                    Ok(Outcome::Granted) => self.entered(t, r, units),
+                    Ok(Outcome::Wait { spin }) => {
+                        self.th[t].st = if spin { St::Spinning } else { St::Waiting };
+                        self.emit(|s| Event::Wait {
+                            t: s.now,
+                            task: s.name(t),
+                            resource: s.res_name(r),
+                            spin,
+                        });
+                        if let Some(cycle) = self.locks.wait_cycle(t) {
+                            let cycle: Vec<(String, String)> = cycle
+                                .iter()
+                                .map(|&(x, r)| (self.name(x), self.res_name(r)))
+                                .collect();
+                            self.emit(|s| Event::Deadlock {
+                                t: s.now,
+                                cycle: cycle.clone(),
+                            });
+                            self.deadlock = Some(Deadlock {
+                                at: self.now,
+                                cycle,
+                            });
+                        }
+                    }
+                    Err(e) => self.violate(format!("{}: {e}", self.name(t))),
+                }
+            }
+            Op::Unlock(r) => {
+                let units = self.units_at_lock(t, r);
+                self.emit(|s| Event::Unlock {
+                    t: s.now,
+                    task: s.name(t),
+                    resource: s.res_name(r),
+                });
+                self.inside[r] -= units;
+                self.th[t].pc += 1;
+                self.load_op(t);
+                match self.locks.unlock(t, r) {
+                    Ok(woken) => {
+                        for g in woken {
+                            self.th[g.thread].st = St::Ready;
+                            if g.granted {
+                                let u = match self.progs[g.thread][self.th[g.thread].pc] {
+                                    Op::Lock(_, u) => u,
+                                    _ => 1,
+                                };
+                                self.entered(g.thread, g.resource, u);
+                            }
+                        }
+                    }
+                    Err(e) => self.violate(format!("{}: {e}", self.name(t))),
+                }
+            }
+        }
+        true
+    }
+
+    /// The units of `t`'s section on `r` being closed.
+    fn units_at_lock(&self, t: Tid, r: usize) -> u32 {
+        let pc = self.th[t].pc;
+        let mut depth = 0i32;
+        for i in (0..pc).rev() {
+            match self.progs[t][i] {
+                Op::Unlock(x) if x == r => depth += 1,
+                Op::Lock(x, u) if x == r => {
+                    if depth == 0 {
+                        return u;
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        1
+    }
+
+    /// `t` was granted `units` of `r`: it enters the section.
+    fn entered(&mut self, t: Tid, r: usize, units: u32) {
+        self.inside[r] += units;
+        self.th[t].pc += 1;
+        self.load_op(t);
+        self.emit(|s| Event::Granted {
+            t: s.now,
+            task: s.name(t),
+            resource: s.res_name(r),
+        });
+        if self.opts.check && self.inside[r] > self.sys.resources[r].units.max(1) {
+            self.violate(format!(
+                "mutual exclusion broken: {} units of `{}` (which has {}) are held at once",
+                self.inside[r],
+                self.res_name(r),
+                self.sys.resources[r].units
+            ));
+        }
+    }
+
+    fn complete(&mut self, t: Tid) {
+        self.events += 1;
+        if let Err(e) = self.locks.job_done(t) {
+            self.violate(format!("{} ended its job: {e}", self.name(t)));
+        }
+        let job = self.th[t].job.take().expect("a running thread has a job");
+        let response = self.now.saturating_sub(job.arrival);
+        let a = &mut self.acc[t];
+        a.jobs += 1;
+        a.max_response = Some(a.max_response.map_or(response, |m| m.max(response)));
+        a.sum_response += response.ns() as u128;
+        a.max_blocking = a.max_blocking.max(job.blocking);
+        let missed = self.now > job.deadline;
+        if missed {
+            a.misses += 1;
+        }
+        self.th[t].st = St::Idle;
+        self.emit(|s| Event::Complete {
+            t: s.now,
+            task: s.name(t),
+            response,
+        });
+        self.mark(t, self.now, MarkKind::Complete);
+        if missed {
+            let deadline = job.deadline;
+            self.emit(|s| Event::Miss {
+                t: s.now,
+                task: s.name(t),
+                deadline,
+            });
+            self.mark(t, self.now, MarkKind::Miss);
+        }
+        self.start_job(t);
+    }
+
+    fn violate(&mut self, what: String) {
+        self.violations.push(Violation { at: self.now, what });
+    }
+
+    /// The scheduling invariant, checked independently of the dispatcher's
+    /// choice: a thread of lower base priority may run while a
+    /// higher-priority thread of its CPU is ready only as the protocol
+    /// allows it — it holds or requests a resource, or the waiting job has
+    /// not passed SRP's start test.
+    fn check(&mut self) {
+        for cpu in 0..self.running.len() {
+            let Some(x) = self.running[cpu] else {
+                // An idle CPU with a ready, admissible thread located there.
+                if let Some(y) = (0..self.th.len()).find(|&y| {
+                    self.th[y].st == St::Ready
+                        && self.th[y].on.is_none()
+                        && self.locks.location(y) == cpu
+                        && (self.th[y].started || self.locks.may_start(y))
+                }) {
+                    self.violate(format!(
+                        "CPU {cpu} idles while {} is ready there",
+                        self.name(y)
+                    ));
+                }
+                continue;
+            };
+            let excused = self.locks.holds_any(x)
+                || self.locks.waiting(x).is_some()
+                || self.locks.eff(x).tier != Tier::Normal;
+            if excused {
+                continue;
+            }
+            for y in 0..self.th.len() {
+                if y == x
+                    || !matches!(self.th[y].st, St::Ready | St::Spinning)
+                    || self.th[y].on.is_some()
+                    || self.locks.location(y) != cpu
+                    || !(self.th[y].started || self.locks.may_start(y))
+                {
+                    continue;
+                }
+                if self.locks.base(y) > self.locks.base(x) {
+                    self.violate(format!(
+                        "{} runs on CPU {cpu} while {}, of higher priority and holding nothing in its way, is ready",
+                        self.name(x),
+                        self.name(y)
+                    ));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Records effective-priority changes for the trace and the chart.
+    fn show_priorities(&mut self) {
+        if self.rec.is_none() {
+            return;
+        }
+        for t in 0..self.th.len() {
+            if self.th[t].job.is_none() {
+                self.shown_eff[t] = None;
+                continue;
+            }
+            let e = self.locks.eff(t);
+            let base = self.locks.base(t);
+            let shown = self.shown_eff[t];
+            if shown != Some(e) {
+                let was_raised = shown.is_some_and(|s| s.tier != Tier::Normal || s.key != base);
+                let raised = e.tier != Tier::Normal || e.key != base;
+                self.shown_eff[t] = Some(e);
+                if raised || was_raised {
+                    let label = self.eff_label(e, base);
+                    self.emit(|s| Event::Priority {
+                        t: s.now,
+                        task: s.name(t),
+                        priority: label.clone(),
+                    });
+                    self.mark(t, self.now, MarkKind::Priority(label));
+                }
+            }
+        }
+    }
+
+    fn eff_label(&self, e: Eff, base: u64) -> String {
+        match e.tier {
+            Tier::NonPreemptive => "non-preemptive".into(),
+            Tier::Boosted => {
+                if e.key == 0 {
+                    "boosted (FIFO)".into()
+                } else {
+                    format!("boosted {}", e.key)
+                }
+            }
+            Tier::Normal if e.key == base => "base".into(),
+            Tier::Normal if self.edf => "inherited".into(),
+            Tier::Normal => format!("{}", e.key),
+        }
+    }
+}

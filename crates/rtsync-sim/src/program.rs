@@ -1,0 +1,69 @@
+//! A task body flattened into the operations a job executes in order.
+
+use rtsync_model::{ResourceId, Segment, Time};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Compute(Time),
+    Suspend(Time),
+    Lock(ResourceId, u32),
+    Unlock(ResourceId),
+}
+
+/// The operations of a body, sections opened and closed around their
+/// contents.
+pub fn flatten(body: &[Segment]) -> Vec<Op> {
+    let mut out = Vec::new();
+    walk(body, &mut out);
+    out
+}
+
+fn walk(body: &[Segment], out: &mut Vec<Op>) {
+    for s in body {
+        match s {
+            Segment::Compute(t) => out.push(Op::Compute(*t)),
+            Segment::Suspend(t) => out.push(Op::Suspend(*t)),
+            Segment::Lock {
+                resource,
+                units,
+                body,
+            } => {
+                out.push(Op::Lock(*resource, *units));
+                walk(body, out);
+                out.push(Op::Unlock(*resource));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_sections_close_in_reverse_order() {
+        let body = vec![
+            Segment::Compute(Time::from_us(1)),
+            Segment::Lock {
+                resource: 0,
+                units: 1,
+                body: vec![Segment::Lock {
+                    resource: 1,
+                    units: 2,
+                    body: vec![Segment::Compute(Time::from_us(2))],
+                }],
+            },
+        ];
+        assert_eq!(
+            flatten(&body),
+            vec![
+                Op::Compute(Time::from_us(1)),
+                Op::Lock(0, 1),
+                Op::Lock(1, 2),
+                Op::Compute(Time::from_us(2)),
+                Op::Unlock(1),
+                Op::Unlock(0),
+            ]
+        );
+    }
+}
