@@ -88,6 +88,10 @@ pub struct Locks {
     issued: u64,
     /// Scratch for the inheritance pass.
     order: Vec<Tid>,
+    /// Where each thread must run, recomputed with the priorities.
+    loc: Vec<Cpu>,
+    /// Whether any resource uses stack arbitration (SRP's start test).
+    stack: bool,
 }
 
 impl Locks {
@@ -108,6 +112,11 @@ impl Locks {
             })
             .collect();
         Locks {
+            loc: cfg.home.clone(),
+            stack: cfg
+                .rules
+                .iter()
+                .any(|r| r.arbitration == Arbitration::Stack),
             cfg,
             threads,
             units,
@@ -128,7 +137,12 @@ impl Locks {
         let th = &mut self.threads[t];
         th.base = key;
         th.seq = seq;
-        self.refresh();
+        if th.held.is_empty() && th.waiting.is_none() {
+            // A job start: nothing held, nobody blocked on it.
+            th.eff = Eff::normal(key, seq);
+        } else {
+            self.refresh();
+        }
         Ok(())
     }
 
@@ -145,6 +159,10 @@ impl Locks {
     /// The CPU `t` must run on now: the domain of its innermost section (or
     /// pending request) that has one, else its home CPU.
     pub fn location(&self, t: Tid) -> Cpu {
+        self.loc[t]
+    }
+
+    fn compute_location(&self, t: Tid) -> Cpu {
         let th = &self.threads[t];
         th.waiting
             .as_ref()
@@ -198,6 +216,9 @@ impl Locks {
     /// its CPU that another thread holds. Always true for protocols without
     /// stack arbitration.
     pub fn may_start(&self, t: Tid) -> bool {
+        if !self.stack {
+            return true;
+        }
         let cpu = self.cfg.home[t];
         let level = self.cfg.level[t];
         for (r, rule) in self.cfg.rules.iter().enumerate() {
@@ -657,5 +678,8 @@ impl Locks {
             }
         }
         self.order = order;
+        for t in 0..n {
+            self.loc[t] = self.compute_location(t);
+        }
     }
 }

@@ -123,8 +123,10 @@ pub struct Sim<'a> {
     violations: Vec<Violation>,
     deadlock: Option<Deadlock>,
     edf: bool,
-    /// Scratch: best candidate per CPU.
+    /// Scratch: best candidate per CPU, the next assignment, helping flags.
     best: Vec<Option<(Eff, Tid)>>,
+    next: Vec<Option<Tid>>,
+    helping: Vec<bool>,
 }
 
 /// Simulates `sys` (validated, partitioned) and returns per-task results,
@@ -203,6 +205,8 @@ impl<'a> Sim<'a> {
             deadlock: None,
             edf,
             best: vec![None; sys.platform.cpus],
+            next: vec![None; sys.platform.cpus],
+            helping: vec![false; sys.platform.cpus],
             opts,
         })
     }
@@ -495,7 +499,9 @@ impl<'a> Sim<'a> {
                         b.remote = b.remote.saturating_add(dt);
                     }
                     match st {
-                        St::Waiting => State::Blocked {
+                        // A spinner not running: preempted, or its CPU lent
+                        // to the holder (MrsP helping).
+                        St::Waiting | St::Spinning => State::Blocked {
                             resource: self.locks.waiting(t).unwrap_or(0),
                         },
                         _ => State::Ready,
@@ -575,8 +581,12 @@ impl<'a> Sim<'a> {
                 self.best[cpu] = Some((e, t));
             }
         }
-        let mut next: Vec<Option<Tid>> = self.best.iter().map(|b| b.map(|(_, t)| t)).collect();
-        let mut helping = vec![false; next.len()];
+        let mut next = std::mem::take(&mut self.next);
+        let mut helping = std::mem::take(&mut self.helping);
+        for (cpu, b) in self.best.iter().enumerate() {
+            next[cpu] = b.map(|(_, t)| t);
+            helping[cpu] = false;
+        }
         for cpu in 0..next.len() {
             let Some(s) = next[cpu] else { continue };
             if self.th[s].st != St::Spinning {
@@ -613,7 +623,8 @@ impl<'a> Sim<'a> {
                 self.th[*t].on = Some(cpu);
             }
         }
-        self.running = next;
+        self.next = std::mem::replace(&mut self.running, next);
+        self.helping = helping;
     }
 
     /// Executes `t`'s operation at `pc` if it takes no time. Returns whether

@@ -18,6 +18,9 @@ use std::time::Instant;
 pub enum What {
     /// Schedulability analysis throughput (MPCP and DPCP with P-FP RTA).
     Analysis,
+    /// Simulator speed: scheduling events per second on one core, per
+    /// protocol (16 tasks, 4 CPUs, 4 resources).
+    Sim,
     /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
     /// per side (paced and saturated), retries, ring throughput.
     Channels,
@@ -38,6 +41,12 @@ pub struct Args {
     pub elements: u64,
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Systems per protocol (sim).
+    #[arg(long, default_value_t = 4)]
+    pub systems: u64,
+    /// Simulated time per system (sim).
+    #[arg(long, default_value = "20s", value_parser = |s: &str| rtsync_model::Time::parse(s).map_err(|e| e.to_string()))]
+    pub horizon: rtsync_model::Time,
     /// Skip the multi-threaded (rayon) measurement.
     #[arg(long)]
     pub single_only: bool,
@@ -96,6 +105,13 @@ pub fn run(a: Args) -> u8 {
     if a.sets == 0 {
         eprintln!("error: --sets must be at least 1");
         return BAD_INPUT;
+    }
+    if a.what == What::Sim {
+        return super::bench_sim::run(super::bench_sim::Config {
+            systems: a.systems,
+            horizon: a.horizon,
+            seed: a.seed,
+        });
     }
     if a.what == What::Channels {
         if a.ops < 100 || a.elements == 0 {

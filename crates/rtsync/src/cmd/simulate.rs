@@ -39,6 +39,10 @@ pub struct Args {
     /// Draw a Gantt chart (SVG): one lane per CPU and one per task.
     #[arg(long, value_name = "FILE.svg")]
     pub gantt: Option<PathBuf>,
+    /// First release of a task, NAME=TIME (repeatable; default 0): stage a
+    /// scenario, e.g. `--offset low=0ms --offset high=2ms`.
+    #[arg(long = "offset", value_name = "NAME=TIME")]
+    pub offsets: Vec<String>,
     /// Put every resource under this protocol first.
     #[arg(long, value_parser = super::check::parse_protocol)]
     pub protocol: Option<Protocol>,
@@ -114,7 +118,32 @@ pub fn run(a: Args) -> u8 {
             return BAD_INPUT;
         }
     };
+    let mut offsets = vec![Time::ZERO; sys.tasks.len()];
+    for o in &a.offsets {
+        let parsed = o
+            .split_once('=')
+            .ok_or_else(|| format!("--offset `{o}`: expected NAME=TIME"))
+            .and_then(|(n, t)| {
+                let i = sys.task_by_name(n.trim()).ok_or_else(|| {
+                    let names: Vec<&str> = sys.tasks.iter().map(|t| t.name.as_str()).collect();
+                    format!(
+                        "--offset `{o}`: no task `{n}`; tasks are {}",
+                        names.join(", ")
+                    )
+                })?;
+                let t = Time::parse(t.trim()).map_err(|e| format!("--offset `{o}`: {e}"))?;
+                Ok((i, t))
+            });
+        match parsed {
+            Ok((i, t)) => offsets[i] = t,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return BAD_INPUT;
+            }
+        }
+    }
     let sim_opts = Options {
+        offsets,
         horizon,
         seed: a.seed,
         exec: a.exec,
