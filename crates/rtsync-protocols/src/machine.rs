@@ -49,6 +49,10 @@ struct Held {
     owns: bool,
     /// Request order, for FIFO boosting.
     issued: u64,
+    /// Grant order: among sections boosted to the same key, the one
+    /// granted first runs first (a later one never preempts it, as with
+    /// SCHED_FIFO at equal priority, and as MPCP's analysis assumes).
+    granted: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -86,6 +90,8 @@ pub struct Locks {
     threads: Vec<Thread>,
     units: Vec<Unit>,
     issued: u64,
+    /// Grants so far (the grant order of [`Held`]).
+    grants: u64,
     /// Scratch for the inheritance pass.
     order: Vec<Tid>,
     /// Where each thread must run, recomputed with the priorities.
@@ -121,6 +127,7 @@ impl Locks {
             threads,
             units,
             issued: 0,
+            grants: 0,
             order: Vec::new(),
         }
     }
@@ -308,11 +315,14 @@ impl Locks {
                 .iter()
                 .any(|h| self.cfg.rules[h.resource].unit == unit)
         {
+            self.grants += 1;
+            let granted = self.grants;
             self.threads[t].held.push(Held {
                 resource: r,
                 units,
                 owns: false,
                 issued,
+                granted,
             });
             return Ok(Outcome::Granted);
         }
@@ -467,6 +477,8 @@ impl Locks {
         let u = &mut self.units[unit];
         u.free -= units;
         u.holders.push((t, units));
+        self.grants += 1;
+        let granted = self.grants;
         let th = &mut self.threads[t];
         th.waiting = None;
         th.held.push(Held {
@@ -474,6 +486,7 @@ impl Locks {
             units,
             owns: true,
             issued,
+            granted,
         });
     }
 
@@ -595,7 +608,9 @@ impl Locks {
     }
 
     /// The priority a rule's `Hold` gives thread `t`.
-    fn hold_eff(&self, t: Tid, hold: Hold, r: ResourceId, issued: u64) -> Eff {
+    /// `issued` orders FIFO boosting; `granted` orders sections boosted to
+    /// one key.
+    fn hold_eff(&self, t: Tid, hold: Hold, r: ResourceId, issued: u64, granted: u64) -> Eff {
         let th = &self.threads[t];
         let normal = Eff::normal(th.base, th.seq);
         match hold {
@@ -608,7 +623,7 @@ impl Locks {
             Hold::Boost(k) => Eff {
                 tier: Tier::Boosted,
                 key: k,
-                seq: Reverse(th.seq),
+                seq: Reverse(granted),
             },
             Hold::BoostBase => Eff {
                 tier: Tier::Boosted,
@@ -638,11 +653,11 @@ impl Locks {
             let mut e = Eff::normal(th.base, th.seq);
             for h in &th.held {
                 let rule: &Rule = &self.cfg.rules[h.resource];
-                e = e.max(self.hold_eff(t, rule.holding, h.resource, h.issued));
+                e = e.max(self.hold_eff(t, rule.holding, h.resource, h.issued, h.granted));
             }
             if let Some(w) = &th.waiting {
                 let rule = &self.cfg.rules[w.resource];
-                e = e.max(self.hold_eff(t, rule.waiting, w.resource, w.issued));
+                e = e.max(self.hold_eff(t, rule.waiting, w.resource, w.issued, w.issued));
             }
             self.threads[t].eff = e;
         }

@@ -211,3 +211,83 @@ fn bench_channels_measures_every_channel_and_peer() {
     let bad = rtsync(&["bench", "channels", "--ops", "5"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn simulate_prints_bounds_beside_results_and_writes_trace_and_gantt() {
+    let dir = std::env::temp_dir().join(format!("rtsync-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (trace, svg) = (dir.join("t.jsonl"), dir.join("g.svg"));
+    let o = rtsync(&[
+        "simulate",
+        "--horizon",
+        "1h",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--gantt",
+        svg.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("sim max") && out.contains("bound"), "{out}");
+    // Every trace line is a JSON object with an event kind and a time.
+    let lines = std::fs::read_to_string(&trace).unwrap();
+    assert!(lines.lines().count() > 10);
+    for l in lines.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["event"].is_string() && v["t"].is_u64(), "{l}");
+    }
+    let g = std::fs::read_to_string(&svg).unwrap();
+    assert!(g.starts_with("<svg") && g.trim_end().ends_with("</svg>"));
+    assert!(
+        g.contains("CPU 3") && g.contains("section on"),
+        "lanes and legend"
+    );
+}
+
+#[test]
+fn simulate_rejects_bad_options_with_clear_messages() {
+    let o = rtsync(&["simulate", "--horizon", "banana"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("--horizon `banana`"), "{err}");
+    let o = rtsync(&["simulate", "--offset", "nobody=1ms"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("no task `nobody`"), "{err}");
+}
+
+#[test]
+fn soundness_experiment_finds_no_violation_on_a_sample() {
+    // The full run (10000 systems per protocol) is documented in the README;
+    // CI checks a sample of every protocol, FP and EDF.
+    let o = rtsync(&["experiment", "soundness", "--systems", "150", "--edf"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("no violations"), "{out}");
+    for p in [
+        "npcs", "pip", "pcp", "ipcp", "srp", "mpcp", "dpcp", "fmlp-s", "fmlp-l", "dflp", "msrp",
+        "mrsp",
+    ] {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{p} ")))
+            .unwrap_or_else(|| panic!("no row for {p}:\n{out}"));
+        let cols: Vec<&str> = row.split_whitespace().collect();
+        let schedulable: u64 = cols[3].parse().unwrap();
+        assert!(
+            schedulable > 10,
+            "{p}: too few schedulable systems to mean anything: {row}"
+        );
+    }
+}
+
+#[test]
+fn bench_sim_measures_every_protocol() {
+    let o = rtsync(&["bench", "sim", "--systems", "1", "--horizon", "200ms"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    for p in ["npcs", "mrsp", "dflp"] {
+        assert!(out.contains(p), "{out}");
+    }
+    assert!(out.contains("Mevents/s"));
+}

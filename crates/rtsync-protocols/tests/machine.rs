@@ -1,0 +1,253 @@
+//! The lock machine driven directly, without a kernel: misuse is an error
+//! (never a panic), and the core rules (transitive inheritance, queue
+//! order, group locks, SRP's per-need ceilings, PCP's ceiling refusal) hold.
+
+use rtsync_model::{Protocol, load_str};
+use rtsync_protocols::{Config, Eff, LockError, Locks, Outcome, Tier};
+
+/// A machine for `tasks` = `(name, priority, cpu, resources used)` with
+/// every resource under `p`. Resources are named r0, r1, ...
+fn machine(p: Protocol, cpus: usize, resources: usize, tasks: &[(u32, usize, &[usize])]) -> Locks {
+    let mut src = format!("[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n", p.name());
+    for r in 0..resources {
+        src += &format!("[[resource]]\nname = \"r{r}\"\n");
+        if p.needs_sync_cpu() {
+            src += &format!("sync_cpu = {}\n", cpus - 1);
+        }
+    }
+    for (i, (prio, cpu, uses)) in tasks.iter().enumerate() {
+        let body: Vec<String> = uses
+            .iter()
+            .map(|r| format!("{{ lock = \"r{r}\", hold = \"1ms\" }}"))
+            .collect();
+        src += &format!(
+            "[[task]]\nname = \"t{i}\"\nperiod = \"100ms\"\npriority = {prio}\ncpu = {cpu}\nbody = [{}]\n",
+            body.join(", ")
+        );
+    }
+    let sys = load_str(&src, None)
+        .map(|(s, _)| s)
+        .unwrap_or_else(|d| panic!("{d}\n{src}"));
+    let mut m = Locks::new(Config::new(&sys));
+    for (i, (prio, _, _)) in tasks.iter().enumerate() {
+        m.set_base(i, *prio as u64, i as u64).unwrap();
+    }
+    m
+}
+
+#[test]
+fn misuse_is_reported_not_panicked() {
+    let mut m = machine(Protocol::Pip, 1, 2, &[(2, 0, &[0, 1]), (1, 0, &[0, 1])]);
+    assert_eq!(
+        m.unlock(0, 0),
+        Err(LockError::NotOwner {
+            thread: 0,
+            resource: 0
+        })
+    );
+    assert!(matches!(m.lock(9, 0, 1), Err(LockError::Unknown { .. })));
+    assert!(matches!(m.lock(0, 9, 1), Err(LockError::Unknown { .. })));
+    assert!(matches!(m.lock(0, 0, 0), Err(LockError::Units { .. })));
+    assert!(matches!(m.lock(0, 0, 2), Err(LockError::Units { .. })));
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(
+        m.lock(0, 0, 1),
+        Err(LockError::Recursive {
+            thread: 0,
+            resource: 0
+        })
+    );
+    assert_eq!(m.lock(0, 1, 1), Ok(Outcome::Granted));
+    assert_eq!(
+        m.unlock(0, 0),
+        Err(LockError::NotInnermost {
+            thread: 0,
+            resource: 0,
+            innermost: 1
+        })
+    );
+    assert!(m.job_done(0).is_err(), "a job may not end holding locks");
+    assert_eq!(m.lock(1, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert!(matches!(
+        m.lock(1, 1, 1),
+        Err(LockError::AlreadyWaiting { .. })
+    ));
+    assert!(matches!(m.retry(0), Err(LockError::NothingToRetry { .. })));
+    // Every message names what went wrong.
+    let msg = LockError::NotOwner {
+        thread: 3,
+        resource: 4,
+    }
+    .to_string();
+    assert!(msg.contains('3') && msg.contains('4'), "{msg}");
+}
+
+#[test]
+fn mpcp_refuses_nested_global_sections() {
+    // r0 and r1 are both used on CPUs 0 and 1: global.
+    let mut m = machine(Protocol::Mpcp, 2, 2, &[(2, 0, &[0, 1]), (1, 1, &[0, 1])]);
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(
+        m.lock(0, 1, 1),
+        Err(LockError::ForbiddenNesting {
+            thread: 0,
+            resource: 1,
+            held: 0
+        })
+    );
+}
+
+#[test]
+fn pcp_refuses_a_user_above_the_ceiling() {
+    // t1 (priority 9) does not use r0: its ceiling is 2.
+    let mut m = machine(Protocol::Pcp, 1, 2, &[(2, 0, &[0]), (9, 0, &[1])]);
+    assert_eq!(
+        m.lock(1, 0, 1),
+        Err(LockError::AboveCeiling {
+            thread: 1,
+            resource: 0
+        })
+    );
+}
+
+#[test]
+fn pip_inheritance_is_transitive() {
+    // t2 (1) holds r1; t1 (2) holds r0 and waits for r1; t0 (3) waits for r0.
+    let mut m = machine(
+        Protocol::Pip,
+        1,
+        2,
+        &[(3, 0, &[0]), (2, 0, &[0, 1]), (1, 0, &[1])],
+    );
+    assert_eq!(m.lock(2, 1, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(1, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(1, 1, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(2).key, 2, "t2 inherits t1's priority");
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(1).key, 3, "t1 inherits t0's priority");
+    assert_eq!(m.eff(2).key, 3, "and passes it on to t2");
+    assert_eq!(m.wait_cycle(0), None);
+    // t2 releases: PIP wakes t1 (no hand-off), and the chain dissolves.
+    let woken = m.unlock(2, 1).unwrap();
+    assert_eq!(woken.len(), 1);
+    assert!(!woken[0].granted && woken[0].thread == 1);
+    assert_eq!(m.eff(2).key, 1);
+    assert_eq!(m.retry(1), Ok(Outcome::Granted));
+}
+
+#[test]
+fn fifo_protocols_serve_in_request_order_priority_protocols_by_priority() {
+    for (p, first) in [(Protocol::FmlpL, 1usize), (Protocol::Mpcp, 2usize)] {
+        // t0 holds r0; t1 (priority 1) then t2 (priority 5) request it.
+        let mut m = machine(p, 3, 1, &[(3, 0, &[0]), (1, 1, &[0]), (5, 2, &[0])]);
+        assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+        assert_eq!(m.lock(1, 0, 1), Ok(Outcome::Wait { spin: false }));
+        assert_eq!(m.lock(2, 0, 1), Ok(Outcome::Wait { spin: false }));
+        let g = m.unlock(0, 0).unwrap();
+        assert_eq!(g.len(), 1, "{p}");
+        assert!(g[0].granted, "{p} hands over");
+        assert_eq!(g[0].thread, first, "{p}");
+        // The new holder is boosted either way.
+        assert_eq!(m.eff(first).tier, Tier::Boosted, "{p}");
+    }
+}
+
+#[test]
+fn fmlp_group_lock_grants_inner_sections_of_a_held_group() {
+    let src = r#"
+[platform]
+cpus = 2
+protocol = "fmlp-s"
+[[resource]]
+name = "a"
+[[resource]]
+name = "b"
+[[task]]
+name = "x"
+period = "10ms"
+cpu = 0
+body = [ { lock = "a", body = [ { lock = "b", hold = "1ms" } ] } ]
+[[task]]
+name = "y"
+period = "10ms"
+cpu = 1
+body = [ { lock = "b", hold = "1ms" } ]
+"#;
+    let sys = load_str(src, None).unwrap().0;
+    let mut m = Locks::new(Config::new(&sys));
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+    // b is in a's group: y must spin although b itself is not locked.
+    assert_eq!(m.lock(1, 1, 1), Ok(Outcome::Wait { spin: true }));
+    assert_eq!(m.eff(1).tier, Tier::NonPreemptive);
+    assert_eq!(
+        m.lock(0, 1, 1),
+        Ok(Outcome::Granted),
+        "inner section of a held group"
+    );
+    assert_eq!(
+        m.unlock(0, 1),
+        Ok(vec![]),
+        "releasing the inner section frees nothing"
+    );
+    let g = m.unlock(0, 0).unwrap();
+    assert!(g.len() == 1 && g[0].thread == 1 && g[0].granted);
+}
+
+#[test]
+fn srp_start_test_uses_the_ceiling_for_the_units_left() {
+    let src = r#"
+[platform]
+cpus = 1
+protocol = "srp"
+[[resource]]
+name = "r"
+units = 3
+[[task]]
+name = "hi"
+period = "10ms"
+priority = 3
+body = [ { lock = "r", units = 2, hold = "1ms" } ]
+[[task]]
+name = "mid"
+period = "20ms"
+priority = 2
+body = [ { lock = "r", units = 1, hold = "1ms" } ]
+[[task]]
+name = "lo"
+period = "40ms"
+priority = 1
+body = [ { lock = "r", units = 3, hold = "1ms" } ]
+"#;
+    let sys = load_str(src, None).unwrap().0;
+    let mut m = Locks::new(Config::new(&sys));
+    for t in 0..3 {
+        m.set_base(t, 3 - t as u64, t as u64).unwrap();
+    }
+    // lo takes 1 unit: 2 free; only lo itself needs more than 2.
+    assert_eq!(m.lock(2, 0, 1), Ok(Outcome::Granted));
+    assert!(m.may_start(0) && m.may_start(1));
+    // mid takes 1 more: 1 free; hi (needs 2) may not start, nor mid again.
+    assert_eq!(m.lock(1, 0, 1), Ok(Outcome::Granted));
+    assert!(!m.may_start(0));
+    let _ = m.unlock(1, 0).unwrap();
+    assert!(m.may_start(0));
+    // A thread's own units never block its own start test.
+    assert!(m.may_start(2));
+}
+
+#[test]
+fn dpcp_sections_run_on_the_synchronization_cpu_boosted() {
+    let mut m = machine(Protocol::Dpcp, 2, 1, &[(2, 0, &[0]), (1, 1, &[0])]);
+    assert_eq!(m.location(0), 0);
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+    let sync = m.config().rules[0]
+        .domain
+        .expect("a DPCP resource has a sync CPU");
+    assert_eq!(m.location(0), sync);
+    assert!(
+        m.eff(0) > Eff::normal(u64::MAX, 0),
+        "agents run above every normal priority"
+    );
+    m.unlock(0, 0).unwrap();
+    assert_eq!(m.location(0), 0);
+}
