@@ -1,7 +1,7 @@
 use super::{NOT_SCHEDULABLE, OK, bad_input};
 use crate::report;
 use crate::spec_arg;
-use rtsync_analysis::{Heuristic, Options, Profile, TestSelection, Verdict, analyze};
+use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze};
 use rtsync_model::Protocol;
 use std::path::PathBuf;
 
@@ -41,12 +41,9 @@ pub fn run(a: Args) -> u8 {
         Ok(l) => l,
         Err(d) => return bad_input(&d),
     };
-    let overheads = match &a.overheads {
-        Some(p) => match Profile::load(p) {
-            Ok(p) => Some(p),
-            Err(d) => return bad_input(&d),
-        },
-        None => None,
+    let overheads = match super::load_overheads(a.overheads.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     let opts = Options {
         tests: a.test,

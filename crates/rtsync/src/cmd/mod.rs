@@ -18,3 +18,13 @@ pub fn bad_input(d: &rtsync_model::Diagnostics) -> u8 {
     eprint!("{d}");
     BAD_INPUT
 }
+
+/// Loads `--overheads FILE` when given; on a bad file, prints the
+/// diagnostics and returns the bad-input code.
+pub fn load_overheads(
+    path: Option<&std::path::Path>,
+) -> Result<Option<rtsync_analysis::Profile>, u8> {
+    path.map(rtsync_analysis::Profile::load)
+        .transpose()
+        .map_err(|d| bad_input(&d))
+}

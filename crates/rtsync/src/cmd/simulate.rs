@@ -4,7 +4,7 @@
 use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
 use crate::table::Table;
-use rtsync_analysis::{Heuristic, Options as AnalysisOptions, Profile, analyze};
+use rtsync_analysis::{Heuristic, Options as AnalysisOptions, analyze};
 use rtsync_model::{Protocol, System, Time};
 use rtsync_sim::{Arrivals, Exec, Options, simulate};
 use std::path::PathBuf;
@@ -89,12 +89,9 @@ pub fn run(a: Args) -> u8 {
         Ok(l) => l,
         Err(d) => return bad_input(&d),
     };
-    let overheads = match &a.overheads {
-        Some(p) => match Profile::load(p) {
-            Ok(p) => Some(p),
-            Err(d) => return bad_input(&d),
-        },
-        None => None,
+    let overheads = match super::load_overheads(a.overheads.as_deref()) {
+        Ok(p) => p,
+        Err(code) => return code,
     };
     for d in loaded.diagnostics.iter() {
         eprintln!("{d}");
