@@ -398,7 +398,9 @@ impl<'a> Sim<'a> {
         th.remaining = th.times.get(th.pc).copied().unwrap_or(Time::ZERO);
     }
 
-    /// Ends of self-suspensions and computations due now.
+    /// Ends of self-suspensions due now, and job starts of idle threads.
+    /// (A finished computation is a zero-time operation that
+    /// [`Sim::settle`] steps.)
     fn timers(&mut self) {
         for t in 0..self.th.len() {
             match self.th[t].st {
@@ -413,15 +415,6 @@ impl<'a> Sim<'a> {
                         t: s.now,
                         task: s.name(t),
                     });
-                }
-                St::Ready
-                    if self.th[t].on.is_some()
-                        && self.th[t].remaining.is_zero()
-                        && matches!(self.progs[t].get(self.th[t].pc), Some(Op::Compute(_))) =>
-                {
-                    self.th[t].pc += 1;
-                    self.load_op(t);
-                    self.events += 1;
                 }
                 St::Idle => self.start_job(t),
                 _ => {}
@@ -461,33 +454,19 @@ impl<'a> Sim<'a> {
             return;
         }
         for t in 0..self.th.len() {
-            let st = self.th[t].st;
-            let on = self.th[t].on;
-            if self.th[t].job.is_none() {
-                continue;
-            }
+            let (st, on) = (self.th[t].st, self.th[t].on);
+            let Some(job) = &self.th[t].job else { continue };
             let home = self.home[t];
-            let mut b = self.th[t].job.as_ref().unwrap().blocking;
-            let state = match (st, on) {
-                (St::Ready, Some(cpu)) => {
-                    let th = &mut self.th[t];
-                    th.remaining = th.remaining.saturating_sub(dt);
+            let mut b = job.blocking;
+            match (st, on) {
+                (St::Ready, Some(_)) => {
+                    self.th[t].remaining = self.th[t].remaining.saturating_sub(dt);
                     if self.locks.location(t) != home {
                         b.remote = b.remote.saturating_add(dt);
                     }
-                    State::Run {
-                        cpu,
-                        resource: self.locks.held(t).last(),
-                    }
                 }
-                (St::Spinning, Some(cpu)) => {
-                    b.spin = b.spin.saturating_add(dt);
-                    State::Spin {
-                        cpu,
-                        resource: self.locks.waiting(t).unwrap_or(0),
-                    }
-                }
-                (St::Suspended(_), _) => State::Suspended,
+                (St::Spinning, Some(_)) => b.spin = b.spin.saturating_add(dt),
+                (St::Suspended(_), _) => {}
                 _ => {
                     // Pending: ready, spinning while preempted, or waiting
                     // for a lock.
@@ -498,22 +477,39 @@ impl<'a> Sim<'a> {
                     } else if st == St::Waiting || self.locks.location(t) != home {
                         b.remote = b.remote.saturating_add(dt);
                     }
-                    match st {
-                        // A spinner not running: preempted, or its CPU lent
-                        // to the holder (MrsP helping).
-                        St::Waiting | St::Spinning => State::Blocked {
-                            resource: self.locks.waiting(t).unwrap_or(0),
-                        },
-                        _ => State::Ready,
-                    }
                 }
-            };
-            self.th[t].job.as_mut().unwrap().blocking = b;
-            if let Some(r) = &mut self.rec {
-                r.extend(t, self.now, to, state);
+            }
+            if let Some(job) = &mut self.th[t].job {
+                job.blocking = b;
+            }
+            if self.rec.is_some() {
+                let state = self.shown_state(t, st, on);
+                if let Some(r) = &mut self.rec {
+                    r.extend(t, self.now, to, state);
+                }
             }
         }
         self.now = to;
+    }
+
+    /// What the chart shows for `t` (only computed when recording).
+    fn shown_state(&self, t: Tid, st: St, on: Option<Cpu>) -> State {
+        let waiting = self.locks.waiting(t).unwrap_or(0);
+        match (st, on) {
+            (St::Ready, Some(cpu)) => State::Run {
+                cpu,
+                resource: self.locks.held(t).last(),
+            },
+            (St::Spinning, Some(cpu)) => State::Spin {
+                cpu,
+                resource: waiting,
+            },
+            (St::Suspended(_), _) => State::Suspended,
+            // A spinner not running: preempted, or its CPU lent to the
+            // holder (MrsP helping).
+            (St::Waiting | St::Spinning, _) => State::Blocked { resource: waiting },
+            _ => State::Ready,
+        }
     }
 
     /// Dispatches and executes zero-time operations until nothing changes.
