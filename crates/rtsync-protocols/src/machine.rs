@@ -94,10 +94,18 @@ pub struct Locks {
     grants: u64,
     /// Scratch for the inheritance pass.
     order: Vec<Tid>,
+    /// Threads that held or waited for something at the last refresh, and
+    /// any that requested since: the only ones whose effective priority or
+    /// location can differ from their base and home.
+    involved: Vec<Tid>,
     /// Where each thread must run, recomputed with the priorities.
     loc: Vec<Cpu>,
     /// Whether any resource uses stack arbitration (SRP's start test).
     stack: bool,
+    /// SRP's system ceiling per CPU, `None` when no stack resource there is
+    /// held, recomputed with the priorities: the start test of a job that
+    /// holds nothing (nearly every test) is one comparison.
+    system_ceiling: Vec<Option<u32>>,
 }
 
 impl Locks {
@@ -118,6 +126,14 @@ impl Locks {
             })
             .collect();
         Locks {
+            system_ceiling: vec![
+                None;
+                cfg.home
+                    .iter()
+                    .chain(cfg.rules.iter().map(|r| &r.scope))
+                    .map(|&c| c + 1)
+                    .fold(cfg.cpus.max(1), usize::max)
+            ],
             loc: cfg.home.clone(),
             stack: cfg
                 .rules
@@ -129,6 +145,7 @@ impl Locks {
             issued: 0,
             grants: 0,
             order: Vec::new(),
+            involved: Vec::new(),
         }
     }
 
@@ -154,17 +171,20 @@ impl Locks {
     }
 
     /// The effective priority of `t`.
+    #[inline]
     pub fn eff(&self, t: Tid) -> Eff {
         self.threads[t].eff
     }
 
     /// The base priority key of `t`.
+    #[inline]
     pub fn base(&self, t: Tid) -> u64 {
         self.threads[t].base
     }
 
     /// The CPU `t` must run on now: the domain of its innermost section (or
     /// pending request) that has one, else its home CPU.
+    #[inline]
     pub fn location(&self, t: Tid) -> Cpu {
         self.loc[t]
     }
@@ -181,6 +201,7 @@ impl Locks {
     }
 
     /// The resource `t` waits for, if any.
+    #[inline]
     pub fn waiting(&self, t: Tid) -> Option<ResourceId> {
         self.threads[t].waiting.as_ref().map(|w| w.resource)
     }
@@ -196,6 +217,7 @@ impl Locks {
         self.threads[t].held.iter().map(|h| h.resource)
     }
 
+    #[inline]
     pub fn holds_any(&self, t: Tid) -> bool {
         !self.threads[t].held.is_empty()
     }
@@ -222,10 +244,22 @@ impl Locks {
     /// preemption level is strictly above the ceiling of every resource on
     /// its CPU that another thread holds. Always true for protocols without
     /// stack arbitration.
+    #[inline]
     pub fn may_start(&self, t: Tid) -> bool {
         if !self.stack {
             return true;
         }
+        if self.threads[t].held.is_empty() {
+            let level = self.cfg.level[t];
+            return self.system_ceiling[self.cfg.home[t]].is_none_or(|c| c < level);
+        }
+        self.stack_admits(t)
+    }
+
+    /// The start test in full, for a job that itself holds units (it
+    /// resumes from a self-suspension inside a section): its own units
+    /// count as free.
+    fn stack_admits(&self, t: Tid) -> bool {
         let cpu = self.cfg.home[t];
         let level = self.cfg.level[t];
         for (r, rule) in self.cfg.rules.iter().enumerate() {
@@ -233,6 +267,9 @@ impl Locks {
                 continue;
             }
             let u = &self.units[r];
+            if u.holders.is_empty() {
+                continue;
+            }
             let mut free = u.free;
             let mut others = false;
             for &(h, n) in &u.holders {
@@ -308,6 +345,9 @@ impl Locks {
         self.issued += 1;
         let issued = self.issued;
         let unit = rule.unit;
+        if !self.involved.contains(&t) {
+            self.involved.push(t);
+        }
         // An inner request of a group the thread already holds.
         if unit != r
             && th
@@ -383,6 +423,7 @@ impl Locks {
     }
 
     /// Whether `t` has a woken request to retry.
+    #[inline]
     pub fn woken(&self, t: Tid) -> bool {
         self.threads[t].waiting.as_ref().is_some_and(|w| w.woken)
     }
@@ -647,9 +688,19 @@ impl Locks {
     /// the rules of what it holds and waits for), then inheritance along
     /// the blocking relation until nothing changes.
     fn refresh(&mut self) {
-        let n = self.threads.len();
-        for t in 0..n {
+        let mut involved = std::mem::take(&mut self.involved);
+        let mut inherit = false;
+        let mut i = 0;
+        while i < involved.len() {
+            let t = involved[i];
             let th = &self.threads[t];
+            if th.held.is_empty() && th.waiting.is_none() {
+                // Released its last section: back to base, at home.
+                self.threads[t].eff = Eff::normal(th.base, th.seq);
+                self.loc[t] = self.cfg.home[t];
+                involved.swap_remove(i);
+                continue;
+            }
             let mut e = Eff::normal(th.base, th.seq);
             for h in &th.held {
                 let rule: &Rule = &self.cfg.rules[h.resource];
@@ -658,20 +709,24 @@ impl Locks {
             if let Some(w) = &th.waiting {
                 let rule = &self.cfg.rules[w.resource];
                 e = e.max(self.hold_eff(t, rule.waiting, w.resource, w.issued, w.issued));
+                inherit |= rule.inherit;
             }
             self.threads[t].eff = e;
+            self.loc[t] = self.compute_location(t);
+            i += 1;
         }
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend((0..n).filter(|&t| {
-            self.threads[t]
-                .waiting
-                .as_ref()
-                .is_some_and(|w| self.cfg.rules[w.resource].inherit)
-        }));
-        if !order.is_empty() {
-            // At most one pass per link of the longest chain.
-            for _ in 0..n {
+        if inherit {
+            let mut order = std::mem::take(&mut self.order);
+            order.clear();
+            order.extend(involved.iter().copied().filter(|&t| {
+                self.threads[t]
+                    .waiting
+                    .as_ref()
+                    .is_some_and(|w| self.cfg.rules[w.resource].inherit)
+            }));
+            // Inheritance is transitive; at most one pass per link of the
+            // longest chain. Blockers hold something, so they are involved.
+            for _ in 0..involved.len() {
                 let mut changed = false;
                 for &w in &order {
                     let Some(b) = self.blocker(w) else { continue };
@@ -691,10 +746,22 @@ impl Locks {
                     break;
                 }
             }
+            self.order = order;
         }
-        self.order = order;
-        for t in 0..n {
-            self.loc[t] = self.compute_location(t);
+        self.involved = involved;
+        if self.stack {
+            self.system_ceiling.fill(None);
+            for (r, rule) in self.cfg.rules.iter().enumerate() {
+                if rule.arbitration != Arbitration::Stack
+                    || rule.unit != r
+                    || self.units[r].holders.is_empty()
+                {
+                    continue;
+                }
+                let c = self.cfg.stack_ceiling(r, self.units[r].free);
+                let s = &mut self.system_ceiling[rule.scope];
+                *s = Some(s.map_or(c, |x| x.max(c)));
+            }
         }
     }
 }

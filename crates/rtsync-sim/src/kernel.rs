@@ -18,7 +18,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{Cpu, Protocol, Scheduler, System, Time};
 use rtsync_protocols::{Config, Eff, Locks, Outcome, Tid, Tier};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
 
 /// Why a system cannot be simulated.
@@ -67,6 +68,19 @@ enum St {
     Suspended(Time),
 }
 
+/// What a timer does when it fires. The order is the order in which timers
+/// due at one instant are handled (then by thread index): arrivals first,
+/// so that a job arriving now is in the backlog before anything starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Timer {
+    /// The thread's next arrival.
+    Arrival,
+    /// A job arrived earlier is released now (after its jitter).
+    Release,
+    /// A self-suspension ends.
+    Resume,
+}
+
 #[derive(Clone, Debug)]
 struct Job {
     arrival: Time,
@@ -80,6 +94,9 @@ struct Th {
     pc: usize,
     /// What is left of the current computation or suspension.
     remaining: Time,
+    /// The operation at `pc` is a computation (kept by `load_op`: the
+    /// hottest question of the kernel, asked without decoding the program).
+    computing: bool,
     /// SRP: the job passed its start test (reset by a self-suspension).
     started: bool,
     job: Option<Job>,
@@ -123,8 +140,21 @@ pub struct Sim<'a> {
     violations: Vec<Violation>,
     deadlock: Option<Deadlock>,
     edf: bool,
-    /// Scratch: best candidate per CPU, the next assignment, helping flags.
-    best: Vec<Option<(Eff, Tid)>>,
+    /// Threads with a job, in no particular order: every per-instant scan
+    /// visits these only (a 16-task system has a handful at a time).
+    active: Vec<Tid>,
+    /// Pending timers, earliest first. Stale entries (a resume of a thread
+    /// that is no longer suspended) are checked and dropped when due.
+    timers: BinaryHeap<Reverse<(Time, Timer, Tid)>>,
+    /// The timed operations' worst-case durations, per task (`Exec::Wcet`
+    /// copies these instead of drawing).
+    worst: Vec<Vec<Time>>,
+    /// Scratch: timers due now; best candidate per CPU, the next
+    /// assignment, helping flags.
+    due: Vec<(Timer, Tid)>,
+    /// Something that can change the dispatch happened since the last one.
+    dirty: bool,
+    best: Vec<Option<Tid>>,
     next: Vec<Option<Tid>>,
     helping: Vec<bool>,
 }
@@ -160,7 +190,7 @@ impl<'a> Sim<'a> {
         let home = cfg.home.clone();
         let n = sys.tasks.len();
         let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-        let th = sys
+        let th: Vec<Th> = sys
             .tasks
             .iter()
             .enumerate()
@@ -168,6 +198,7 @@ impl<'a> Sim<'a> {
                 st: St::Idle,
                 pc: 0,
                 remaining: Time::ZERO,
+                computing: false,
                 started: false,
                 job: None,
                 backlog: VecDeque::new(),
@@ -186,10 +217,32 @@ impl<'a> Sim<'a> {
                 times: Vec::new(),
             })
             .collect();
+        let progs: Vec<Vec<Op>> = sys.tasks.iter().map(|t| flatten(&t.body)).collect();
+        let worst = progs
+            .iter()
+            .map(|p| {
+                p.iter()
+                    .map(|op| match *op {
+                        Op::Compute(w) | Op::Suspend(w) => w,
+                        _ => Time::ZERO,
+                    })
+                    .collect()
+            })
+            .collect();
+        let timers = th
+            .iter()
+            .enumerate()
+            .map(|(t, x)| Reverse((x.next_arrival, Timer::Arrival, t)))
+            .collect();
         Ok(Sim {
             sys,
             locks: Locks::new(cfg),
-            progs: sys.tasks.iter().map(|t| flatten(&t.body)).collect(),
+            progs,
+            worst,
+            timers,
+            active: Vec::with_capacity(n),
+            due: Vec::new(),
+            dirty: true,
             th,
             home,
             running: vec![None; sys.platform.cpus],
@@ -214,7 +267,7 @@ impl<'a> Sim<'a> {
     /// Runs to the horizon, a deadlock, a broken invariant or the event
     /// limit, whichever comes first.
     pub fn run(&mut self) {
-        self.arrivals();
+        self.timers();
         loop {
             self.settle();
             if self.deadlock.is_some() || !self.violations.is_empty() {
@@ -229,7 +282,6 @@ impl<'a> Sim<'a> {
             if next > self.opts.horizon {
                 return;
             }
-            self.arrivals();
             self.timers();
         }
     }
@@ -311,35 +363,37 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Processes the arrivals due now and starts jobs whose release came.
-    fn arrivals(&mut self) {
-        for t in 0..self.th.len() {
-            while self.th[t].next_arrival <= self.now {
-                let task = &self.sys.tasks[t];
-                let a = self.th[t].next_arrival;
-                let jitter = if task.jitter.is_zero() {
-                    Time::ZERO
-                } else {
-                    Time::from_ns(self.rng.random_range(0..=task.jitter.ns()))
-                };
-                let gap = match self.opts.arrivals {
-                    Arrivals::Periodic => task.period,
-                    Arrivals::Sporadic { spread } => {
-                        let extra =
-                            (task.period.ns() as f64 * spread * self.rng.random::<f64>()) as u64;
-                        task.period.saturating_add(Time::from_ns(extra))
-                    }
-                };
-                self.th[t].next_arrival = a.saturating_add(gap);
-                self.th[t].backlog.push_back((a, a.saturating_add(jitter)));
+    /// `t`'s arrival due now: the job enters the backlog (released now, or
+    /// later after its jitter) and the next arrival is scheduled.
+    fn arrival(&mut self, t: Tid) {
+        let task = &self.sys.tasks[t];
+        let a = self.th[t].next_arrival;
+        let jitter = if task.jitter.is_zero() {
+            Time::ZERO
+        } else {
+            Time::from_ns(self.rng.random_range(0..=task.jitter.ns()))
+        };
+        let gap = match self.opts.arrivals {
+            Arrivals::Periodic => task.period,
+            Arrivals::Sporadic { spread } => {
+                let extra = (task.period.ns() as f64 * spread * self.rng.random::<f64>()) as u64;
+                task.period.saturating_add(Time::from_ns(extra))
             }
-            self.start_job(t);
+        };
+        let next = a.saturating_add(gap);
+        let release = a.saturating_add(jitter);
+        self.th[t].next_arrival = next;
+        self.th[t].backlog.push_back((a, release));
+        self.timers.push(Reverse((next, Timer::Arrival, t)));
+        if release > self.now {
+            self.timers.push(Reverse((release, Timer::Release, t)));
         }
+        self.start_job(t);
     }
 
     /// Starts the next job of an idle thread if it has been released.
     fn start_job(&mut self, t: Tid) {
-        if self.th[t].st != St::Idle {
+        if !matches!(self.th[t].st, St::Idle) {
             return;
         }
         let Some(&(arrival, release)) = self.th[t].backlog.front() else {
@@ -353,13 +407,13 @@ impl<'a> Sim<'a> {
         let deadline = arrival.saturating_add(task.deadline);
         let mut times = std::mem::take(&mut self.th[t].times);
         times.clear();
-        for i in 0..self.progs[t].len() {
-            let w = match self.progs[t][i] {
-                Op::Compute(w) | Op::Suspend(w) => w,
-                _ => Time::ZERO,
-            };
-            let d = self.draw(w);
-            times.push(d);
+        if self.opts.exec == Exec::Wcet {
+            times.extend_from_slice(&self.worst[t]);
+        } else {
+            for i in 0..self.worst[t].len() {
+                let d = self.draw(self.worst[t][i]);
+                times.push(d);
+            }
         }
         self.seq += 1;
         let key = if self.edf {
@@ -381,6 +435,8 @@ impl<'a> Sim<'a> {
         th.remaining = Time::ZERO;
         th.started = false;
         th.st = St::Ready;
+        self.active.push(t);
+        self.dirty = true;
         self.load_op(t);
         self.events += 1;
         self.emit(|s| Event::Release {
@@ -396,50 +452,59 @@ impl<'a> Sim<'a> {
     fn load_op(&mut self, t: Tid) {
         let th = &mut self.th[t];
         th.remaining = th.times.get(th.pc).copied().unwrap_or(Time::ZERO);
+        th.computing = matches!(self.progs[t].get(th.pc), Some(Op::Compute(_)));
     }
 
-    /// Ends of self-suspensions due now, and job starts of idle threads.
-    /// (A finished computation is a zero-time operation that
-    /// [`Sim::settle`] steps.)
+    /// Fires the timers due now: arrivals, releases after jitter, ends of
+    /// self-suspensions. (A finished computation is a zero-time operation
+    /// that [`Sim::settle`] steps.)
     fn timers(&mut self) {
-        for t in 0..self.th.len() {
-            match self.th[t].st {
-                St::Suspended(until) if until <= self.now => {
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        while let Some(&Reverse((at, kind, t))) = self.timers.peek() {
+            if at > self.now {
+                break;
+            }
+            self.timers.pop();
+            due.push((kind, t));
+        }
+        due.sort_unstable();
+        for &(kind, t) in &due {
+            match kind {
+                Timer::Arrival => self.arrival(t),
+                Timer::Release => self.start_job(t),
+                Timer::Resume => {
+                    if !matches!(self.th[t].st, St::Suspended(until) if until <= self.now) {
+                        continue;
+                    }
                     let th = &mut self.th[t];
                     th.st = St::Ready;
                     th.started = false;
                     th.pc += 1;
                     self.load_op(t);
+                    self.dirty = true;
                     self.events += 1;
                     self.emit(|s| Event::Resume {
                         t: s.now,
                         task: s.name(t),
                     });
                 }
-                St::Idle => self.start_job(t),
-                _ => {}
             }
         }
+        self.due = due;
     }
 
-    /// The earliest instant at which something happens.
+    /// The earliest instant at which something happens: the next timer, or
+    /// the end of a running computation.
     fn next_event(&self) -> Time {
-        let mut next = Time::MAX;
-        for (t, th) in self.th.iter().enumerate() {
-            next = next.min(th.next_arrival);
-            match th.st {
-                St::Idle => {
-                    if let Some(&(_, rel)) = th.backlog.front() {
-                        next = next.min(rel.max(self.now));
-                    }
-                }
-                St::Suspended(until) => next = next.min(until),
-                St::Ready if th.on.is_some() => {
-                    if matches!(self.progs[t].get(th.pc), Some(Op::Compute(_))) {
-                        next = next.min(self.now.saturating_add(th.remaining));
-                    }
-                }
-                _ => {}
+        let mut next = self
+            .timers
+            .peek()
+            .map_or(Time::MAX, |&Reverse((at, _, _))| at);
+        for &t in self.running.iter().flatten() {
+            let th = &self.th[t];
+            if th.computing && matches!(th.st, St::Ready) {
+                next = next.min(self.now.saturating_add(th.remaining));
             }
         }
         next
@@ -453,7 +518,8 @@ impl<'a> Sim<'a> {
             self.now = to;
             return;
         }
-        for t in 0..self.th.len() {
+        for i in 0..self.active.len() {
+            let t = self.active[i];
             let (st, on) = (self.th[t].st, self.th[t].on);
             let Some(job) = &self.th[t].job else { continue };
             let home = self.home[t];
@@ -474,7 +540,7 @@ impl<'a> Sim<'a> {
                         .is_some_and(|x| x != t && self.locks.base(x) < self.locks.base(t));
                     if lower {
                         b.local = b.local.saturating_add(dt);
-                    } else if st == St::Waiting || self.locks.location(t) != home {
+                    } else if matches!(st, St::Waiting) || self.locks.location(t) != home {
                         b.remote = b.remote.saturating_add(dt);
                     }
                 }
@@ -519,19 +585,23 @@ impl<'a> Sim<'a> {
     /// agent's retry goes before a lower job's new request).
     fn settle(&mut self) {
         for _round in 0..100_000 {
-            self.dispatch();
-            let mut pick: Option<(Eff, Tid)> = None;
+            // An instant reached by the end of a computation changes
+            // nothing the dispatcher reads until that thread steps.
+            if self.dirty {
+                self.dispatch();
+                self.dirty = false;
+            }
+            let mut pick: Option<Tid> = None;
             for cpu in 0..self.running.len() {
                 let Some(t) = self.running[cpu] else { continue };
-                if self.th[t].st != St::Ready || !self.zero_time_op(t) {
+                if !matches!(self.th[t].st, St::Ready) || !self.zero_time_op(t) {
                     continue;
                 }
-                let e = self.locks.eff(t);
-                if pick.is_none_or(|(pe, _)| e > pe) {
-                    pick = Some((e, t));
+                if pick.is_none_or(|p| self.locks.eff(t) > self.locks.eff(p)) {
+                    pick = Some(t);
                 }
             }
-            let Some((_, t)) = pick else {
+            let Some(t) = pick else {
                 if self.opts.check {
                     self.check();
                 }
@@ -549,10 +619,8 @@ impl<'a> Sim<'a> {
     /// Whether `t`'s next operation takes no time (or its computation is
     /// done).
     fn zero_time_op(&self, t: Tid) -> bool {
-        match self.progs[t].get(self.th[t].pc) {
-            Some(Op::Compute(_)) => self.th[t].remaining.is_zero(),
-            _ => true,
-        }
+        let th = &self.th[t];
+        !th.computing || th.remaining.is_zero()
     }
 
     /// Chooses the thread on every CPU: the highest effective priority
@@ -560,10 +628,8 @@ impl<'a> Sim<'a> {
     /// has not started must pass the start test); then MrsP helping, where
     /// a chosen spinner runs the preempted holder it waits for instead.
     fn dispatch(&mut self) {
-        for b in &mut self.best {
-            *b = None;
-        }
-        for t in 0..self.th.len() {
+        self.best.fill(None);
+        for &t in &self.active {
             let th = &self.th[t];
             if !matches!(th.st, St::Ready | St::Spinning) {
                 continue;
@@ -573,25 +639,33 @@ impl<'a> Sim<'a> {
             }
             let cpu = self.locks.location(t);
             let e = self.locks.eff(t);
-            if self.best[cpu].is_none_or(|(be, _)| e > be) {
-                self.best[cpu] = Some((e, t));
+            // Equal priorities (only possible across bands of inheritance)
+            // go to the lower thread index, whatever the scan order.
+            // (Only thread indices are stored: copying `Eff`s through an
+            // `Option` compiled to overlapping partial stores that stalled
+            // store forwarding, a sixth of the run time.)
+            if self.best[cpu].is_none_or(|b| {
+                let be = self.locks.eff(b);
+                e > be || (e == be && t < b)
+            }) {
+                self.best[cpu] = Some(t);
             }
         }
         let mut next = std::mem::take(&mut self.next);
         let mut helping = std::mem::take(&mut self.helping);
         for (cpu, b) in self.best.iter().enumerate() {
-            next[cpu] = b.map(|(_, t)| t);
+            next[cpu] = *b;
             helping[cpu] = false;
         }
         for cpu in 0..next.len() {
             let Some(s) = next[cpu] else { continue };
-            if self.th[s].st != St::Spinning {
+            if !matches!(self.th[s].st, St::Spinning) {
                 continue;
             }
             let Some(h) = self.locks.helpee(s) else {
                 continue;
             };
-            if self.th[h].st == St::Ready && !next.contains(&Some(h)) {
+            if matches!(self.th[h].st, St::Ready) && !next.contains(&Some(h)) {
                 next[cpu] = Some(h);
                 helping[cpu] = true;
             }
@@ -623,21 +697,20 @@ impl<'a> Sim<'a> {
         self.helping = helping;
     }
 
-    /// Executes `t`'s operation at `pc` if it takes no time. Returns whether
-    /// anything changed.
-    fn step(&mut self, t: Tid) -> bool {
+    /// Executes `t`'s zero-time operation at `pc`. Marks the dispatch dirty
+    /// unless only `t`'s place in its program moved (a computation ended
+    /// and the next operation is still `t`'s to issue on the same CPU).
+    fn step(&mut self, t: Tid) {
         let pc = self.th[t].pc;
         let Some(&op) = self.progs[t].get(pc) else {
+            self.dirty = true;
             self.complete(t);
-            return true;
+            return;
         };
         self.events += 1;
         match op {
             Op::Compute(_) => {
-                if !self.th[t].remaining.is_zero() {
-                    self.events -= 1;
-                    return false;
-                }
+                debug_assert!(self.th[t].remaining.is_zero());
                 self.th[t].pc += 1;
                 self.load_op(t);
             }
@@ -647,8 +720,10 @@ impl<'a> Sim<'a> {
                     self.th[t].pc += 1;
                     self.load_op(t);
                 } else {
+                    self.dirty = true;
                     let until = self.now.saturating_add(d);
                     self.th[t].st = St::Suspended(until);
+                    self.timers.push(Reverse((until, Timer::Resume, t)));
                     self.emit(|s| Event::Suspend {
                         t: s.now,
                         task: s.name(t),
@@ -657,6 +732,7 @@ impl<'a> Sim<'a> {
                 }
             }
             Op::Lock(r, units) => {
+                self.dirty = true;
                 let outcome = if self.locks.woken(t) {
                     // A ceiling-refused request woken by a release.
                     self.locks.retry(t)
@@ -698,6 +774,7 @@ impl<'a> Sim<'a> {
                 }
             }
             Op::Unlock(r) => {
+                self.dirty = true;
                 let units = self.units_at_lock(t, r);
                 self.emit(|s| Event::Unlock {
                     t: s.now,
@@ -724,7 +801,6 @@ impl<'a> Sim<'a> {
                 }
             }
         }
-        true
     }
 
     /// The units of `t`'s section on `r` being closed.
@@ -783,6 +859,9 @@ impl<'a> Sim<'a> {
             a.misses += 1;
         }
         self.th[t].st = St::Idle;
+        if let Some(i) = self.active.iter().position(|&x| x == t) {
+            self.active.swap_remove(i);
+        }
         self.emit(|s| Event::Complete {
             t: s.now,
             task: s.name(t),
@@ -814,7 +893,7 @@ impl<'a> Sim<'a> {
         for cpu in 0..self.running.len() {
             let Some(x) = self.running[cpu] else {
                 // An idle CPU with a ready, admissible thread located there.
-                if let Some(y) = (0..self.th.len()).find(|&y| {
+                if let Some(&y) = self.active.iter().find(|&&y| {
                     self.th[y].st == St::Ready
                         && self.th[y].on.is_none()
                         && self.locks.location(y) == cpu
@@ -833,7 +912,7 @@ impl<'a> Sim<'a> {
             if excused {
                 continue;
             }
-            for y in 0..self.th.len() {
+            for &y in &self.active {
                 if y == x
                     || !matches!(self.th[y].st, St::Ready | St::Spinning)
                     || self.th[y].on.is_some()

@@ -49,7 +49,15 @@ fn systems(p: Protocol, c: &Config) -> Vec<System> {
         .collect()
 }
 
-fn rate(sys: &[System], horizon: Time, check: bool) -> (u64, f64) {
+/// Timed rounds; each protocol's fastest round is reported. This machine
+/// is a shared VM whose speed changes by a factor of two for seconds at a
+/// time, so the rounds go over all protocols in turn (a slow spell costs
+/// each protocol one round, not all of one protocol's). The simulation is
+/// deterministic: every round does identical work.
+const ROUNDS: usize = 5;
+
+/// Events and seconds to simulate `sys` once.
+fn time(sys: &[System], horizon: Time, check: bool) -> (u64, f64) {
     let opts = Options {
         horizon,
         check,
@@ -61,7 +69,7 @@ fn rate(sys: &[System], horizon: Time, check: bool) -> (u64, f64) {
         let (r, _) = simulate(s, &opts).expect("generated systems simulate");
         events += r.events;
     }
-    (events, events as f64 / t0.elapsed().as_secs_f64())
+    (events, t0.elapsed().as_secs_f64())
 }
 
 pub fn run(c: Config) -> u8 {
@@ -70,7 +78,7 @@ pub fn run(c: Config) -> u8 {
         return BAD_INPUT;
     }
     println!(
-        "rtsync bench sim: {} systems per protocol, m=4 n=16 U=2.0 4 resources, harmonic periods 5..80ms, {} simulated each, one thread, seed {}\n",
+        "rtsync bench sim: {} systems per protocol, m=4 n=16 U=2.0 4 resources, harmonic periods 5..80ms, {} simulated each, one thread, seed {}; fastest of {ROUNDS} rounds\n",
         c.systems, c.horizon, c.seed
     );
     println!(
@@ -81,27 +89,37 @@ pub fn run(c: Config) -> u8 {
         "{:<8} {:>12} {:>16} {:>16}",
         "", "", "(checked)", "(unchecked)"
     );
-    let bar = indicatif::ProgressBar::new(Protocol::ALL.len() as u64);
-    let mut worst = f64::MAX;
-    for p in Protocol::ALL {
-        let sys = systems(p, &c);
-        // Warm-up.
-        rate(&sys[..1], c.horizon, true);
-        let (events, checked) = rate(&sys, c.horizon, true);
-        let (_, unchecked) = rate(&sys, c.horizon, false);
-        worst = worst.min(unchecked);
-        bar.suspend(|| {
-            println!(
-                "{:<8} {:>12} {:>16.2} {:>16.2}",
-                p.name(),
-                events,
-                checked / 1e6,
-                unchecked / 1e6
-            )
-        });
-        bar.inc(1);
+    let sets: Vec<Vec<System>> = Protocol::ALL.iter().map(|&p| systems(p, &c)).collect();
+    let n = sets.len();
+    let bar = indicatif::ProgressBar::new((ROUNDS * n * 2) as u64);
+    let mut events = vec![0u64; n];
+    // Fastest rate per protocol: [checked, unchecked].
+    let mut best = vec![[0f64; 2]; n];
+    for (i, sys) in sets.iter().enumerate() {
+        events[i] = time(&sys[..1], c.horizon, true).0; // warm-up
+    }
+    for _ in 0..ROUNDS {
+        for (i, sys) in sets.iter().enumerate() {
+            for (k, check) in [true, false].into_iter().enumerate() {
+                let (e, secs) = time(sys, c.horizon, check);
+                events[i] = e;
+                best[i][k] = best[i][k].max(e as f64 / secs);
+                bar.inc(1);
+            }
+        }
     }
     bar.finish_and_clear();
+    let mut worst = f64::MAX;
+    for (i, p) in Protocol::ALL.iter().enumerate() {
+        worst = worst.min(best[i][1]);
+        println!(
+            "{:<8} {:>12} {:>16.2} {:>16.2}",
+            p.name(),
+            events[i],
+            best[i][0] / 1e6,
+            best[i][1] / 1e6
+        );
+    }
     println!(
         "\ntarget (DESIGN.md): at least 10 Mevents/s on one core; slowest protocol here: {:.2} Mevents/s (unchecked)",
         worst / 1e6
