@@ -25,6 +25,21 @@ pub struct Eff {
 }
 
 impl Eff {
+    /// How traces and conformance scenarios name this priority for a
+    /// thread whose base key is `base`: `base`, the key (`5`), `inherited`
+    /// (EDF, where keys are deadlines), `boosted 3`, `boosted (FIFO)`,
+    /// `non-preemptive`.
+    pub fn label(self, base: u64, edf: bool) -> String {
+        match self.tier {
+            Tier::NonPreemptive => "non-preemptive".into(),
+            Tier::Boosted if self.key == 0 => "boosted (FIFO)".into(),
+            Tier::Boosted => format!("boosted {}", self.key),
+            Tier::Normal if self.key == base => "base".into(),
+            Tier::Normal if edf => "inherited".into(),
+            Tier::Normal => format!("{}", self.key),
+        }
+    }
+
     pub fn normal(key: u64, seq: u64) -> Eff {
         Eff {
             tier: Tier::Normal,

@@ -468,6 +468,21 @@ impl Locks {
         Ok(granted)
     }
 
+    /// Withdraws `t`'s pending request (a kernel gives up waiting: a
+    /// timeout, or a request that would close a deadlock cycle). Returns
+    /// the resource it waited for. Nothing else changes except the
+    /// priorities `t`'s wait lent through inheritance.
+    pub fn cancel(&mut self, t: Tid) -> Result<ResourceId, LockError> {
+        self.thread(t)?;
+        let Some(w) = self.threads[t].waiting.take() else {
+            return Err(LockError::NothingToRetry { thread: t });
+        };
+        let unit = self.cfg.rules[w.resource].unit;
+        self.units[unit].queue.retain(|&x| x != t);
+        self.refresh();
+        Ok(w.resource)
+    }
+
     /// The cycle of waits `t` is part of, as `(thread, resource it waits
     /// for)` pairs starting at `t`, or `None`. Only protocols that allow
     /// deadlock (PIP with opposite lock orders) can produce one.

@@ -251,3 +251,27 @@ fn dpcp_sections_run_on_the_synchronization_cpu_boosted() {
     m.unlock(0, 0).unwrap();
     assert_eq!(m.location(0), 0);
 }
+
+#[test]
+fn a_cancelled_wait_returns_the_lent_priority_and_leaves_the_queue() {
+    // t2 (low) holds r0; t0 (high) waits and lends its priority; t1 waits
+    // behind it. t0 gives up: t2 drops to t1's priority, and t1 is the one
+    // served at the release.
+    let mut m = machine(
+        Protocol::Pip,
+        1,
+        1,
+        &[(3, 0, &[0]), (2, 0, &[0]), (1, 0, &[0])],
+    );
+    assert_eq!(m.lock(2, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.lock(1, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(2).key, 3);
+    assert_eq!(m.cancel(0), Ok(0));
+    assert_eq!(m.waiting(0), None);
+    assert_eq!(m.eff(2).key, 2);
+    assert_eq!(m.cancel(0), Err(LockError::NothingToRetry { thread: 0 }));
+    let woken = m.unlock(2, 0).unwrap();
+    assert_eq!(woken.len(), 1);
+    assert_eq!(woken[0].thread, 1);
+}

@@ -951,7 +951,7 @@ impl<'a> Sim<'a> {
                 let raised = e.tier != Tier::Normal || e.key != base;
                 self.shown_eff[t] = Some(e);
                 if raised || was_raised {
-                    let label = self.eff_label(e, base);
+                    let label = e.label(base, self.edf);
                     self.emit(|s| Event::Priority {
                         t: s.now,
                         task: s.name(t),
@@ -960,22 +960,6 @@ impl<'a> Sim<'a> {
                     self.mark(t, self.now, MarkKind::Priority(label));
                 }
             }
-        }
-    }
-
-    fn eff_label(&self, e: Eff, base: u64) -> String {
-        match e.tier {
-            Tier::NonPreemptive => "non-preemptive".into(),
-            Tier::Boosted => {
-                if e.key == 0 {
-                    "boosted (FIFO)".into()
-                } else {
-                    format!("boosted {}", e.key)
-                }
-            }
-            Tier::Normal if e.key == base => "base".into(),
-            Tier::Normal if self.edf => "inherited".into(),
-            Tier::Normal => format!("{}", e.key),
         }
     }
 }

@@ -1,0 +1,106 @@
+//! What can go wrong on real threads, named in the system's own terms
+//! (task and resource names, not indices), each with what to do.
+
+use rtsync_protocols::LockError;
+use std::fmt;
+use std::time::Duration;
+
+#[derive(Debug)]
+pub enum RtError {
+    /// The protocol refused the request or release (misuse: above the
+    /// ceiling, a forbidden nesting, a release out of order...).
+    Refused {
+        task: String,
+        resource: Option<String>,
+        error: LockError,
+    },
+    /// The calling thread is not bound to a task of this domain.
+    NotBound { resource: String },
+    /// A second binding of one task, or of one thread twice.
+    AlreadyBound { task: String },
+    /// No task or resource by that name.
+    Unknown { what: &'static str, name: String },
+    /// Granting would close a cycle of waits (possible only under PIP with
+    /// opposite lock orders); the request is withdrawn.
+    Deadlock { cycle: Vec<(String, String)> },
+    /// The wait exceeded the domain's limit; the request is withdrawn.
+    Timeout {
+        task: String,
+        resource: String,
+        waited: Duration,
+    },
+    /// SCHED_FIFO is not available (the message says what is missing).
+    NotRealTime(String),
+    /// The runtime needs fixed priorities (SCHED_FIFO).
+    NotFixedPriority,
+    /// Too many distinct priority levels for SCHED_FIFO.
+    Levels(crate::prio::TooManyLevels),
+    /// A model CPU with no machine CPU to run on.
+    Cpus {
+        needed: usize,
+        available: Vec<usize>,
+    },
+    /// A system call failed.
+    Os { what: String, error: std::io::Error },
+}
+
+impl fmt::Display for RtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RtError::Refused {
+                task,
+                resource,
+                error,
+            } => {
+                write!(f, "task `{task}`")?;
+                if let Some(r) = resource {
+                    write!(f, " on `{r}`")?;
+                }
+                write!(f, ": {error}")
+            }
+            RtError::NotBound { resource } => write!(
+                f,
+                "the calling thread is not a task of the domain of `{resource}`; call `Domain::bind(task)` on it first"
+            ),
+            RtError::AlreadyBound { task } => write!(
+                f,
+                "task `{task}` is already bound to a thread (one thread per task), or this thread already has a task in this domain"
+            ),
+            RtError::Unknown { what, name } => write!(f, "no {what} named `{name}` in the system"),
+            RtError::Deadlock { cycle } => {
+                write!(f, "deadlock refused: ")?;
+                for (i, (t, r)) in cycle.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "`{t}` waits for `{r}`")?;
+                }
+                write!(
+                    f,
+                    "; take resources in one global order, or use a ceiling protocol (pcp, ipcp, srp)"
+                )
+            }
+            RtError::Timeout {
+                task,
+                resource,
+                waited,
+            } => write!(
+                f,
+                "task `{task}` waited {waited:?} for `{resource}` and gave up (the domain's wait limit)"
+            ),
+            RtError::NotRealTime(why) => write!(f, "{why}"),
+            RtError::NotFixedPriority => write!(
+                f,
+                "the Linux runtime schedules with SCHED_FIFO (fixed priorities); set `scheduler = \"fp\"`"
+            ),
+            RtError::Levels(e) => write!(f, "{e}"),
+            RtError::Cpus { needed, available } => write!(
+                f,
+                "the system uses {needed} CPU(s) and this process may run on {available:?}; give a CPU map with one machine CPU per system CPU"
+            ),
+            RtError::Os { what, error } => write!(f, "{what}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for RtError {}

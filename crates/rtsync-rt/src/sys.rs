@@ -1,0 +1,158 @@
+//! The few Linux calls the runtime makes, each wrapped once, with errors
+//! that say what failed and why.
+//!
+//! Threads are addressed by their kernel thread id (`gettid`): a priority
+//! or affinity change for another thread (a lock holder inheriting a
+//! waiter's priority) is one `sched_setscheduler` or `sched_setaffinity`
+//! on that id.
+
+use std::io;
+use std::sync::atomic::AtomicU32;
+use std::time::Duration;
+
+/// The calling thread's kernel id.
+pub fn gettid() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+/// Puts thread `tid` under SCHED_FIFO at `prio` (1..=99), or back under
+/// SCHED_OTHER with `None`. One system call.
+pub fn set_priority(tid: i32, prio: Option<i32>) -> io::Result<()> {
+    let (policy, p) = match prio {
+        Some(p) => (libc::SCHED_FIFO, p),
+        None => (libc::SCHED_OTHER, 0),
+    };
+    let param = libc::sched_param { sched_priority: p };
+    // SAFETY: param is a valid sched_param for the duration of the call.
+    let r = unsafe { libc::sched_setscheduler(tid, policy, &param) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Thread `tid`'s SCHED_FIFO priority, or `None` when it is not under
+/// SCHED_FIFO.
+pub fn priority(tid: i32) -> io::Result<Option<i32>> {
+    // SAFETY: sched_getscheduler reads only its argument.
+    let policy = unsafe { libc::sched_getscheduler(tid) };
+    if policy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if policy != libc::SCHED_FIFO {
+        return Ok(None);
+    }
+    let mut param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: param is valid and writable.
+    if unsafe { libc::sched_getparam(tid, &mut param) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Some(param.sched_priority))
+}
+
+/// Pins thread `tid` to one CPU. One system call.
+pub fn set_cpu(tid: i32, cpu: usize) -> io::Result<()> {
+    // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays in
+    // bounds for cpu < CPU_SETSIZE, checked first.
+    unsafe {
+        if cpu >= libc::CPU_SETSIZE as usize {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// The CPUs this process may run on.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: set is valid and writable; CPU_ISSET stays in bounds.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return vec![0];
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// Locks the process's memory (no page faults in a real-time section).
+pub fn lock_memory() -> io::Result<()> {
+    // SAFETY: no pointers.
+    if unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Whether this process may use SCHED_FIFO, tried on a short-lived thread
+/// so the caller's own policy is untouched. `Err` says what is missing.
+pub fn probe_realtime() -> Result<(), String> {
+    let tried = std::thread::spawn(|| set_priority(gettid(), Some(1)))
+        .join()
+        .unwrap_or_else(|_| Err(io::Error::other("probe thread panicked")));
+    match tried {
+        Ok(()) => Ok(()),
+        Err(e) => Err(format!(
+            "this process may not use SCHED_FIFO ({e}); run as root, grant CAP_SYS_NICE \
+             (`setcap cap_sys_nice+ep <binary>`), or raise the `rtprio` limit \
+             (`ulimit -r 99`, /etc/security/limits.conf); inside a container, \
+             start it with --cap-add=SYS_NICE"
+        )),
+    }
+}
+
+/// Whether the kernel's RT throttling is on (a runaway SCHED_FIFO thread
+/// cannot take a CPU entirely). `None` when it cannot be read.
+pub fn rt_throttling() -> Option<(i64, i64)> {
+    let read = |p: &str| -> Option<i64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
+    Some((
+        read("/proc/sys/kernel/sched_rt_runtime_us")?,
+        read("/proc/sys/kernel/sched_rt_period_us")?,
+    ))
+}
+
+/// Sleeps while `*word == expected`, up to `timeout` (forever with
+/// `None`). Returns early on a wake, a changed word or a signal; callers
+/// recheck their condition.
+pub fn futex_wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+    let ts = timeout.map(|d| libc::timespec {
+        tv_sec: d.as_secs().min(i64::MAX as u64) as libc::time_t,
+        tv_nsec: d.subsec_nanos() as libc::c_long,
+    });
+    let tsp = ts
+        .as_ref()
+        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+    // SAFETY: word is a valid, aligned u32 for the duration of the call;
+    // FUTEX_WAIT only reads it.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            expected,
+            tsp,
+        );
+    }
+}
+
+/// Wakes up to `n` threads sleeping on `word`.
+pub fn futex_wake(word: &AtomicU32, n: i32) {
+    // SAFETY: as above; FUTEX_WAKE does not touch the word.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            n,
+        );
+    }
+}

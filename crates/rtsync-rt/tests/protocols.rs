@@ -1,0 +1,240 @@
+//! The protocols' decisions carried out on real threads: inheritance seen
+//! in the kernel's own priority of the holder, FIFO against priority order,
+//! ceiling refusals, migration to a synchronization CPU.
+//!
+//! Real-time tests pin every thread to one CPU (the last), hold SCHED_FIFO
+//! only while a section is open, and wait on channels (sleeping), never
+//! in loops; each wait is bounded (5 s). Where SCHED_FIFO is not
+//! permitted they print why and return.
+
+mod common;
+
+use common::{domain, last_cpu, realtime, wait_until};
+use rtsync_protocols::Eff;
+use rtsync_rt::{Mutex, Record, sys};
+use std::sync::Arc;
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+const PIP: &str = r#"
+[platform]
+cpus = 1
+protocol = "pip"
+[[resource]]
+name = "A"
+[[task]]
+name = "H"
+period = "100ms"
+priority = 3
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "M"
+period = "100ms"
+priority = 2
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "L"
+period = "100ms"
+priority = 1
+body = [ { lock = "A", hold = "1ms" } ]
+"#;
+
+fn granted(log: &[Record]) -> Vec<String> {
+    log.iter()
+        .filter_map(|r| match r {
+            Record::Granted { task, resource } => Some(format!("{task} {resource}")),
+            _ => None,
+        })
+        .collect()
+}
+
+fn priorities(log: &[Record]) -> Vec<String> {
+    log.iter()
+        .filter_map(|r| match r {
+            Record::Priority { task, label } => Some(format!("{task} {label}")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// L holds A; the others request it in `order` (each only after the one
+/// before waits); L releases. Returns the log and, while everyone waited,
+/// L's SCHED_FIFO priority as the kernel reports it.
+fn contend(src: &str, rt: bool, order: &[&'static str]) -> (Vec<Record>, Option<i32>, i32) {
+    let d = domain(src, rt, &[last_cpu()]);
+    let m = Arc::new(Mutex::new(&d, "A", 0u32).unwrap());
+    let (held_tx, held_rx) = channel();
+    let (go_tx, go_rx) = channel::<()>();
+    let low = {
+        let (d, m) = (d.clone(), m.clone());
+        std::thread::spawn(move || {
+            let _b = d.bind("L").unwrap();
+            let mut g = m.lock().unwrap();
+            *g += 1;
+            held_tx.send(sys::gettid()).unwrap();
+            go_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+        })
+    };
+    let l_tid = held_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    let mut waiters = Vec::new();
+    for &name in order {
+        let (d2, m2) = (d.clone(), m.clone());
+        waiters.push(std::thread::spawn(move || {
+            let _b = d2.bind(name).unwrap();
+            let mut g = m2.lock().unwrap();
+            *g += 1;
+        }));
+        let t = d.task(name).unwrap();
+        wait_until(&format!("{name} waits"), || d.waiting(t).is_some());
+    }
+    let l_prio = sys::priority(l_tid).unwrap().unwrap_or(0);
+    let top = order.iter().map(|n| d.task(n).unwrap()).min().unwrap();
+    let expected = d.fifo_priority(Eff::normal(d.eff(top).key, 0));
+    go_tx.send(()).unwrap();
+    low.join().unwrap();
+    for w in waiters {
+        w.join().unwrap();
+    }
+    let m = Arc::try_unwrap(m).ok().unwrap();
+    assert_eq!(m.into_inner(), 1 + order.len() as u32);
+    (d.log(), if rt { Some(l_prio) } else { None }, expected)
+}
+
+#[test]
+fn pip_holder_runs_at_the_top_waiters_priority_in_the_kernel() {
+    if !realtime("pip_holder_runs_at_the_top_waiters_priority_in_the_kernel") {
+        return;
+    }
+    let (log, l_prio, expected) = contend(PIP, true, &["M", "H"]);
+    // The kernel itself runs L at H's SCHED_FIFO priority while H waits.
+    assert_eq!(l_prio, Some(expected));
+    // Priority order at the release, then M; L inherits M's, then H's,
+    // and drops to its base at the release. H, holding A while M waits,
+    // inherits nothing: M is below it.
+    assert_eq!(granted(&log), ["L A", "H A", "M A"]);
+    assert_eq!(priorities(&log), ["L 2", "L 3", "L base"]);
+}
+
+#[test]
+fn fifo_protocol_serves_in_request_order_on_real_threads() {
+    let src = PIP
+        .replace("cpus = 1", "cpus = 2")
+        .replace("\"pip\"", "\"fmlp-l\"")
+        .replace("body = [", "cpu = 0\nbody = [");
+    let rt = realtime("fifo_protocol_serves_in_request_order_on_real_threads");
+    let (log, _, _) = contend(&src, rt, &["M", "H"]);
+    assert_eq!(granted(&log), ["L A", "M A", "H A"]);
+}
+
+#[test]
+fn pip_logic_without_priorities_still_orders_by_priority() {
+    // realtime: false works everywhere: the machine's decisions alone.
+    let (log, _, _) = contend(PIP, false, &["M", "H"]);
+    assert_eq!(granted(&log), ["L A", "H A", "M A"]);
+}
+
+const PCP: &str = r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+[[resource]]
+name = "A"
+[[resource]]
+name = "B"
+[[task]]
+name = "H"
+period = "100ms"
+priority = 3
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "M"
+period = "100ms"
+priority = 2
+body = [ { lock = "B", hold = "1ms" } ]
+[[task]]
+name = "L"
+period = "100ms"
+priority = 1
+body = [ { lock = "A", hold = "1ms" }, { lock = "B", hold = "1ms" } ]
+"#;
+
+#[test]
+fn pcp_refuses_a_free_resource_below_the_system_ceiling() {
+    // L holds A (ceiling 3). M asks for B, free, but M's priority 2 is not
+    // above the system ceiling: M waits, and L inherits 2.
+    let rt = realtime("pcp_refuses_a_free_resource_below_the_system_ceiling");
+    let d = domain(PCP, rt, &[last_cpu()]);
+    let a = Mutex::new(&d, "A", ()).unwrap();
+    let b = Arc::new(Mutex::new(&d, "B", ()).unwrap());
+    let _l = d.bind("L").unwrap();
+    let g = a.lock().unwrap();
+    let m_thread = {
+        let (d, b) = (d.clone(), b.clone());
+        std::thread::spawn(move || {
+            let _m = d.bind("M").unwrap();
+            drop(b.lock().unwrap());
+        })
+    };
+    let m = d.task("M").unwrap();
+    wait_until("M is refused", || d.waiting(m).is_some());
+    assert_eq!(d.eff(d.task("L").unwrap()).key, 2);
+    if rt {
+        assert_eq!(
+            sys::priority(sys::gettid()).unwrap(),
+            Some(d.fifo_priority(Eff::normal(2, 0)))
+        );
+    }
+    drop(g);
+    m_thread.join().unwrap();
+    assert_eq!(granted(&d.log()), ["L A", "M B"]);
+}
+
+#[test]
+fn dpcp_section_runs_on_the_synchronization_cpu() {
+    if !realtime("dpcp_section_runs_on_the_synchronization_cpu") {
+        return;
+    }
+    let cpus = sys::allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped dpcp_section_runs_on_the_synchronization_cpu: needs 2 CPUs");
+        return;
+    }
+    let src = r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "A"
+sync_cpu = 1
+[[task]]
+name = "T"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "U"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "A", hold = "1ms" } ]
+"#;
+    let (c0, c1) = (cpus[0], cpus[cpus.len() - 1]);
+    let d = domain(src, true, &[c0, c1]);
+    let a = Mutex::new(&d, "A", ()).unwrap();
+    let on = std::thread::spawn(move || {
+        let _t = d.bind("T").unwrap();
+        // SAFETY: sched_getcpu has no preconditions.
+        let cpu = || unsafe { libc::sched_getcpu() } as usize;
+        let before = cpu();
+        let g = a.lock().unwrap();
+        let inside = cpu();
+        drop(g);
+        // The migration back happens at the release.
+        std::thread::yield_now();
+        (before, inside, cpu())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(on, (c0, c1, c0));
+}

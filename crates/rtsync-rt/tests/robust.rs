@@ -1,0 +1,190 @@
+//! Misuse is an error that names the task and resource; an owner that
+//! panics or ends inside its section leaves the data marked inconsistent
+//! and never a deadlock. These run without SCHED_FIFO (the protocol's
+//! decisions alone), so they run everywhere.
+
+mod common;
+
+use common::{domain_of, last_cpu, system_unchecked, wait_until};
+use rtsync_protocols::LockError;
+use rtsync_rt::{Fail, Mutex, RtError};
+use std::sync::Arc;
+
+const TWO: &str = r#"
+[platform]
+cpus = 1
+protocol = "PROTO"
+[[resource]]
+name = "A"
+[[resource]]
+name = "B"
+[[task]]
+name = "H"
+period = "100ms"
+priority = 3
+body = [ { lock = "A", body = [ { lock = "B", hold = "1ms" } ] } ]
+[[task]]
+name = "L"
+period = "100ms"
+priority = 1
+body = [ { lock = "B", body = [ { lock = "A", hold = "1ms" } ] } ]
+[[task]]
+name = "X"
+period = "100ms"
+priority = 5
+body = [ { compute = "1ms" } ]
+"#;
+
+fn two(proto: &str) -> rtsync_rt::Domain {
+    // Opposite lock orders: the validator rejects this under PIP (a
+    // potential deadlock); the runtime must refuse the deadlock itself
+    // when a program does it anyway.
+    domain_of(
+        &system_unchecked(&TWO.replace("PROTO", proto)),
+        false,
+        &[last_cpu()],
+    )
+}
+
+#[test]
+fn a_thread_that_is_no_task_is_told_to_bind() {
+    let d = two("pip");
+    let a = Mutex::new(&d, "A", ()).unwrap();
+    match a.lock() {
+        Err(Fail::Error(RtError::NotBound { resource })) => assert_eq!(resource, "A"),
+        other => panic!("expected NotBound, got {other:?}"),
+    }
+    let e = a.lock().unwrap_err().to_string();
+    assert!(e.contains("Domain::bind"), "{e}");
+    assert!(matches!(
+        d.bind("nobody"),
+        Err(RtError::Unknown { what: "task", .. })
+    ));
+    assert!(matches!(
+        Mutex::new(&d, "Z", ()),
+        Err(RtError::Unknown {
+            what: "resource",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn one_thread_per_task() {
+    let d = two("pip");
+    let _h = d.bind("H").unwrap();
+    assert!(matches!(d.bind("L"), Err(RtError::AlreadyBound { .. })));
+    let d2 = d.clone();
+    let other = std::thread::spawn(move || d2.bind("H").map(|_| ()))
+        .join()
+        .unwrap();
+    assert!(matches!(other, Err(RtError::AlreadyBound { .. })));
+}
+
+#[test]
+fn a_caller_above_the_ceiling_is_refused() {
+    // X (priority 5) uses neither resource: under PCP, A's ceiling is 3.
+    let d = two("pcp");
+    let a = Mutex::new(&d, "A", ()).unwrap();
+    let _x = d.bind("X").unwrap();
+    match a.lock() {
+        Err(Fail::Error(RtError::Refused {
+            task,
+            resource,
+            error: LockError::AboveCeiling { .. },
+        })) => {
+            assert_eq!(task, "X");
+            assert_eq!(resource.as_deref(), Some("A"));
+        }
+        other => panic!("expected AboveCeiling, got {other:?}"),
+    }
+}
+
+#[test]
+fn pip_deadlock_is_refused_not_entered() {
+    // H holds A and wants B; L holds B and wants A: the second request
+    // would close the cycle and is refused; after it, the first completes.
+    let d = two("pip");
+    let a = Arc::new(Mutex::new(&d, "A", ()).unwrap());
+    let b = Arc::new(Mutex::new(&d, "B", ()).unwrap());
+    let _l = d.bind("L").unwrap();
+    let gb = b.lock().unwrap();
+    let h = {
+        let (d, a, b) = (d.clone(), a.clone(), b.clone());
+        std::thread::spawn(move || {
+            let _h = d.bind("H").unwrap();
+            let _ga = a.lock().unwrap();
+            b.lock().map(|_| ()).map_err(|e| e.to_string())
+        })
+    };
+    let ht = d.task("H").unwrap();
+    wait_until("H waits for B", || d.waiting(ht).is_some());
+    match a.lock() {
+        Err(Fail::Error(RtError::Deadlock { cycle })) => {
+            let names: Vec<String> = cycle.iter().map(|(t, r)| format!("{t}>{r}")).collect();
+            assert_eq!(names, ["L>A", "H>B"]);
+        }
+        other => panic!("expected Deadlock, got {other:?}"),
+    }
+    drop(gb);
+    assert_eq!(h.join().unwrap(), Ok(()));
+}
+
+#[test]
+fn a_panicking_owner_leaves_the_data_marked_inconsistent() {
+    let d = two("pip");
+    let a = Arc::new(Mutex::new(&d, "A", 0u32).unwrap());
+    let crashed = {
+        let (d, a) = (d.clone(), a.clone());
+        std::thread::spawn(move || {
+            let _l = d.bind("L").unwrap();
+            let mut g = a.lock().unwrap();
+            *g = 1; // half-way through an update
+            panic!("owner fails inside its section");
+        })
+        .join()
+    };
+    assert!(crashed.is_err());
+    let _h = d.bind("H").unwrap();
+    match a.lock() {
+        Err(Fail::Inconsistent(mut g)) => {
+            assert_eq!(*g, 1);
+            *g = 0;
+            g.mark_consistent();
+        }
+        other => panic!("expected Inconsistent, got {other:?}"),
+    }
+    // Repaired: the next owner is not warned.
+    assert_eq!(*a.lock().unwrap(), 0);
+}
+
+#[test]
+fn an_owner_whose_thread_ends_inside_a_section_releases_it() {
+    // The low-level interface lets a thread end holding a resource (no
+    // guard to drop): unbinding releases it, marked inconsistent, and the
+    // waiter that was queued behind it gets it instead of waiting forever.
+    let d = two("pip");
+    let a = Arc::new(Mutex::new(&d, "A", ()).unwrap());
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let owner = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let l = d.bind("L").unwrap();
+            l.lock(d.resource("A").unwrap(), 1).unwrap();
+            rx.recv().unwrap();
+            // The thread ends: `l` drops with A still held.
+        })
+    };
+    let waiter = {
+        let (d, a) = (d.clone(), a.clone());
+        std::thread::spawn(move || {
+            let _h = d.bind("H").unwrap();
+            matches!(a.lock(), Err(Fail::Inconsistent(_)))
+        })
+    };
+    let ht = d.task("H").unwrap();
+    wait_until("H waits for A", || d.waiting(ht).is_some());
+    tx.send(()).unwrap();
+    owner.join().unwrap();
+    assert!(waiter.join().unwrap(), "the waiter was not told");
+}
