@@ -78,6 +78,8 @@ pub enum Record {
     Priority { task: String, label: String },
     /// `task` released `resource`.
     Released { task: String, resource: String },
+    /// `task`'s job ended.
+    Completed { task: String },
 }
 
 struct Slot {
@@ -99,7 +101,9 @@ struct State {
     /// Threads waiting in [`Binding::job_begin`] for SRP's start test.
     starting: Vec<bool>,
     seq: u64,
-    log: Vec<Record>,
+    /// Records with their time since the domain was made.
+    log: Vec<(Duration, Record)>,
+    made: Instant,
 }
 
 pub(crate) struct Shared {
@@ -174,6 +178,7 @@ impl Domain {
             starting: vec![false; n],
             seq: n as u64,
             log: Vec::new(),
+            made: Instant::now(),
         };
         Ok(Domain {
             sh: Arc::new(Shared {
@@ -261,8 +266,20 @@ impl Domain {
         self.sh.state.lock().locks.waiting(task)
     }
 
-    /// The log of grants and priority changes (with `Options::record`).
+    /// The log of grants, releases, priority changes and job ends (with
+    /// `Options::record`).
     pub fn log(&self) -> Vec<Record> {
+        self.sh
+            .state
+            .lock()
+            .log
+            .iter()
+            .map(|(_, r)| r.clone())
+            .collect()
+    }
+
+    /// The log with the time of each record since the domain was made.
+    pub fn timed_log(&self) -> Vec<(Duration, Record)> {
         self.sh.state.lock().log.clone()
     }
 
@@ -280,6 +297,12 @@ impl Domain {
 enum Phase {
     Raise,
     Lower,
+}
+
+impl State {
+    fn record(&mut self, r: Record) {
+        self.log.push((self.made.elapsed(), r));
+    }
 }
 
 impl Shared {
@@ -304,7 +327,7 @@ impl Shared {
                     let now = e.label(self.base[t], false);
                     st.shown[t] = e;
                     if was != now {
-                        st.log.push(Record::Priority {
+                        st.record(Record::Priority {
                             task: self.tasks[t].clone(),
                             label: now,
                         });
@@ -436,7 +459,7 @@ impl Shared {
 
     fn granted(&self, st: &mut PiGuard<'_, State>, t: Tid, r: usize) -> bool {
         if self.opts.record {
-            st.log.push(Record::Granted {
+            st.record(Record::Granted {
                 task: self.tasks[t].clone(),
                 resource: self.resources[r].clone(),
             });
@@ -462,7 +485,7 @@ impl Shared {
             st.inconsistent[r] = m;
         }
         if self.opts.record {
-            st.log.push(Record::Released {
+            st.record(Record::Released {
                 task: self.tasks[t].clone(),
                 resource: self.resources[r].clone(),
             });
@@ -539,10 +562,16 @@ impl Binding {
 
     /// Ends a job: it must hold nothing.
     pub fn job_end(&self) -> Result<(), RtError> {
-        let st = self.sh.state.lock();
+        let mut st = self.sh.state.lock();
         st.locks
             .job_done(self.t)
-            .map_err(|e| self.sh.refused(self.t, None, e))
+            .map_err(|e| self.sh.refused(self.t, None, e))?;
+        if self.sh.opts.record {
+            st.record(Record::Completed {
+                task: self.sh.tasks[self.t].clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Requests `units` of resource `r` (by index) and waits for them.

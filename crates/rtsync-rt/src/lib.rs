@@ -17,9 +17,11 @@ pub mod error;
 pub mod mutex;
 pub mod pi;
 pub mod prio;
+pub mod runner;
 pub mod sys;
 
 pub use domain::{Binding, Domain, Options, Record};
 pub use error::RtError;
 pub use mutex::{Fail, Guard, Mutex};
 pub use prio::PrioMap;
+pub use runner::{RunOptions, RunResult, TaskRun, run};

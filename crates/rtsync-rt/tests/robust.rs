@@ -166,15 +166,18 @@ fn an_owner_whose_thread_ends_inside_a_section_releases_it() {
     let d = two("pip");
     let a = Arc::new(Mutex::new(&d, "A", ()).unwrap());
     let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
     let owner = {
         let d = d.clone();
         std::thread::spawn(move || {
             let l = d.bind("L").unwrap();
             l.lock(d.resource("A").unwrap(), 1).unwrap();
+            held_tx.send(()).unwrap();
             rx.recv().unwrap();
             // The thread ends: `l` drops with A still held.
         })
     };
+    held_rx.recv().unwrap();
     let waiter = {
         let (d, a) = (d.clone(), a.clone());
         std::thread::spawn(move || {

@@ -1,0 +1,235 @@
+//! Runs a described system on real threads: one thread per task, bound to
+//! its task in a [`Domain`], released on absolute timers; a body computes
+//! by spinning on its own CPU-time clock (so a preempted computation takes
+//! the same CPU time as an undisturbed one, as in the model), takes the
+//! real locks, and self-suspends by sleeping.
+//!
+//! Every loop is bounded: releases stop at the end of the run, a
+//! computation also stops at a wall-clock limit (its length plus the
+//! run's duration), and lock waits at the domain's wait limit.
+
+use crate::domain::{Binding, Domain, Options, Record};
+use crate::error::RtError;
+use rtsync_model::{Segment, System};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Releases stop this long after the start.
+    pub duration: Duration,
+    /// First release of each task after the start (default: all at once).
+    pub offsets: Vec<Duration>,
+    /// At most this many jobs per task.
+    pub max_jobs: Option<u64>,
+    pub domain: Options,
+    /// Lock the process's memory first (`mlockall`).
+    pub lock_memory: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            duration: Duration::from_secs(1),
+            offsets: Vec::new(),
+            max_jobs: None,
+            domain: Options::default(),
+            lock_memory: false,
+        }
+    }
+}
+
+/// One task's measurements, in the form analysis and simulation report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TaskRun {
+    pub name: String,
+    pub jobs: u64,
+    pub max_response: Option<Duration>,
+    pub mean_response: Option<Duration>,
+    /// Longest time one job spent waiting for locks (including the SRP
+    /// start test).
+    pub max_blocking: Duration,
+    pub misses: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    pub tasks: Vec<TaskRun>,
+    /// Grants, releases, priority changes and job ends, in order, with
+    /// their time since the domain was made (when the domain records).
+    pub log: Vec<(Duration, Record)>,
+    /// Completions of each task's first job, in order: `(task, time since
+    /// the start)`.
+    pub first_completions: Vec<(String, Duration)>,
+}
+
+/// The calling thread's CPU time.
+fn cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is valid and writable.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Spins until this thread has used `d` of CPU time, or until `limit`.
+fn compute(d: Duration, limit: Instant) {
+    let until = cpu_time() + d;
+    let mut i = 0u32;
+    while cpu_time() < until {
+        i = i.wrapping_add(1);
+        if i % 64 == 0 && Instant::now() >= limit {
+            return;
+        }
+    }
+}
+
+fn sleep_until(t: Instant) {
+    let now = Instant::now();
+    if t > now {
+        std::thread::sleep(t - now);
+    }
+}
+
+struct Job<'a> {
+    b: &'a Binding,
+    limit: Instant,
+    blocked: Duration,
+}
+
+impl Job<'_> {
+    fn body(&mut self, body: &[Segment]) -> Result<(), RtError> {
+        for s in body {
+            match s {
+                Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
+                Segment::Suspend(t) => std::thread::sleep(Duration::from_nanos(t.ns())),
+                Segment::Lock {
+                    resource,
+                    units,
+                    body,
+                } => {
+                    let t0 = Instant::now();
+                    self.b.lock(*resource, *units)?;
+                    self.blocked += t0.elapsed();
+                    let r = self.body(body);
+                    self.b.unlock(*resource)?;
+                    r?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `sys` (validated, partitioned, fixed priorities).
+pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
+    if opts.lock_memory {
+        crate::sys::lock_memory().map_err(|e| RtError::Os {
+            what: "locking memory (mlockall)".into(),
+            error: e,
+        })?;
+    }
+    let domain = Domain::new(sys, opts.domain.clone())?;
+    let n = sys.tasks.len();
+    // The task threads agree on the start among themselves: the last to
+    // be bound (already at its real-time priority, so no background load
+    // delays it) sets it, a little ahead so that every first release is
+    // still in the future when the others wake.
+    let ready = Arc::new(Barrier::new(n));
+    let start_slot = Arc::new(std::sync::OnceLock::<Instant>::new());
+    let go = Arc::new(Barrier::new(n));
+    let mut handles = Vec::new();
+    for (t, task) in sys.tasks.iter().enumerate() {
+        let (d, ready, go, start_slot) = (
+            domain.clone(),
+            ready.clone(),
+            go.clone(),
+            start_slot.clone(),
+        );
+        let task = task.clone();
+        let offset = opts.offsets.get(t).copied().unwrap_or_default();
+        let (duration, max_jobs) = (opts.duration, opts.max_jobs.unwrap_or(u64::MAX));
+        handles.push(std::thread::spawn(move || {
+            let bound = d.bind(&task.name);
+            if ready.wait().is_leader() {
+                let _ = start_slot.set(Instant::now() + Duration::from_millis(20));
+            }
+            go.wait();
+            let b = bound?;
+            let start = *start_slot.get().expect("start set before go");
+            let end = start + duration;
+            let limit = end + duration;
+            let period = Duration::from_nanos(task.period.ns());
+            let deadline = Duration::from_nanos(task.deadline.ns());
+            let mut run = TaskRun {
+                name: task.name.clone(),
+                ..TaskRun::default()
+            };
+            let mut first = None;
+            let mut sum = Duration::ZERO;
+            let mut release = start + offset;
+            while release < end && run.jobs < max_jobs {
+                sleep_until(release);
+                let mut job = Job {
+                    b: &b,
+                    limit,
+                    blocked: Duration::ZERO,
+                };
+                let t0 = Instant::now();
+                b.job_begin()?;
+                job.blocked += t0.elapsed();
+                job.body(&task.body)?;
+                b.job_end()?;
+                let done = Instant::now();
+                let response = done - release;
+                if first.is_none() {
+                    first = Some(done - start);
+                }
+                run.jobs += 1;
+                sum += response;
+                run.max_response = Some(run.max_response.map_or(response, |m| m.max(response)));
+                run.max_blocking = run.max_blocking.max(job.blocked);
+                if response > deadline {
+                    run.misses += 1;
+                }
+                release += period;
+            }
+            if run.jobs > 0 {
+                run.mean_response = Some(sum / run.jobs as u32);
+            }
+            drop(b);
+            Ok::<_, RtError>((run, first))
+        }));
+    }
+    let mut tasks = Vec::new();
+    let mut firsts = Vec::new();
+    let mut err = None;
+    for h in handles {
+        match h.join() {
+            Ok(Ok((run, first))) => {
+                if let Some(f) = first {
+                    firsts.push((run.name.clone(), f));
+                }
+                tasks.push(run);
+            }
+            Ok(Err(e)) => err = err.or(Some(e)),
+            Err(_) => {
+                err = err.or(Some(RtError::Os {
+                    what: "a task thread panicked".into(),
+                    error: std::io::Error::other("panic"),
+                }))
+            }
+        }
+    }
+    if let Some(e) = err {
+        return Err(e);
+    }
+    firsts.sort_by_key(|&(_, f)| f);
+    Ok(RunResult {
+        tasks,
+        log: domain.timed_log(),
+        first_completions: firsts,
+    })
+}

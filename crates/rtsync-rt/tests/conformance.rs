@@ -1,0 +1,274 @@
+//! Conformance on real threads: the scenarios of `scenarios/` (the same
+//! files the simulator reproduces exactly) run on SCHED_FIFO threads must
+//! give the same grant order, the same first-completion order and the same
+//! priority changes. Times are not compared: a VM's timers and caches move
+//! them by tens of microseconds; the order of decisions must not move.
+//!
+//! Skipped, with the reason printed: where SCHED_FIFO is not permitted;
+//! scenarios with more CPUs than this machine; `pip-deadlock` (the runtime
+//! refuses the request that would close the cycle instead of entering the
+//! deadlock: `tests/robust.rs`); `mrsp-helping` (MrsP's helping is not yet
+//! carried out on real threads: a spinning waiter does not run the
+//! preempted holder's section).
+
+mod common;
+
+use common::{realtime, system, system_unchecked};
+use rtsync_model::{Segment, System, Time};
+use rtsync_rt::{Options, Record, RunOptions, run, sys};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Deserialize)]
+struct Scenario {
+    horizon: String,
+    #[serde(default = "yes")]
+    validate: bool,
+    #[serde(default)]
+    offsets: BTreeMap<String, String>,
+    grants: Vec<String>,
+    completions: Vec<String>,
+    priorities: Vec<String>,
+    spec: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn time(s: &str) -> Time {
+    Time::parse(s.trim()).unwrap_or_else(|e| panic!("bad time `{s}`: {e}"))
+}
+
+fn at(s: &str) -> (String, Time) {
+    let (what, t) = s.rsplit_once('@').expect("WHAT@TIME");
+    (what.trim().to_string(), time(t))
+}
+
+const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[
+    (
+        "pip-deadlock.toml",
+        "the runtime refuses the deadlocking request (tests/robust.rs)",
+    ),
+    (
+        "mrsp-helping.toml",
+        "MrsP helping is not carried out on real threads yet",
+    ),
+];
+
+/// Real time per scenario time: the scenarios' 1 ms steps become 4 ms, so
+/// that a VM's scheduling hiccups (a vCPU descheduled for a millisecond)
+/// do not reorder decisions a millisecond apart.
+const SCALE: u64 = 4;
+
+fn scale_body(body: &mut [Segment]) {
+    for s in body {
+        match s {
+            Segment::Compute(t) | Segment::Suspend(t) => *t = t.checked_mul(SCALE).unwrap(),
+            Segment::Lock { body, .. } => scale_body(body),
+        }
+    }
+}
+
+fn scaled(mut sys: System) -> System {
+    for t in &mut sys.tasks {
+        t.period = t.period.checked_mul(SCALE).unwrap();
+        t.deadline = t.deadline.checked_mul(SCALE).unwrap();
+        scale_body(&mut t.body);
+    }
+    sys
+}
+
+/// Runs one scenario (up to three attempts: see `scenarios_on_real_threads`);
+/// returns the mismatches of the last attempt, or `None` when skipped.
+fn check(path: &PathBuf) -> Option<Vec<String>> {
+    let mut last = Vec::new();
+    for attempt in 1..=3 {
+        last = attempt_once(path)?;
+        if last.is_empty() {
+            return Some(last);
+        }
+        eprintln!("attempt {attempt} differed: {}", last.join("; "));
+    }
+    Some(last)
+}
+
+fn attempt_once(path: &PathBuf) -> Option<Vec<String>> {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    if let Some((_, why)) = NOT_ON_REAL_THREADS.iter().find(|(n, _)| *n == name) {
+        eprintln!("skipped {name}: {why}");
+        return None;
+    }
+    let sc: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let sys = scaled(if sc.validate {
+        system(&sc.spec)
+    } else {
+        system_unchecked(&sc.spec)
+    });
+    let cpus = sys::allowed_cpus();
+    if sys.platform.cpus > cpus.len() {
+        eprintln!(
+            "skipped {name}: {} CPUs needed, {} here",
+            sys.platform.cpus,
+            cpus.len()
+        );
+        return None;
+    }
+    // One CPU: the last (away from CPU 0's interrupts); more: in order.
+    let map = if sys.platform.cpus == 1 {
+        vec![*cpus.last().unwrap()]
+    } else {
+        cpus[..sys.platform.cpus].to_vec()
+    };
+    let mut offsets = vec![Duration::ZERO; sys.tasks.len()];
+    for (task, t) in &sc.offsets {
+        offsets[sys.task_by_name(task).unwrap()] = Duration::from_nanos(time(t).ns() * SCALE);
+    }
+    let opts = RunOptions {
+        duration: Duration::from_nanos(time(&sc.horizon).ns() * SCALE),
+        offsets,
+        max_jobs: Some(1),
+        domain: Options {
+            cpu_map: Some(map),
+            record: true,
+            wait_limit: Duration::from_secs(2),
+            ..Options::default()
+        },
+        lock_memory: false,
+    };
+    let res = match run(&sys, &opts) {
+        Ok(r) => r,
+        Err(e) => return Some(vec![format!("{name}: {e}")]),
+    };
+    let mut bad = Vec::new();
+    let grants: Vec<String> = res
+        .log
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Granted { task, resource } => Some(format!("{task} {resource}")),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<String> = sc.grants.iter().map(|s| at(s).0).collect();
+    if grants != want {
+        bad.push(format!("grants: got {grants:?}, expected {want:?}"));
+    }
+    let done: Vec<String> = res
+        .first_completions
+        .iter()
+        .map(|(t, _)| t.clone())
+        .collect();
+    let want: Vec<String> = sc.completions.iter().map(|s| at(s).0).collect();
+    if done != want {
+        bad.push(format!("completions: got {done:?}, expected {want:?}"));
+    }
+    // Priority changes per instant, as the simulator reports them: the
+    // net change of each task over the instant (a raise and a return at
+    // one instant, as a woken PCP request refused again, cancel out), and
+    // none for a job that ends at that instant. An instant on real
+    // threads: records less than `INSTANT` apart.
+    let got = net_changes(&res.log);
+    let mut want: Vec<(Time, String)> = sc
+        .priorities
+        .iter()
+        .map(|s| {
+            let (w, t) = at(s);
+            (t, w)
+        })
+        .collect();
+    want.sort();
+    let mut want_groups: Vec<Vec<String>> = Vec::new();
+    let mut last = None;
+    for (t, w) in want {
+        if last != Some(t) {
+            want_groups.push(Vec::new());
+            last = Some(t);
+        }
+        want_groups.last_mut().unwrap().push(w);
+    }
+    for g in &mut want_groups {
+        g.sort();
+    }
+    if got != want_groups {
+        bad.push(format!("priorities: got {got:?}, expected {want_groups:?}"));
+    }
+    Some(bad.into_iter().map(|b| format!("{name}: {b}")).collect())
+}
+
+/// Records closer than this are one instant (the scenarios' times are
+/// whole milliseconds; zero-time operations on real threads take some
+/// microseconds).
+const INSTANT: Duration = Duration::from_micros(300);
+
+/// Net priority changes per instant, each instant's sorted.
+fn net_changes(log: &[(Duration, Record)]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    // The label shown per task (None: no job, or never changed).
+    let mut shown: BTreeMap<String, String> = BTreeMap::new();
+    let mut i = 0;
+    while i < log.len() {
+        let mut j = i + 1;
+        while j < log.len() && log[j].0 - log[j - 1].0 < INSTANT {
+            j += 1;
+        }
+        let mut now = shown.clone();
+        let mut ended = Vec::new();
+        for (_, r) in &log[i..j] {
+            match r {
+                Record::Priority { task, label } => {
+                    now.insert(task.clone(), label.clone());
+                }
+                Record::Completed { task } => ended.push(task.clone()),
+                _ => {}
+            }
+        }
+        let mut changes = Vec::new();
+        for (task, label) in &now {
+            let was = shown.get(task).map_or("base", String::as_str);
+            if label != was && !ended.contains(task) {
+                changes.push(format!("{task} {label}"));
+            }
+        }
+        for task in ended {
+            now.remove(&task);
+        }
+        shown = now;
+        if !changes.is_empty() {
+            changes.sort();
+            out.push(changes);
+        }
+        i = j;
+    }
+    out
+}
+
+/// A scenario passes when one of three runs conforms; differing attempts
+/// are printed. The decisions are deterministic given the timing, but a
+/// shared VM's timing is not: under load a vCPU can stall for longer than
+/// a scenario step, and one such stall was seen to reorder two
+/// completions on different CPUs 1 ms apart (before the scale was 4).
+#[test]
+fn scenarios_on_real_threads() {
+    if !realtime("scenarios_on_real_threads") {
+        return;
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    let mut ran = 0;
+    let mut bad = Vec::new();
+    for f in &files {
+        if let Some(b) = check(f) {
+            ran += 1;
+            bad.extend(b);
+        }
+    }
+    assert!(ran >= 10, "only {ran} scenarios ran");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
