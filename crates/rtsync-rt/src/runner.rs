@@ -80,7 +80,7 @@ fn compute(d: Duration, limit: Instant) {
     let mut i = 0u32;
     while cpu_time() < until {
         i = i.wrapping_add(1);
-        if i % 64 == 0 && Instant::now() >= limit {
+        if i.is_multiple_of(64) && Instant::now() >= limit {
             return;
         }
     }
