@@ -46,6 +46,9 @@ enum Command {
     /// Simulate a system event by event and print the simulated response
     /// times beside the analysis bounds; optional trace and Gantt chart.
     Simulate(cmd::simulate::Args),
+    /// Run a system on real Linux threads (SCHED_FIFO, pinned, real
+    /// locks) and print bound, simulated and measured worst per task.
+    Run(cmd::run::Args),
     /// Measure rtsync's own speed (analysis throughput).
     Bench(cmd::bench::Args),
     /// Experiments over many random systems (soundness of analysis
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => cmd::generate::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
+        Command::Run(a) => cmd::run::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Experiment(a) => cmd::experiment::run(a),
     };

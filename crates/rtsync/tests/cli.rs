@@ -291,3 +291,29 @@ fn bench_sim_measures_every_protocol() {
     }
     assert!(out.contains("Mevents/s"));
 }
+
+#[test]
+fn run_executes_a_system_on_threads_and_reports_three_columns() {
+    // Without SCHED_FIFO the protocol logic still runs everywhere.
+    let o = rtsync(&["run", "pcp-nested", "--duration", "150ms", "--no-realtime"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    assert!(out.contains("bound") && out.contains("sim max") && out.contains("measured max"));
+    // Every task ran jobs: high's period is 5 ms, so about 30 in 150 ms.
+    let high = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("high"))
+        .unwrap();
+    let jobs: u64 = high.split_whitespace().nth(2).unwrap().parse().unwrap();
+    assert!((20..=31).contains(&jobs), "{high}");
+}
+
+#[test]
+fn run_rejects_bad_options_with_clear_messages() {
+    let o = rtsync(&["run", "pcp-nested", "--duration", "soon"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("--duration `soon`"));
+    let o = rtsync(&["run", "pcp-nested", "--cpus", "0,x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("`x` is not a CPU number"));
+}

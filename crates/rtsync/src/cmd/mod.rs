@@ -6,6 +6,7 @@ pub mod check;
 pub mod demo;
 pub mod experiment;
 pub mod generate;
+pub mod run;
 pub mod simulate;
 
 /// Exit codes shared by the commands.

@@ -1,0 +1,208 @@
+//! `rtsync run`: run a described system on real Linux threads and print
+//! per task the analytic bound, the simulated worst and the measured worst.
+
+use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
+use crate::spec_arg;
+use crate::table::Table;
+use rtsync_analysis::{Heuristic, Options as AnalysisOptions, analyze};
+use rtsync_model::{Protocol, Time};
+use rtsync_rt::{Options as RtOptions, RunOptions, run as run_system, sys};
+use rtsync_sim::{Options as SimOptions, simulate};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+rtsync run                                  (the bundled example, 2 s)\n  \
+rtsync run examples/pip-chained.toml --duration 5s\n  \
+rtsync run my.toml --cpus 1,0                (system CPU 0 on machine CPU 1, 1 on 0)\n  \
+rtsync run my.toml --no-realtime             (without SCHED_FIFO: the protocol's decisions only)\n\n\
+Each task is a SCHED_FIFO thread pinned to its CPU, released on absolute timers; a \
+computation spins on the thread's CPU-time clock, sections take the real locks. The \
+kernel's RT throttling stays on: a CPU's real-time load above 95% is cut.\n\n\
+Exit codes: 0 no deadline missed, 1 a miss, 2 bad input or SCHED_FIFO not permitted.")]
+pub struct Args {
+    /// Spec file (TOML), or the name of a bundled example; the bundled
+    /// four-CPU example when omitted.
+    pub spec: Option<PathBuf>,
+    /// How long to release jobs.
+    #[arg(long, default_value = "2s")]
+    pub duration: String,
+    /// Machine CPU for each system CPU, comma-separated (default: the
+    /// CPUs this process may use, in order).
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Run without SCHED_FIFO or pinning (where it is not permitted): the
+    /// protocol's decisions are carried out, priorities are not.
+    #[arg(long)]
+    pub no_realtime: bool,
+    /// Put every resource under this protocol first.
+    #[arg(long, value_parser = super::check::parse_protocol)]
+    pub protocol: Option<Protocol>,
+    /// How to place tasks that have no CPU (as in `rtsync analyze`).
+    #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
+    pub partition: Heuristic,
+}
+
+fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
+    text.split(',')
+        .map(|c| {
+            c.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("--cpus `{text}`: `{c}` is not a CPU number"))
+        })
+        .collect()
+}
+
+pub fn run(a: Args) -> u8 {
+    let loaded = match spec_arg::load(a.spec.as_deref(), a.protocol) {
+        Ok(l) => l,
+        Err(d) => return bad_input(&d),
+    };
+    let duration = match Time::parse(&a.duration) {
+        Ok(d) if !d.is_zero() => Duration::from_nanos(d.ns()),
+        Ok(_) => {
+            eprintln!("error: --duration must be positive");
+            return BAD_INPUT;
+        }
+        Err(e) => {
+            eprintln!("error: --duration `{}`: {e}", a.duration);
+            return BAD_INPUT;
+        }
+    };
+    let cpu_map = match a.cpus.as_deref().map(parse_cpus).transpose() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+    let opts = AnalysisOptions {
+        heuristic: a.partition,
+        ..AnalysisOptions::default()
+    };
+    let analysis = match analyze(&loaded.system, &opts) {
+        Ok(x) => x,
+        Err(d) => return bad_input(&d),
+    };
+    let sys = &analysis.system;
+    if !a.no_realtime
+        && let Err(why) = sys::probe_realtime()
+    {
+        eprintln!(
+            "error: {why}\n  hint: `--no-realtime` runs the protocol logic without priorities"
+        );
+        return BAD_INPUT;
+    }
+    for cpu in 0..sys.platform.cpus {
+        let u = sys.cpu_utilization(cpu);
+        if u > 0.95 {
+            eprintln!(
+                "warning: CPU {cpu} carries utilization {u:.2}; the kernel's RT throttling gives real-time threads at most 95% of a CPU, so jobs there will be late"
+            );
+        }
+    }
+    let horizon = Time::from_ns(duration.as_nanos().min(u64::MAX as u128) as u64);
+    let simulated = simulate(
+        sys,
+        &SimOptions {
+            horizon,
+            ..SimOptions::default()
+        },
+    )
+    .ok()
+    .map(|(r, _)| r);
+    let ropts = RunOptions {
+        duration,
+        domain: RtOptions {
+            realtime: !a.no_realtime,
+            cpu_map,
+            ..RtOptions::default()
+        },
+        lock_memory: !a.no_realtime,
+        ..RunOptions::default()
+    };
+    eprintln!(
+        "running {} for {duration:?} on real threads{}...",
+        loaded.label,
+        if a.no_realtime {
+            " (no SCHED_FIFO)"
+        } else {
+            ""
+        }
+    );
+    let res = match run_system(sys, &ropts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            if let rtsync_rt::RtError::Cpus { needed, available } = &e {
+                let fold: Vec<String> = (0..*needed)
+                    .map(|c| available[c % available.len().max(1)].to_string())
+                    .collect();
+                eprintln!(
+                    "  hint: `--cpus {}` folds the system onto this machine (tasks of different system CPUs then compete: the measurements no longer match the analysis)",
+                    fold.join(",")
+                );
+            }
+            return BAD_INPUT;
+        }
+    };
+    println!(
+        "{}: ran {duration:?}, protocol {}{}",
+        loaded.label,
+        sys.protocol().map_or("none".to_string(), |p| p.to_string()),
+        if a.no_realtime {
+            ", without SCHED_FIFO (timings not meaningful)"
+        } else {
+            ""
+        }
+    );
+    let mut t = Table::new(&[
+        "task",
+        "cpu",
+        "jobs",
+        "bound",
+        "sim max",
+        "measured max",
+        "mean",
+        "blocked",
+        "misses",
+    ]);
+    let ms = |d: Duration| {
+        if d >= Duration::from_millis(1) {
+            format!("{:.3}ms", d.as_secs_f64() * 1e3)
+        } else {
+            format!("{:.1}us", d.as_secs_f64() * 1e6)
+        }
+    };
+    let mut misses = 0;
+    for (i, m) in res.tasks.iter().enumerate() {
+        let an = &analysis.result.tasks[i];
+        let sim = simulated
+            .as_ref()
+            .and_then(|s| s.tasks[i].max_response)
+            .map_or("-".into(), |x| x.to_string());
+        misses += m.misses;
+        t.row(vec![
+            m.name.clone(),
+            sys.tasks[i].cpu.unwrap_or(0).to_string(),
+            m.jobs.to_string(),
+            an.response.to_string(),
+            sim,
+            m.max_response.map_or("-".into(), ms),
+            m.mean_response.map_or("-".into(), ms),
+            ms(m.max_blocking),
+            m.misses.to_string(),
+        ]);
+    }
+    print!("{}", t.render());
+    println!(
+        "(bound: the analysis; sim max: the simulator over the same time; measured: response from release on real threads; blocked: longest wait for locks in one job. This machine may be a VM: tails are noisy)"
+    );
+    if misses > 0 {
+        println!("{misses} deadline miss(es)");
+        NOT_SCHEDULABLE
+    } else {
+        OK
+    }
+}
