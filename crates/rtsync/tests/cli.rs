@@ -297,7 +297,9 @@ fn run_executes_a_system_on_threads_and_reports_three_columns() {
     // Without SCHED_FIFO the protocol logic still runs everywhere.
     let o = rtsync(&["run", "pcp-nested", "--duration", "150ms", "--no-realtime"]);
     let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    // Without priorities, and beside the other tests, jobs may be late:
+    // exit 1 (a miss) is an honest outcome; bad input (2) is not.
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}\n{err}");
     assert!(out.contains("bound") && out.contains("sim max") && out.contains("measured max"));
     // Every task ran jobs: high's period is 5 ms, so about 30 in 150 ms.
     let high = out
@@ -316,4 +318,40 @@ fn run_rejects_bad_options_with_clear_messages() {
     let o = rtsync(&["run", "pcp-nested", "--cpus", "0,x"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("`x` is not a CPU number"));
+}
+
+#[test]
+fn bench_locks_measures_every_protocol_beside_glibc() {
+    let o = rtsync(&["bench", "locks", "--ops", "2000"]);
+    let (out, err) = text(&o);
+    if err.contains("may not use SCHED_FIFO") {
+        eprintln!("skipped bench_locks_measures_every_protocol_beside_glibc: {err}");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    for name in [
+        "glibc PRIO_INHERIT",
+        "glibc PRIO_PROTECT",
+        "pip",
+        "ipcp",
+        "npcs",
+    ] {
+        let row = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}:\n{out}"));
+        // min <= median <= p99 <= max, all positive.
+        let v: Vec<f64> = row[20..]
+            .split_whitespace()
+            .take(4)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        assert!(v[0] > 0.0 && v.windows(2).all(|w| w[0] <= w[1]), "{row}");
+    }
+    // The PI peer is its own unit.
+    let pi = out
+        .lines()
+        .find(|l| l.starts_with("glibc PRIO_INHERIT"))
+        .unwrap();
+    assert!(pi.contains("1.0x"), "{pi}");
 }

@@ -24,6 +24,10 @@ pub enum What {
     /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
     /// per side (paced and saturated), retries, ring throughput.
     Channels,
+    /// Locking protocols on real SCHED_FIFO threads: uncontended
+    /// lock+unlock per protocol beside glibc's mutexes (none,
+    /// PRIO_INHERIT, PRIO_PROTECT).
+    Locks,
 }
 
 #[derive(clap::Args)]
@@ -33,7 +37,8 @@ pub struct Args {
     /// Task sets per shape and protocol (analysis).
     #[arg(long, default_value_t = 2000)]
     pub sets: u64,
-    /// Timed operations per side and case (channels).
+    /// Timed operations per side and case (channels); for locks, one
+    /// batch of 64 lock+unlock is timed per 100.
     #[arg(long, default_value_t = 200_000)]
     pub ops: usize,
     /// Elements moved per ring in the throughput runs (channels).
@@ -112,6 +117,10 @@ pub fn run(a: Args) -> u8 {
             horizon: a.horizon,
             seed: a.seed,
         });
+    }
+    if a.what == What::Locks {
+        // --ops counts operations; a sample is a batch of 64 of them.
+        return super::bench_locks::run(a.ops / 100);
     }
     if a.what == What::Channels {
         if a.ops < 100 || a.elements == 0 {
