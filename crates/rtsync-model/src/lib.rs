@@ -9,6 +9,7 @@ pub mod derived;
 pub mod diag;
 pub mod lockorder;
 pub mod protocol;
+pub mod scenario;
 pub mod spec;
 pub mod system;
 pub mod time;

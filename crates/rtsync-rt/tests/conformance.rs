@@ -13,38 +13,16 @@
 
 mod common;
 
-use common::{realtime, system, system_unchecked};
+use common::realtime;
+use rtsync_model::scenario::{Scenario, files};
 use rtsync_model::{Segment, System, Time};
 use rtsync_rt::{Options, Record, RunOptions, run, sys};
-use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::time::Duration;
 
-#[derive(Deserialize)]
-struct Scenario {
-    horizon: String,
-    #[serde(default = "yes")]
-    validate: bool,
-    #[serde(default)]
-    offsets: BTreeMap<String, String>,
-    grants: Vec<String>,
-    completions: Vec<String>,
-    priorities: Vec<String>,
-    spec: String,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn time(s: &str) -> Time {
-    Time::parse(s.trim()).unwrap_or_else(|e| panic!("bad time `{s}`: {e}"))
-}
-
 fn at(s: &str) -> (String, Time) {
-    let (what, t) = s.rsplit_once('@').expect("WHAT@TIME");
-    (what.trim().to_string(), time(t))
+    rtsync_model::scenario::at(s).unwrap_or_else(|e| panic!("{e}"))
 }
 
 const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[
@@ -83,7 +61,7 @@ fn scaled(mut sys: System) -> System {
 
 /// Runs one scenario (up to three attempts: see `scenarios_on_real_threads`);
 /// returns the mismatches of the last attempt, or `None` when skipped.
-fn check(path: &PathBuf) -> Option<Vec<String>> {
+fn check(path: &Path) -> Option<Vec<String>> {
     let mut last = Vec::new();
     for attempt in 1..=3 {
         last = attempt_once(path)?;
@@ -95,18 +73,14 @@ fn check(path: &PathBuf) -> Option<Vec<String>> {
     Some(last)
 }
 
-fn attempt_once(path: &PathBuf) -> Option<Vec<String>> {
+fn attempt_once(path: &Path) -> Option<Vec<String>> {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     if let Some((_, why)) = NOT_ON_REAL_THREADS.iter().find(|(n, _)| *n == name) {
         eprintln!("skipped {name}: {why}");
         return None;
     }
-    let sc: Scenario = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let sys = scaled(if sc.validate {
-        system(&sc.spec)
-    } else {
-        system_unchecked(&sc.spec)
-    });
+    let sc = Scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
+    let sys = scaled(sc.system(&name).unwrap_or_else(|e| panic!("{e}")));
     let cpus = sys::allowed_cpus();
     if sys.platform.cpus > cpus.len() {
         eprintln!(
@@ -122,12 +96,14 @@ fn attempt_once(path: &PathBuf) -> Option<Vec<String>> {
     } else {
         cpus[..sys.platform.cpus].to_vec()
     };
-    let mut offsets = vec![Duration::ZERO; sys.tasks.len()];
-    for (task, t) in &sc.offsets {
-        offsets[sys.task_by_name(task).unwrap()] = Duration::from_nanos(time(t).ns() * SCALE);
-    }
+    let offsets = sc
+        .offsets(&sys)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .iter()
+        .map(|t| Duration::from_nanos(t.ns() * SCALE))
+        .collect();
     let opts = RunOptions {
-        duration: Duration::from_nanos(time(&sc.horizon).ns() * SCALE),
+        duration: Duration::from_nanos(sc.horizon().unwrap().ns() * SCALE),
         offsets,
         max_jobs: Some(1),
         domain: Options {
@@ -254,13 +230,7 @@ fn scenarios_on_real_threads() {
     if !realtime("scenarios_on_real_threads") {
         return;
     }
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    files.sort();
+    let files = files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"));
     let mut ran = 0;
     let mut bad = Vec::new();
     for f in &files {

@@ -2,86 +2,29 @@
 //! completions, priority changes, spinning, helping, deadlock) reproduced
 //! exactly by the simulator.
 
-use rtsync_model::{Time, load_str, parse_str};
+use rtsync_model::Time;
+use rtsync_model::scenario::{Scenario, files};
 use rtsync_sim::{Event, Options, simulate};
-use serde::Deserialize;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Scenario {
-    #[allow(dead_code)]
-    description: String,
-    horizon: String,
-    #[serde(default = "yes")]
-    validate: bool,
-    #[serde(default)]
-    offsets: BTreeMap<String, String>,
-    grants: Vec<String>,
-    completions: Vec<String>,
-    priorities: Vec<String>,
-    #[serde(default)]
-    spin: Vec<String>,
-    #[serde(default)]
-    helping: Vec<String>,
-    #[serde(default)]
-    deadlock: Vec<String>,
-    deadlock_at: Option<String>,
-    spec: String,
-}
-
-fn yes() -> bool {
-    true
-}
+use std::path::{Path, PathBuf};
 
 fn time(s: &str) -> Time {
     Time::parse(s.trim()).unwrap_or_else(|e| panic!("bad time `{s}`: {e}"))
 }
 
-/// `"WHAT@TIME"` -> `(WHAT, time)`.
 fn at(s: &str) -> (String, Time) {
-    let (what, t) = s
-        .rsplit_once('@')
-        .unwrap_or_else(|| panic!("`{s}` lacks @TIME"));
-    (what.trim().to_string(), time(t))
+    rtsync_model::scenario::at(s).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn scenarios() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("scenarios folder")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    v.sort();
-    v
+    files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"))
 }
 
 /// Runs one scenario; returns the mismatches.
-fn run(path: &PathBuf) -> Vec<String> {
+fn run(path: &Path) -> Vec<String> {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
-    let text = std::fs::read_to_string(path).unwrap();
-    let sc: Scenario = toml::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let sys = if sc.validate {
-        load_str(&sc.spec, Some(&name))
-            .unwrap_or_else(|d| panic!("{name}: spec rejected:\n{d}"))
-            .0
-    } else {
-        // The scenario runs what validation rejects; check that it does.
-        assert!(
-            load_str(&sc.spec, Some(&name)).is_err(),
-            "{name}: says validate = false but the spec is valid"
-        );
-        parse_str(&sc.spec, Some(&name)).unwrap_or_else(|d| panic!("{name}: {d}"))
-    };
-    let mut offsets = vec![Time::ZERO; sys.tasks.len()];
-    for (task, t) in &sc.offsets {
-        let i = sys
-            .task_by_name(task)
-            .unwrap_or_else(|| panic!("{name}: offset for unknown task {task}"));
-        offsets[i] = time(t);
-    }
+    let sc = Scenario::load(path).unwrap_or_else(|e| panic!("{e}"));
+    let sys = sc.system(&name).unwrap_or_else(|e| panic!("{e}"));
+    let offsets = sc.offsets(&sys).unwrap_or_else(|e| panic!("{name}: {e}"));
     let opts = Options {
         horizon: time(&sc.horizon),
         record: true,
@@ -207,6 +150,6 @@ fn every_scenario_is_reproduced_exactly() {
         "expected the scenario files, found {}",
         all.len()
     );
-    let bad: Vec<String> = all.iter().flat_map(run).collect();
+    let bad: Vec<String> = all.iter().flat_map(|p| run(p)).collect();
     assert!(bad.is_empty(), "\n{}", bad.join("\n"));
 }

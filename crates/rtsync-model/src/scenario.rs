@@ -1,0 +1,99 @@
+//! The conformance scenario files of `scenarios/` (format in
+//! `scenarios/README.md`): a spec, staged first releases and the outcome
+//! derived by hand. The simulator reproduces them exactly; the Linux
+//! runtime reproduces their order of decisions. One parser for both.
+
+use crate::time::TimeError;
+use crate::{System, Time, load_str, parse_str};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub description: String,
+    pub horizon: String,
+    /// False: the spec is one validation rejects (a lock-order cycle the
+    /// scenario is about); it is parsed without cross-element checks.
+    #[serde(default = "yes")]
+    pub validate: bool,
+    #[serde(default)]
+    pub offsets: BTreeMap<String, String>,
+    pub grants: Vec<String>,
+    pub completions: Vec<String>,
+    pub priorities: Vec<String>,
+    #[serde(default)]
+    pub spin: Vec<String>,
+    #[serde(default)]
+    pub helping: Vec<String>,
+    #[serde(default)]
+    pub deadlock: Vec<String>,
+    pub deadlock_at: Option<String>,
+    pub spec: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `"WHAT@TIME"` -> `(WHAT, time)`.
+pub fn at(s: &str) -> Result<(String, Time), String> {
+    let (what, t) = s
+        .rsplit_once('@')
+        .ok_or_else(|| format!("`{s}` lacks @TIME"))?;
+    let t = Time::parse(t.trim()).map_err(|e: TimeError| format!("`{s}`: {e}"))?;
+    Ok((what.trim().to_string(), t))
+}
+
+impl Scenario {
+    pub fn load(path: &Path) -> Result<Scenario, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The system, validated unless the scenario says otherwise (then
+    /// validation must reject it).
+    pub fn system(&self, name: &str) -> Result<System, String> {
+        if self.validate {
+            return load_str(&self.spec, Some(name))
+                .map(|(s, _)| s)
+                .map_err(|d| format!("{name}: spec rejected:\n{d}"));
+        }
+        if load_str(&self.spec, Some(name)).is_ok() {
+            return Err(format!(
+                "{name}: says validate = false but the spec is valid"
+            ));
+        }
+        parse_str(&self.spec, Some(name)).map_err(|d| format!("{name}: {d}"))
+    }
+
+    pub fn horizon(&self) -> Result<Time, String> {
+        Time::parse(self.horizon.trim()).map_err(|e| format!("horizon: {e}"))
+    }
+
+    /// First release per task of `sys`.
+    pub fn offsets(&self, sys: &System) -> Result<Vec<Time>, String> {
+        let mut v = vec![Time::ZERO; sys.tasks.len()];
+        for (task, t) in &self.offsets {
+            let i = sys
+                .task_by_name(task)
+                .ok_or_else(|| format!("offset for unknown task {task}"))?;
+            v[i] = Time::parse(t.trim()).map_err(|e| format!("offset of {task}: {e}"))?;
+        }
+        Ok(v)
+    }
+}
+
+/// The scenario files of `dir`, sorted by name.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
