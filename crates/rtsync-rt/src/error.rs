@@ -20,6 +20,8 @@ pub enum RtError {
     AlreadyBound { task: String },
     /// No task or resource by that name.
     Unknown { what: &'static str, name: String },
+    /// A `Mutex` over a multi-unit resource (it needs exclusive access).
+    MultiUnit { resource: String, units: u32 },
     /// Granting would close a cycle of waits (possible only under PIP with
     /// opposite lock orders); the request is withdrawn.
     Deadlock { cycle: Vec<(String, String)> },
@@ -67,6 +69,10 @@ impl fmt::Display for RtError {
                 "task `{task}` is already bound to a thread (one thread per task), or this thread already has a task in this domain"
             ),
             RtError::Unknown { what, name } => write!(f, "no {what} named `{name}` in the system"),
+            RtError::MultiUnit { resource, units } => write!(
+                f,
+                "`{resource}` has {units} units; a Mutex owns its data exclusively and needs a single-unit resource (take units with `Binding::lock(r, n)`)"
+            ),
             RtError::Deadlock { cycle } => {
                 write!(f, "deadlock refused: ")?;
                 for (i, (t, r)) in cycle.iter().enumerate() {

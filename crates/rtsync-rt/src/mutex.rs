@@ -77,10 +77,11 @@ impl<T> Mutex<T> {
     /// `domain` (a single-unit resource).
     pub fn new(domain: &Domain, resource: &str, value: T) -> Result<Mutex<T>, RtError> {
         let r = domain.resource(resource)?;
-        if domain.sh.resource_units(r) != 1 {
-            return Err(RtError::Unknown {
-                what: "single-unit resource (a Mutex needs exclusive access)",
-                name: resource.into(),
+        let units = domain.sh.resource_units(r);
+        if units != 1 {
+            return Err(RtError::MultiUnit {
+                resource: resource.into(),
+                units,
             });
         }
         Ok(Mutex {

@@ -1,15 +1,86 @@
-//! The lock around the runtime's own bookkeeping: a glibc mutex with
-//! `PTHREAD_PRIO_INHERIT`, so that the bookkeeping's short critical
-//! sections cannot themselves cause an unbounded priority inversion (a
-//! high-priority thread waiting for it lends its priority to the holder,
-//! whatever the protocol of the resources it manages).
+//! glibc mutexes, wrapped once: [`RawMutex`] with a chosen protocol
+//! (none, `PTHREAD_PRIO_INHERIT`, `PTHREAD_PRIO_PROTECT` with a ceiling),
+//! used as the peer in `rtsync bench locks`; and [`PiLock`], the lock
+//! around the runtime's own bookkeeping, a `PRIO_INHERIT` mutex so that the
+//! bookkeeping's short critical sections cannot themselves cause an
+//! unbounded priority inversion (a high-priority thread waiting for it
+//! lends its priority to the holder, whatever the protocol of the
+//! resources it manages).
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 
-pub struct PiLock<T> {
+unsafe extern "C" {
+    // In glibc since 2.4; the libc crate does not declare it for Linux.
+    fn pthread_mutexattr_setprioceiling(
+        attr: *mut libc::pthread_mutexattr_t,
+        prioceiling: libc::c_int,
+    ) -> libc::c_int;
+}
+
+/// A glibc mutex with a priority protocol.
+pub struct RawMutex {
     // Boxed: a pthread mutex must not move once initialised.
     raw: Box<UnsafeCell<libc::pthread_mutex_t>>,
+}
+
+// SAFETY: a pthread mutex is made to be shared between threads.
+unsafe impl Send for RawMutex {}
+unsafe impl Sync for RawMutex {}
+
+impl RawMutex {
+    /// `protocol` is `PTHREAD_PRIO_NONE`, `_INHERIT` or `_PROTECT`;
+    /// `ceiling` is the SCHED_FIFO priority of a `_PROTECT` mutex.
+    pub fn new(protocol: libc::c_int, ceiling: libc::c_int) -> std::io::Result<RawMutex> {
+        let raw = Box::new(UnsafeCell::new(libc::PTHREAD_MUTEX_INITIALIZER));
+        // SAFETY: attr is initialised before use and destroyed after; the
+        // mutex lives in a Box that never moves.
+        let r = unsafe {
+            let mut attr: libc::pthread_mutexattr_t = std::mem::zeroed();
+            libc::pthread_mutexattr_init(&mut attr);
+            let mut r = libc::pthread_mutexattr_setprotocol(&mut attr, protocol);
+            if r == 0 && protocol == libc::PTHREAD_PRIO_PROTECT {
+                r = pthread_mutexattr_setprioceiling(&mut attr, ceiling);
+            }
+            if r == 0 {
+                r = libc::pthread_mutex_init(raw.get(), &attr);
+            }
+            libc::pthread_mutexattr_destroy(&mut attr);
+            r
+        };
+        if r != 0 {
+            return Err(std::io::Error::from_raw_os_error(r));
+        }
+        Ok(RawMutex { raw })
+    }
+
+    pub fn lock(&self) {
+        // SAFETY: the mutex is initialised.
+        let r = unsafe { libc::pthread_mutex_lock(self.raw.get()) };
+        assert_eq!(r, 0, "pthread_mutex_lock failed: {r}");
+    }
+
+    /// # Safety
+    /// The calling thread holds the mutex.
+    pub unsafe fn unlock(&self) {
+        // SAFETY: the caller holds it.
+        unsafe {
+            libc::pthread_mutex_unlock(self.raw.get());
+        }
+    }
+}
+
+impl Drop for RawMutex {
+    fn drop(&mut self) {
+        // SAFETY: nobody holds it: a holder borrows it.
+        unsafe {
+            libc::pthread_mutex_destroy(self.raw.get());
+        }
+    }
+}
+
+pub struct PiLock<T> {
+    raw: RawMutex,
     value: UnsafeCell<T>,
 }
 
@@ -19,17 +90,8 @@ unsafe impl<T: Send> Sync for PiLock<T> {}
 
 impl<T> PiLock<T> {
     pub fn new(value: T) -> PiLock<T> {
-        let raw = Box::new(UnsafeCell::new(libc::PTHREAD_MUTEX_INITIALIZER));
-        // SAFETY: attr is initialised before use and destroyed after; the
-        // mutex lives in a Box that never moves.
-        unsafe {
-            let mut attr: libc::pthread_mutexattr_t = std::mem::zeroed();
-            libc::pthread_mutexattr_init(&mut attr);
-            libc::pthread_mutexattr_setprotocol(&mut attr, libc::PTHREAD_PRIO_INHERIT);
-            let r = libc::pthread_mutex_init(raw.get(), &attr);
-            libc::pthread_mutexattr_destroy(&mut attr);
-            assert_eq!(r, 0, "pthread_mutex_init(PRIO_INHERIT) failed: {r}");
-        }
+        let raw = RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
+            .unwrap_or_else(|e| panic!("pthread_mutex_init(PRIO_INHERIT) failed: {e}"));
         PiLock {
             raw,
             value: UnsafeCell::new(value),
@@ -37,19 +99,8 @@ impl<T> PiLock<T> {
     }
 
     pub fn lock(&self) -> PiGuard<'_, T> {
-        // SAFETY: the mutex is initialised; a guard unlocks it exactly once.
-        let r = unsafe { libc::pthread_mutex_lock(self.raw.get()) };
-        assert_eq!(r, 0, "pthread_mutex_lock failed: {r}");
+        self.raw.lock();
         PiGuard { lock: self }
-    }
-}
-
-impl<T> Drop for PiLock<T> {
-    fn drop(&mut self) {
-        // SAFETY: no guard outlives the lock.
-        unsafe {
-            libc::pthread_mutex_destroy(self.raw.get());
-        }
     }
 }
 
@@ -75,8 +126,6 @@ impl<T> DerefMut for PiGuard<'_, T> {
 impl<T> Drop for PiGuard<'_, T> {
     fn drop(&mut self) {
         // SAFETY: this guard locked it.
-        unsafe {
-            libc::pthread_mutex_unlock(self.lock.raw.get());
-        }
+        unsafe { self.lock.raw.unlock() }
     }
 }

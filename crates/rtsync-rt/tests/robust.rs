@@ -191,3 +191,28 @@ fn an_owner_whose_thread_ends_inside_a_section_releases_it() {
     owner.join().unwrap();
     assert!(waiter.join().unwrap(), "the waiter was not told");
 }
+
+#[test]
+fn a_mutex_over_a_multi_unit_resource_is_refused() {
+    let src = r#"
+[platform]
+cpus = 1
+protocol = "srp"
+[[resource]]
+name = "buffers"
+units = 3
+[[task]]
+name = "T"
+period = "100ms"
+priority = 1
+body = [ { lock = "buffers", units = 2, hold = "1ms" } ]
+"#;
+    let d = common::domain(src, false, &[last_cpu()]);
+    match Mutex::new(&d, "buffers", ()) {
+        Err(RtError::MultiUnit { resource, units }) => {
+            assert_eq!((resource.as_str(), units), ("buffers", 3))
+        }
+        Err(e) => panic!("expected MultiUnit, got {e}"),
+        Ok(_) => panic!("expected MultiUnit, got a mutex"),
+    }
+}

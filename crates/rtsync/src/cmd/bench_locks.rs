@@ -16,18 +16,11 @@
 
 use super::{BAD_INPUT, OK};
 use rtsync_model::{Protocol, System, load_str};
+use rtsync_rt::pi::RawMutex;
 use rtsync_rt::{Domain, Options, sys};
 use std::time::{Duration, Instant};
 
 const BATCH: u32 = 64;
-
-unsafe extern "C" {
-    // In glibc since 2.4; the libc crate does not declare it for Linux.
-    fn pthread_mutexattr_setprioceiling(
-        attr: *mut libc::pthread_mutexattr_t,
-        prioceiling: libc::c_int,
-    ) -> libc::c_int;
-}
 
 fn system(p: Protocol) -> System {
     let cpus = if !p.is_uniprocessor() { 2 } else { 1 };
@@ -71,45 +64,6 @@ fn sample(samples: usize, mut op: impl FnMut()) -> [f64; 4] {
     stats(v)
 }
 
-/// A glibc mutex of `protocol` (and `ceiling` for PRIO_PROTECT).
-struct Pthread(Box<libc::pthread_mutex_t>);
-
-impl Pthread {
-    fn new(protocol: libc::c_int, ceiling: libc::c_int) -> Pthread {
-        let mut m = Box::new(libc::PTHREAD_MUTEX_INITIALIZER);
-        // SAFETY: attr initialised before use, destroyed after; the mutex
-        // is boxed and never moves.
-        unsafe {
-            let mut attr: libc::pthread_mutexattr_t = std::mem::zeroed();
-            libc::pthread_mutexattr_init(&mut attr);
-            libc::pthread_mutexattr_setprotocol(&mut attr, protocol);
-            if protocol == libc::PTHREAD_PRIO_PROTECT {
-                pthread_mutexattr_setprioceiling(&mut attr, ceiling);
-            }
-            libc::pthread_mutex_init(&mut *m, &attr);
-            libc::pthread_mutexattr_destroy(&mut attr);
-        }
-        Pthread(m)
-    }
-
-    fn cycle(&mut self) {
-        // SAFETY: initialised; locked and unlocked by this thread.
-        unsafe {
-            libc::pthread_mutex_lock(&mut *self.0);
-            libc::pthread_mutex_unlock(&mut *self.0);
-        }
-    }
-}
-
-impl Drop for Pthread {
-    fn drop(&mut self) {
-        // SAFETY: unlocked, not used after.
-        unsafe {
-            libc::pthread_mutex_destroy(&mut *self.0);
-        }
-    }
-}
-
 pub fn run(samples: usize) -> u8 {
     if samples < 10 {
         eprintln!("error: --ops must be at least 10 (batches of {BATCH})");
@@ -135,8 +89,15 @@ pub fn run(samples: usize) -> u8 {
             ("glibc PRIO_INHERIT", libc::PTHREAD_PRIO_INHERIT),
             ("glibc PRIO_PROTECT", libc::PTHREAD_PRIO_PROTECT),
         ] {
-            let mut m = Pthread::new(proto, 20);
-            rows.push((name.to_string(), sample(samples, || m.cycle())));
+            let m = RawMutex::new(proto, 20).map_err(|e| format!("{name}: {e}"))?;
+            rows.push((
+                name.to_string(),
+                sample(samples, || {
+                    m.lock();
+                    // SAFETY: locked on the line above, by this thread.
+                    unsafe { m.unlock() }
+                }),
+            ));
         }
         let _ = sys::set_priority(me, None);
         for p in Protocol::ALL {
