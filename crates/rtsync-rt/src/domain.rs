@@ -16,6 +16,22 @@
 //! last: once lowered it may be preempted at once, and by then everyone
 //! it had to wake is awake and raised).
 //!
+//! **The fast path.** Where the machine's grant of a free resource would
+//! change nothing but who holds it (no priority, no location: PIP, PCP,
+//! SRP, IPCP for its highest user; found by asking a scratch machine, not
+//! by protocol name), an outermost uncontended lock is one compare-and-swap
+//! on a per-CPU gate word and its unlock another, with no system call and
+//! no bookkeeping lock, as a futex is to a mutex. The gate is open only
+//! while the machine has nothing of that CPU (no thread placed there holds
+//! or waits for anything, none waits in SRP's start test); then every
+//! resource local to the CPU is free, so the machine would grant it too.
+//! Everything else takes the slow path, under the bookkeeping lock, which
+//! first *settles* the CPUs it touches: it closes their gates, and a fast
+//! holder found there is entered into the machine as holding (it holds
+//! nothing else: a fast lock is an outermost one), so the machine decides
+//! with the whole truth; the last slow operation that leaves a CPU quiet
+//! opens its gate again.
+//!
 //! DPCP and DFLP sections run on their synchronization CPU by migrating
 //! the requesting thread (`sched_setaffinity` at the grant, back at the
 //! release) rather than by handing the section to an agent thread: the
@@ -28,10 +44,10 @@ use crate::pi::{PiGuard, PiLock};
 use crate::prio::PrioMap;
 use crate::sys;
 use rtsync_model::{Scheduler, System};
-use rtsync_protocols::{Config, Eff, Locks, Outcome, Tid};
+use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a domain runs.
@@ -54,6 +70,9 @@ pub struct Options {
     pub spin_limit: Duration,
     /// Keep a log of grants and priority changes ([`Domain::log`]).
     pub record: bool,
+    /// Take the fast path (module documentation) where the protocol
+    /// allows it. Off: every operation goes through the machine.
+    pub fast_path: bool,
 }
 
 impl Default for Options {
@@ -64,6 +83,7 @@ impl Default for Options {
             wait_limit: Duration::from_secs(10),
             spin_limit: Duration::from_millis(50),
             record: false,
+            fast_path: true,
         }
     }
 }
@@ -85,6 +105,26 @@ pub enum Record {
 struct Slot {
     /// Bumped at every wake-up; the thread sleeps on it.
     wake: AtomicU32,
+    /// Sections the task holds now (written only by its own thread): a
+    /// fast lock must be an outermost one.
+    depth: AtomicU32,
+    /// Grants taken on the fast path (written only by its own thread).
+    fast: AtomicU64,
+}
+
+/// A CPU's gate word: open (the fast path may take it), closed (the
+/// machine knows everything of this CPU), or the one fast holder.
+const OPEN: u64 = 0;
+const CLOSED: u64 = 1;
+
+/// The gate word of task `t` holding resource `r` on the fast path.
+#[inline]
+fn fast_word(t: Tid, r: usize) -> u64 {
+    ((t as u64 + 1) << 32) | r as u64
+}
+
+fn fast_holder(w: u64) -> (Tid, usize) {
+    ((w >> 32) as Tid - 1, (w & 0xffff_ffff) as usize)
 }
 
 struct State {
@@ -96,8 +136,6 @@ struct State {
     cpu: Vec<Option<usize>>,
     /// The last effective priority logged per task.
     shown: Vec<Eff>,
-    /// Per resource: an owner died or panicked inside it.
-    inconsistent: Vec<bool>,
     /// Threads waiting in [`Binding::job_begin`] for SRP's start test.
     starting: Vec<bool>,
     seq: u64,
@@ -117,6 +155,23 @@ pub(crate) struct Shared {
     resources: Vec<String>,
     units: Vec<u32>,
     base: Vec<u64>,
+    /// Per resource: an owner died or panicked inside it (written under
+    /// the bookkeeping lock, read by fast grants).
+    inconsistent: Vec<AtomicBool>,
+    /// Per system CPU: the gate of the fast path.
+    gate: Vec<AtomicU64>,
+    /// `[t * resources + r]`: whether `t` may take `r` on the fast path.
+    fast: Vec<bool>,
+    /// Per task: its CPU; per CPU: its tasks.
+    home: Vec<usize>,
+    homed: Vec<Vec<Tid>>,
+    /// Per resource: the CPU whose gate it closes while the machine holds
+    /// it or a request waits for it: the CPU it is local to, or the one
+    /// whose system ceiling it counts towards (DPCP's and DFLP's
+    /// synchronization CPU, where local sections share the ceiling).
+    gate_of: Vec<Option<usize>>,
+    /// Per CPU: the resources whose gate it is.
+    gated: Vec<Vec<usize>>,
 }
 
 /// A system's resources shared by real threads. Cheap to clone.
@@ -135,6 +190,30 @@ thread_local! {
 /// The task the calling thread is bound to in domain `id`.
 pub(crate) fn bound_task(id: u64) -> Option<Tid> {
     BOUND.with(|b| b.borrow().iter().find(|&&(d, _)| d == id).map(|&(_, t)| t))
+}
+
+/// Whether `t`'s outermost request of one unit of `r`, with nothing else
+/// of its CPU held, would be granted with no change but the holder: the
+/// resource is local to `t`'s CPU, locked by itself (no group), and a
+/// scratch machine grants it without changing `t`'s effective priority or
+/// location. `probe` is a machine with nothing held; the request is
+/// released again.
+fn fast_eligible(probe: &mut Locks, t: Tid, r: usize) -> bool {
+    let rule = &probe.config().rules[r];
+    if rule.global
+        || rule.unit != r
+        || rule.domain.is_some()
+        || rule.scope != probe.config().home[t]
+    {
+        return false;
+    }
+    let (eff, loc) = (probe.eff(t), probe.location(t));
+    let granted = matches!(probe.lock(t, r, 1), Ok(Outcome::Granted));
+    let same = probe.eff(t) == eff && probe.location(t) == loc;
+    if granted {
+        let _ = probe.unlock(t, r);
+    }
+    granted && same
 }
 
 impl Domain {
@@ -160,13 +239,36 @@ impl Domain {
             });
         }
         let n = sys.tasks.len();
+        let nr = sys.resources.len();
         let base: Vec<u64> = cfg.level.iter().map(|&l| l as u64).collect();
+        let home: Vec<usize> = cfg.home.clone();
+        let mut homed = vec![Vec::new(); cpus];
+        for (t, &c) in home.iter().enumerate() {
+            homed[c].push(t);
+        }
         let mut locks = Locks::new(cfg);
         for (t, &b) in base.iter().enumerate() {
             locks
                 .set_base(t, b, t as u64)
                 .expect("thread index in range");
         }
+        let gate_of: Vec<Option<usize>> = (0..nr)
+            .map(|r| {
+                let rule = &locks.config().rules[r];
+                let ceiling = matches!(rule.arbitration, Arbitration::Ceiling | Arbitration::Stack);
+                (!rule.global || ceiling).then_some(rule.scope)
+            })
+            .collect();
+        let mut gated = vec![Vec::new(); cpus];
+        for (r, g) in gate_of.iter().enumerate() {
+            if let Some(c) = *g {
+                gated[c].push(r);
+            }
+        }
+        let mut probe = locks.clone();
+        let fast = (0..n * nr)
+            .map(|i| opts.fast_path && fast_eligible(&mut probe, i / nr, i % nr))
+            .collect();
         let shown = (0..n).map(|t| locks.eff(t)).collect();
         let state = State {
             locks,
@@ -174,7 +276,6 @@ impl Domain {
             prio: vec![None; n],
             cpu: vec![None; n],
             shown,
-            inconsistent: vec![false; sys.resources.len()],
             starting: vec![false; n],
             seq: n as u64,
             log: Vec::new(),
@@ -187,6 +288,8 @@ impl Domain {
                 slots: (0..n)
                     .map(|_| Slot {
                         wake: AtomicU32::new(0),
+                        depth: AtomicU32::new(0),
+                        fast: AtomicU64::new(0),
                     })
                     .collect(),
                 map,
@@ -196,6 +299,13 @@ impl Domain {
                 resources: sys.resources.iter().map(|r| r.name.clone()).collect(),
                 units: sys.resources.iter().map(|r| r.units.max(1)).collect(),
                 base,
+                inconsistent: (0..nr).map(|_| AtomicBool::new(false)).collect(),
+                gate: (0..cpus).map(|_| AtomicU64::new(OPEN)).collect(),
+                fast,
+                home,
+                homed,
+                gate_of,
+                gated,
             }),
         })
     }
@@ -290,6 +400,17 @@ impl Domain {
 
     pub fn options(&self) -> &Options {
         &self.sh.opts
+    }
+
+    /// How many of the task's grants took the fast path (module
+    /// documentation).
+    pub fn fast_grants(&self, task: Tid) -> u64 {
+        self.sh.slots[task].fast.load(Ordering::Relaxed)
+    }
+
+    /// Whether `task` may take resource `r` on the fast path.
+    pub fn fast_path(&self, task: Tid, r: usize) -> bool {
+        self.sh.fast[task * self.sh.resources.len() + r]
     }
 }
 
@@ -398,18 +519,127 @@ impl Shared {
         }
     }
 
+    /// The CPUs a slow operation of `t` on `r` must settle: `t`'s own (a
+    /// fast section it holds must be known before it nests or waits; SRP's
+    /// start test reads its system ceiling) and the gate of `r`.
+    fn cpus(&self, t: Tid, r: Option<usize>) -> [usize; 2] {
+        let own = self.home[t];
+        [own, r.and_then(|r| self.gate_of[r]).unwrap_or(own)]
+    }
+
+    /// Closes the gates of `cpus`; a fast holder found there is entered
+    /// into the machine as holding its resource.
+    fn settle(&self, st: &mut State, cpus: [usize; 2]) {
+        for c in cpus {
+            let gate = &self.gate[c];
+            loop {
+                let w = gate.load(Ordering::Acquire);
+                if w == CLOSED {
+                    break;
+                }
+                if gate
+                    .compare_exchange(w, CLOSED, Ordering::AcqRel, Ordering::Acquire)
+                    .is_err()
+                {
+                    continue; // the fast holder released, or a new one came
+                }
+                if w != OPEN {
+                    let (x, r) = fast_holder(w);
+                    // Nothing of this CPU was in the machine when `x` took
+                    // `r`, and nothing has been since: the machine grants.
+                    let out = st.locks.lock(x, r, 1);
+                    debug_assert_eq!(out, Ok(Outcome::Granted), "settling {x} on {r}");
+                }
+                break;
+            }
+        }
+    }
+
+    /// Opens the gates of `cpus` where the machine has nothing of the CPU
+    /// any more: none of its gated resources is held or waited for, and
+    /// no job there waits for SRP's start test. Then the machine would
+    /// grant any of them to a thread that holds nothing, changing nothing
+    /// else where [`fast_eligible`] said so.
+    fn reopen(&self, st: &State, cpus: [usize; 2]) {
+        if !self.opts.fast_path {
+            return;
+        }
+        for (i, &c) in cpus.iter().enumerate() {
+            if i == 1 && c == cpus[0] {
+                break;
+            }
+            let held = self.gated[c]
+                .iter()
+                .any(|&r| st.locks.holders(r).next().is_some());
+            let waited = || {
+                (0..st.tid.len()).any(|x| {
+                    st.locks
+                        .waiting(x)
+                        .is_some_and(|r| self.gate_of[r] == Some(c))
+                })
+            };
+            let starting = || self.homed[c].iter().any(|&x| st.starting[x]);
+            if !held && !waited() && !starting() {
+                self.gate[c].store(OPEN, Ordering::Release);
+            }
+        }
+    }
+
     /// Requests `units` of `r` for `t` and waits until granted. Returns
     /// whether the resource was marked inconsistent.
     pub(crate) fn acquire(&self, t: Tid, r: usize, units: u32) -> Result<bool, RtError> {
+        let slot = &self.slots[t];
+        if units == 1
+            && self.fast[t * self.resources.len() + r]
+            && slot.depth.load(Ordering::Relaxed) == 0
+        {
+            let gate = &self.gate[self.home[t]];
+            let me = fast_word(t, r);
+            // Recording: the log must show the grant where it happened.
+            let mut st = self.opts.record.then(|| self.state.lock());
+            if gate
+                .compare_exchange(OPEN, me, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+            {
+                slot.depth.store(1, Ordering::Relaxed);
+                let n = slot.fast.load(Ordering::Relaxed);
+                slot.fast.store(n + 1, Ordering::Relaxed);
+                return Ok(match st.as_mut() {
+                    Some(st) => self.granted(st, t, r),
+                    None => self.inconsistent[r].load(Ordering::Relaxed),
+                });
+            }
+        }
+        let cpus = self.cpus(t, Some(r));
         let mut st = self.state.lock();
+        self.settle(&mut st, cpus);
+        let out = self.acquire_locked(&mut st, t, r, units);
+        self.reopen(&st, cpus);
+        drop(st);
+        if out.is_ok() {
+            let d = slot.depth.load(Ordering::Relaxed);
+            slot.depth.store(d + 1, Ordering::Relaxed);
+        }
+        out
+    }
+
+    /// The machine's part of [`Shared::acquire`], with the CPUs concerned
+    /// settled; the bookkeeping lock is let go only while waiting.
+    fn acquire_locked(
+        &self,
+        st: &mut PiGuard<'_, State>,
+        t: Tid,
+        r: usize,
+        units: u32,
+    ) -> Result<bool, RtError> {
         let out = st
             .locks
             .lock(t, r, units)
             .map_err(|e| self.refused(t, Some(r), e))?;
         let spin = match out {
             Outcome::Granted => {
-                self.apply(&mut st, t, Phase::Raise)?;
-                return Ok(self.granted(&mut st, t, r));
+                self.apply(st, t, Phase::Raise)?;
+                return Ok(self.granted(st, t, r));
             }
             Outcome::Wait { spin } => spin,
         };
@@ -423,31 +653,29 @@ impl Shared {
         }
         // The holder inherits (or the waiter moves, or is made
         // non-preemptive to spin) before the waiter sleeps.
-        self.apply(&mut st, t, Phase::Raise)?;
+        self.apply(st, t, Phase::Raise)?;
         let start = Instant::now();
         let deadline = start + self.opts.wait_limit;
         loop {
             let seen = self.slots[t].wake.load(Ordering::Acquire);
-            drop(st);
-            self.sleep(t, seen, spin, deadline);
-            st = self.state.lock();
+            st.unlocked(|| self.sleep(t, seen, spin, deadline));
             if st.locks.waiting(t).is_none() {
                 // Handed over by the release that woke us.
-                return Ok(self.granted(&mut st, t, r));
+                return Ok(self.granted(st, t, r));
             }
             if st.locks.woken(t) {
                 // Woken to compete again (PIP, PCP, SRP: no hand-over).
                 let out = st.locks.retry(t).map_err(|e| self.refused(t, Some(r), e))?;
-                self.apply(&mut st, t, Phase::Raise)?;
+                self.apply(st, t, Phase::Raise)?;
                 if out == Outcome::Granted {
-                    return Ok(self.granted(&mut st, t, r));
+                    return Ok(self.granted(st, t, r));
                 }
                 continue;
             }
             if Instant::now() >= deadline {
                 let _ = st.locks.cancel(t);
-                self.apply(&mut st, t, Phase::Raise)?;
-                self.apply(&mut st, t, Phase::Lower)?;
+                self.apply(st, t, Phase::Raise)?;
+                self.apply(st, t, Phase::Lower)?;
                 return Err(RtError::Timeout {
                     task: self.tasks[t].clone(),
                     resource: self.resources[r].clone(),
@@ -464,7 +692,7 @@ impl Shared {
                 resource: self.resources[r].clone(),
             });
         }
-        st.inconsistent[r]
+        self.inconsistent[r].load(Ordering::Relaxed)
     }
 
     /// Releases `r`, `t`'s innermost section; `inconsistent` marks its
@@ -476,13 +704,51 @@ impl Shared {
         r: usize,
         inconsistent: Option<bool>,
     ) -> Result<(), RtError> {
+        let slot = &self.slots[t];
+        if inconsistent.is_none() && self.fast[t * self.resources.len() + r] {
+            let gate = &self.gate[self.home[t]];
+            let mut st = self.opts.record.then(|| self.state.lock());
+            if gate
+                .compare_exchange(fast_word(t, r), OPEN, Ordering::Release, Ordering::Relaxed)
+                .is_ok()
+            {
+                slot.depth.store(0, Ordering::Relaxed);
+                if let Some(st) = st.as_mut() {
+                    st.record(Record::Released {
+                        task: self.tasks[t].clone(),
+                        resource: self.resources[r].clone(),
+                    });
+                }
+                return Ok(());
+            }
+        }
+        let cpus = self.cpus(t, Some(r));
         let mut st = self.state.lock();
+        self.settle(&mut st, cpus);
+        let out = self.release_locked(&mut st, t, r, inconsistent);
+        self.reopen(&st, cpus);
+        if out.is_ok() {
+            let d = slot.depth.load(Ordering::Relaxed);
+            slot.depth.store(d.saturating_sub(1), Ordering::Relaxed);
+        }
+        drop(st);
+        out
+    }
+
+    /// The machine's part of [`Shared::release`].
+    fn release_locked(
+        &self,
+        st: &mut PiGuard<'_, State>,
+        t: Tid,
+        r: usize,
+        inconsistent: Option<bool>,
+    ) -> Result<(), RtError> {
         let woken = st
             .locks
             .unlock(t, r)
             .map_err(|e| self.refused(t, Some(r), e))?;
         if let Some(m) = inconsistent {
-            st.inconsistent[r] = m;
+            self.inconsistent[r].store(m, Ordering::Relaxed);
         }
         if self.opts.record {
             st.record(Record::Released {
@@ -490,7 +756,7 @@ impl Shared {
                 resource: self.resources[r].clone(),
             });
         }
-        self.apply(&mut st, t, Phase::Raise)?;
+        self.apply(st, t, Phase::Raise)?;
         for g in &woken {
             self.wake(g.thread);
         }
@@ -499,7 +765,7 @@ impl Shared {
                 self.wake(x);
             }
         }
-        self.apply(&mut st, t, Phase::Lower)
+        self.apply(st, t, Phase::Lower)
     }
 
     pub(crate) fn id(&self) -> u64 {
@@ -533,7 +799,15 @@ impl Binding {
     /// passes the system ceiling (Baker 1991: a job that starts never
     /// blocks afterwards).
     pub fn job_begin(&self) -> Result<(), RtError> {
+        let cpus = self.sh.cpus(self.t, None);
         let mut st = self.sh.state.lock();
+        self.sh.settle(&mut st, cpus);
+        let out = self.start(&mut st);
+        self.sh.reopen(&st, cpus);
+        out
+    }
+
+    fn start(&self, st: &mut PiGuard<'_, State>) -> Result<(), RtError> {
         st.seq += 1;
         let seq = st.seq;
         let base = self.sh.base[self.t];
@@ -552,9 +826,7 @@ impl Binding {
             }
             st.starting[self.t] = true;
             let seen = self.sh.slots[self.t].wake.load(Ordering::Acquire);
-            drop(st);
-            self.sh.sleep(self.t, seen, false, deadline);
-            st = self.sh.state.lock();
+            st.unlocked(|| self.sh.sleep(self.t, seen, false, deadline));
         }
         st.starting[self.t] = false;
         Ok(())
@@ -562,10 +834,12 @@ impl Binding {
 
     /// Ends a job: it must hold nothing.
     pub fn job_end(&self) -> Result<(), RtError> {
+        let cpus = self.sh.cpus(self.t, None);
         let mut st = self.sh.state.lock();
-        st.locks
-            .job_done(self.t)
-            .map_err(|e| self.sh.refused(self.t, None, e))?;
+        self.sh.settle(&mut st, cpus);
+        let done = st.locks.job_done(self.t);
+        self.sh.reopen(&st, cpus);
+        done.map_err(|e| self.sh.refused(self.t, None, e))?;
         if self.sh.opts.record {
             st.record(Record::Completed {
                 task: self.sh.tasks[self.t].clone(),
@@ -591,8 +865,10 @@ impl Drop for Binding {
         // Robustness: whatever the task still holds is released, innermost
         // first, and marked inconsistent for the next owner; a pending
         // request is withdrawn. Nobody waits forever on a dead owner.
+        let cpus = self.sh.cpus(self.t, None);
         let held: Vec<usize> = {
             let mut st = self.sh.state.lock();
+            self.sh.settle(&mut st, cpus);
             let _ = st.locks.cancel(self.t);
             st.starting[self.t] = false;
             st.locks.held(self.t).collect()
@@ -608,7 +884,9 @@ impl Drop for Binding {
         }
         st.prio[self.t] = None;
         st.cpu[self.t] = None;
+        self.sh.reopen(&st, cpus);
         drop(st);
+        self.sh.slots[self.t].depth.store(0, Ordering::Relaxed);
         let id = self.sh.id;
         BOUND.with(|b| b.borrow_mut().retain(|&(d, _)| d != id));
     }

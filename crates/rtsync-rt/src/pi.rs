@@ -108,6 +108,24 @@ pub struct PiGuard<'a, T> {
     lock: &'a PiLock<T>,
 }
 
+impl<T> PiGuard<'_, T> {
+    /// Lets the lock go while `f` runs (a wait), and takes it again, also
+    /// when `f` panics (so the guard's own release stays paired).
+    pub fn unlocked<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        struct Relock<'a>(&'a RawMutex);
+        impl Drop for Relock<'_> {
+            fn drop(&mut self) {
+                self.0.lock();
+            }
+        }
+        // SAFETY: this guard holds the mutex; `Relock` takes it back
+        // before the guard can be used or dropped again.
+        unsafe { self.lock.raw.unlock() };
+        let _relock = Relock(&self.lock.raw);
+        f()
+    }
+}
+
 impl<T> Deref for PiGuard<'_, T> {
     type Target = T;
     fn deref(&self) -> &T {

@@ -60,7 +60,10 @@ fn priorities(log: &[Record]) -> Vec<String> {
 /// L holds A; the others request it in `order` (each only after the one
 /// before waits); L releases. Returns the log and, while everyone waited,
 /// L's SCHED_FIFO priority as the kernel reports it.
-fn contend(src: &str, rt: bool, order: &[&'static str]) -> (Vec<Record>, Option<i32>, i32) {
+/// Returns the log, L's kernel priority while the others wait (real-time
+/// only), the priority it should have, and how many of L's grants took the
+/// fast path.
+fn contend(src: &str, rt: bool, order: &[&'static str]) -> (Vec<Record>, Option<i32>, i32, u64) {
     let d = domain(src, rt, &[last_cpu()]);
     let m = Arc::new(Mutex::new(&d, "A", 0u32).unwrap());
     let (held_tx, held_rx) = channel();
@@ -97,7 +100,13 @@ fn contend(src: &str, rt: bool, order: &[&'static str]) -> (Vec<Record>, Option<
     }
     let m = Arc::try_unwrap(m).ok().unwrap();
     assert_eq!(m.into_inner(), 1 + order.len() as u32);
-    (d.log(), if rt { Some(l_prio) } else { None }, expected)
+    let l_fast = d.fast_grants(d.task("L").unwrap());
+    (
+        d.log(),
+        if rt { Some(l_prio) } else { None },
+        expected,
+        l_fast,
+    )
 }
 
 #[test]
@@ -105,8 +114,11 @@ fn pip_holder_runs_at_the_top_waiters_priority_in_the_kernel() {
     if !realtime("pip_holder_runs_at_the_top_waiters_priority_in_the_kernel") {
         return;
     }
-    let (log, l_prio, expected) = contend(PIP, true, &["M", "H"]);
-    // The kernel itself runs L at H's SCHED_FIFO priority while H waits.
+    let (log, l_prio, expected, l_fast) = contend(PIP, true, &["M", "H"]);
+    // L took A on the fast path (the machine did not know of it until M
+    // came); the kernel itself runs L at H's SCHED_FIFO priority while H
+    // waits.
+    assert_eq!(l_fast, 1);
     assert_eq!(l_prio, Some(expected));
     // Priority order at the release, then M; L inherits M's, then H's,
     // and drops to its base at the release. H, holding A while M waits,
@@ -122,14 +134,14 @@ fn fifo_protocol_serves_in_request_order_on_real_threads() {
         .replace("\"pip\"", "\"fmlp-l\"")
         .replace("body = [", "cpu = 0\nbody = [");
     let rt = realtime("fifo_protocol_serves_in_request_order_on_real_threads");
-    let (log, _, _) = contend(&src, rt, &["M", "H"]);
+    let (log, _, _, _) = contend(&src, rt, &["M", "H"]);
     assert_eq!(granted(&log), ["L A", "M A", "H A"]);
 }
 
 #[test]
 fn pip_logic_without_priorities_still_orders_by_priority() {
     // realtime: false works everywhere: the machine's decisions alone.
-    let (log, _, _) = contend(PIP, false, &["M", "H"]);
+    let (log, _, _, _) = contend(PIP, false, &["M", "H"]);
     assert_eq!(granted(&log), ["L A", "H A", "M A"]);
 }
 
