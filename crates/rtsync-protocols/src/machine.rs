@@ -109,6 +109,12 @@ pub struct Locks {
 }
 
 impl Locks {
+    /// The bytes of one resource's own mutable state (free units, holder
+    /// and queue lists, without their heap entries: 16 bytes per holder
+    /// and 8 per queued waiter while contended). Its rule is immutable
+    /// configuration; a waiter's request lives with the waiting thread.
+    pub const RESOURCE_STATE_BYTES: usize = std::mem::size_of::<Unit>();
+
     pub fn new(cfg: Config) -> Locks {
         let threads = (0..cfg.threads())
             .map(|t| Thread {

@@ -14,7 +14,10 @@
 //! run below the priority the protocol gives it: raises and migrations
 //! first, then the wake-ups, then the lowering (the releasing thread's own
 //! last: once lowered it may be preempted at once, and by then everyone
-//! it had to wake is awake and raised).
+//! it had to wake is awake and raised). The releaser's own lowering is
+//! carried out just after it lets the bookkeeping lock go, so that the
+//! waiter it woke, preempting it, finds that lock free; per-thread
+//! decision epochs keep a late lowering from undoing a newer raise.
 //!
 //! **The fast path.** Where the machine's grant of a free resource would
 //! change nothing but who holds it (no priority, no location: PIP, PCP,
@@ -40,7 +43,7 @@
 //! of the work.
 
 use crate::error::RtError;
-use crate::pi::{PiGuard, PiLock};
+use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
 use rtsync_model::{Scheduler, System};
@@ -110,6 +113,24 @@ struct Slot {
     depth: AtomicU32,
     /// Grants taken on the fast path (written only by its own thread).
     fast: AtomicU64,
+    /// Generation of the task's priority decisions (bumped under the
+    /// bookkeeping lock), and the lock that orders the system calls
+    /// carrying them out: a decision carried out late (a releaser's own
+    /// lowering, after it lets the bookkeeping lock go) is skipped if a
+    /// newer one exists, so the thread always ends at the newest.
+    epoch: AtomicU64,
+    prio_lock: RawMutex,
+}
+
+/// A releaser's own lowering, carried out after the bookkeeping lock is
+/// let go: the waiter it woke may then preempt it without first blocking
+/// on that lock (two context switches fewer per hand-off).
+#[must_use]
+struct Deferred {
+    t: Tid,
+    tid: i32,
+    want: i32,
+    epoch: u64,
 }
 
 /// A CPU's gate word: open (the fast path may take it), closed (the
@@ -290,6 +311,9 @@ impl Domain {
                         wake: AtomicU32::new(0),
                         depth: AtomicU32::new(0),
                         fast: AtomicU64::new(0),
+                        epoch: AtomicU64::new(0),
+                        prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
+                            .unwrap_or_else(|e| panic!("pthread_mutex_init: {e}")),
                     })
                     .collect(),
                 map,
@@ -418,6 +442,8 @@ impl Domain {
 enum Phase {
     Raise,
     Lower,
+    /// Lower the others now, and return the caller's own lowering.
+    LowerDeferOwn,
 }
 
 impl State {
@@ -438,7 +464,7 @@ impl Shared {
     /// Carries out the machine's priorities and locations for every bound
     /// thread, in `phase` (raises and migrations, or lowerings), `me`'s
     /// own lowering last. Logs changes of effective priority.
-    fn apply(&self, st: &mut State, me: Tid, phase: Phase) -> Result<(), RtError> {
+    fn apply(&self, st: &mut State, me: Tid, phase: Phase) -> Result<Option<Deferred>, RtError> {
         let n = st.tid.len();
         if phase == Phase::Raise && self.opts.record {
             for t in 0..n {
@@ -457,8 +483,9 @@ impl Shared {
             }
         }
         if !self.opts.realtime {
-            return Ok(());
+            return Ok(None);
         }
+        let mut deferred = None;
         let order = (0..n).filter(|&t| t != me).chain(std::iter::once(me));
         for t in order {
             let Some(tid) = st.tid[t] else { continue };
@@ -474,20 +501,53 @@ impl Shared {
             let change = match (phase, st.prio[t]) {
                 (_, None) => phase == Phase::Raise,
                 (Phase::Raise, Some(p)) => want > p,
-                (Phase::Lower, Some(p)) => want < p,
+                (Phase::Lower | Phase::LowerDeferOwn, Some(p)) => want < p,
             };
-            if change {
-                sys::set_priority(tid, Some(want)).map_err(|e| RtError::Os {
-                    what: format!(
-                        "setting task `{}` to SCHED_FIFO priority {want}",
-                        self.tasks[t]
-                    ),
-                    error: e,
-                })?;
-                st.prio[t] = Some(want);
+            if !change {
+                continue;
+            }
+            let epoch = self.slots[t].epoch.fetch_add(1, Ordering::AcqRel) + 1;
+            st.prio[t] = Some(want);
+            if phase == Phase::LowerDeferOwn && t == me {
+                deferred = Some(Deferred {
+                    t,
+                    tid,
+                    want,
+                    epoch,
+                });
+            } else {
+                self.set_priority(t, tid, want, epoch)?;
             }
         }
-        Ok(())
+        Ok(deferred)
+    }
+
+    /// Carries out priority decision `epoch` of task `t` unless a newer one
+    /// exists (then that one is, or was, carried out instead).
+    fn set_priority(&self, t: Tid, tid: i32, want: i32, epoch: u64) -> Result<(), RtError> {
+        let slot = &self.slots[t];
+        slot.prio_lock.lock();
+        let out = if slot.epoch.load(Ordering::Acquire) == epoch {
+            sys::set_priority(tid, Some(want))
+        } else {
+            Ok(())
+        };
+        // SAFETY: locked above by this thread.
+        unsafe { slot.prio_lock.unlock() };
+        out.map_err(|e| RtError::Os {
+            what: format!(
+                "setting task `{}` to SCHED_FIFO priority {want}",
+                self.tasks[t]
+            ),
+            error: e,
+        })
+    }
+
+    fn run_deferred(&self, d: Option<Deferred>) -> Result<(), RtError> {
+        match d {
+            Some(d) => self.set_priority(d.t, d.tid, d.want, d.epoch),
+            None => Ok(()),
+        }
     }
 
     fn wake(&self, t: Tid) {
@@ -727,12 +787,11 @@ impl Shared {
         self.settle(&mut st, cpus);
         let out = self.release_locked(&mut st, t, r, inconsistent);
         self.reopen(&st, cpus);
-        if out.is_ok() {
-            let d = slot.depth.load(Ordering::Relaxed);
-            slot.depth.store(d.saturating_sub(1), Ordering::Relaxed);
-        }
         drop(st);
-        out
+        let deferred = out?;
+        let d = slot.depth.load(Ordering::Relaxed);
+        slot.depth.store(d.saturating_sub(1), Ordering::Relaxed);
+        self.run_deferred(deferred)
     }
 
     /// The machine's part of [`Shared::release`].
@@ -742,7 +801,7 @@ impl Shared {
         t: Tid,
         r: usize,
         inconsistent: Option<bool>,
-    ) -> Result<(), RtError> {
+    ) -> Result<Option<Deferred>, RtError> {
         let woken = st
             .locks
             .unlock(t, r)
@@ -765,7 +824,7 @@ impl Shared {
                 self.wake(x);
             }
         }
-        self.apply(st, t, Phase::Lower)
+        self.apply(st, t, Phase::LowerDeferOwn)
     }
 
     pub(crate) fn id(&self) -> u64 {
@@ -877,6 +936,7 @@ impl Drop for Binding {
             let _ = self.sh.release(self.t, r, Some(true));
         }
         let mut st = self.sh.state.lock();
+        self.sh.slots[self.t].epoch.fetch_add(1, Ordering::AcqRel);
         if let Some(tid) = st.tid[self.t].take()
             && self.sh.opts.realtime
         {

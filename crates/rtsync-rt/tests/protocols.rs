@@ -250,3 +250,46 @@ body = [ { lock = "A", hold = "1ms" } ]
     .unwrap();
     assert_eq!(on, (c0, c1, c0));
 }
+
+/// The releaser's own lowering is carried out after the bookkeeping lock
+/// is let go (so the woken waiter does not block on it): it must still
+/// happen, before `unlock` returns, and leave the kernel at the base.
+#[test]
+fn a_pip_releaser_is_back_at_its_base_priority_when_unlock_returns() {
+    if !realtime("a_pip_releaser_is_back_at_its_base_priority_when_unlock_returns") {
+        return;
+    }
+    let d = domain(PIP, true, &[last_cpu()]);
+    let m = Arc::new(Mutex::new(&d, "A", 0u32).unwrap());
+    let (held_tx, held_rx) = channel();
+    let (go_tx, go_rx) = channel::<()>();
+    let low = {
+        let (d, m) = (d.clone(), m.clone());
+        std::thread::spawn(move || {
+            let _b = d.bind("L").unwrap();
+            let g = m.lock().unwrap();
+            held_tx.send(()).unwrap();
+            go_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            let raised = sys::priority(sys::gettid()).unwrap();
+            drop(g);
+            (raised, sys::priority(sys::gettid()).unwrap())
+        })
+    };
+    held_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    let h = d.task("H").unwrap();
+    let high = {
+        let (d, m) = (d.clone(), m.clone());
+        std::thread::spawn(move || {
+            let _b = d.bind("H").unwrap();
+            *m.lock().unwrap() += 1;
+        })
+    };
+    wait_until("H waits", || d.waiting(h).is_some());
+    go_tx.send(()).unwrap();
+    let (raised, after) = low.join().unwrap();
+    high.join().unwrap();
+    let l = d.task("L").unwrap();
+    assert_eq!(raised, Some(d.fifo_priority(d.eff(h))));
+    assert_eq!(after, Some(d.fifo_priority(d.eff(l))));
+    assert!(after < raised);
+}

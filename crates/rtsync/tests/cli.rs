@@ -321,18 +321,39 @@ fn run_rejects_bad_options_with_clear_messages() {
 }
 
 #[test]
-fn bench_locks_measures_every_protocol_beside_glibc() {
-    let o = rtsync(&["bench", "locks", "--ops", "2000"]);
+fn bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile() {
+    let profile = temp("bench-overheads.toml", "");
+    let o = rtsync(&[
+        "bench",
+        "locks",
+        "--ops",
+        "2000",
+        "--rounds",
+        "5",
+        "--max-waiters",
+        "2",
+        "--profile",
+        profile.to_str().unwrap(),
+    ]);
     let (out, err) = text(&o);
     if err.contains("may not use SCHED_FIFO") {
-        eprintln!("skipped bench_locks_measures_every_protocol_beside_glibc: {err}");
+        eprintln!(
+            "skipped bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile: {err}"
+        );
         return;
     }
     assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    let numbers = |row: &str| -> Vec<f64> {
+        row[22..]
+            .split_whitespace()
+            .take(4)
+            .map(|x| x.parse().unwrap())
+            .collect()
+    };
     for name in [
         "glibc PRIO_INHERIT",
         "glibc PRIO_PROTECT",
-        "pip",
+        "pip ",
         "ipcp",
         "npcs",
     ] {
@@ -341,17 +362,34 @@ fn bench_locks_measures_every_protocol_beside_glibc() {
             .find(|l| l.starts_with(name))
             .unwrap_or_else(|| panic!("no row {name}:\n{out}"));
         // min <= median <= p99 <= max, all positive.
-        let v: Vec<f64> = row[20..]
-            .split_whitespace()
-            .take(4)
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let v = numbers(row);
         assert!(v[0] > 0.0 && v.windows(2).all(|w| w[0] <= w[1]), "{row}");
     }
-    // The PI peer is its own unit.
-    let pi = out
-        .lines()
-        .find(|l| l.starts_with("glibc PRIO_INHERIT"))
-        .unwrap();
-    assert!(pi.contains("1.0x"), "{pi}");
+    // PIP changes no priority uncontended: compared with the PI mutex;
+    // IPCP raises: compared with PRIO_PROTECT.
+    let row = |p: &str| out.lines().find(|l| l.starts_with(p)).unwrap();
+    assert!(row("pip ").contains("x PI (fast)"), "{}", row("pip "));
+    assert!(row("ipcp").contains("x PROTECT"), "{}", row("ipcp"));
+    // Hand-off rows for 1 and 2 waiters, beside the PI futex.
+    for k in [1, 2] {
+        let r = row(&format!("pip 1 cpu, {k} "));
+        let v = numbers(r);
+        assert!(v[0] > 0.0 && v.windows(2).all(|w| w[0] <= w[1]), "{r}");
+        assert!(r.trim_end().ends_with('x'), "{r}");
+        assert!(out.contains(&format!("PI futex 1 cpu, {k} ")), "{out}");
+    }
+    // The profile is one that analyze reads, with a cost for every
+    // protocol measured.
+    let text_p = std::fs::read_to_string(&profile).unwrap();
+    for p in [
+        "[protocol.pip]",
+        "[protocol.ipcp]",
+        "context_switch",
+        "release",
+    ] {
+        assert!(text_p.contains(p), "{p} missing:\n{text_p}");
+    }
+    let a = rtsync(&["analyze", "--overheads", profile.to_str().unwrap()]);
+    let (aout, aerr) = text(&a);
+    assert!(matches!(a.status.code(), Some(0 | 1)), "{aout}\n{aerr}");
 }

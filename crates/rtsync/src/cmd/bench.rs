@@ -24,9 +24,11 @@ pub enum What {
     /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
     /// per side (paced and saturated), retries, ring throughput.
     Channels,
-    /// Locking protocols on real SCHED_FIFO threads: uncontended
-    /// lock+unlock per protocol beside glibc's mutexes (none,
-    /// PRIO_INHERIT, PRIO_PROTECT).
+    /// Locking protocols on real SCHED_FIFO threads beside glibc's
+    /// mutexes (none, PRIO_INHERIT, PRIO_PROTECT): uncontended
+    /// lock+unlock, hand-off latency with 1..64 waiters, context switch,
+    /// release and migration costs, lock state size; writes the overhead
+    /// profile (--profile).
     Locks,
 }
 
@@ -55,6 +57,16 @@ pub struct Args {
     /// Skip the multi-threaded (rayon) measurement.
     #[arg(long)]
     pub single_only: bool,
+    /// Hand-off rounds per lock and waiter count (locks).
+    #[arg(long, default_value_t = 200)]
+    pub rounds: usize,
+    /// Largest number of queued waiters, powers of two up to it (locks).
+    #[arg(long, default_value_t = 64)]
+    pub max_waiters: usize,
+    /// Where the locks bench writes the overhead profile that `analyze
+    /// --overheads` and `simulate --overheads` read.
+    #[arg(long, default_value = "overheads.toml")]
+    pub profile: std::path::PathBuf,
 }
 
 struct Shape {
@@ -120,7 +132,12 @@ pub fn run(a: Args) -> u8 {
     }
     if a.what == What::Locks {
         // --ops counts operations; a sample is a batch of 64 of them.
-        return super::bench_locks::run(a.ops / 100);
+        return super::bench_locks::run(super::bench_locks::Config {
+            samples: a.ops / 100,
+            rounds: a.rounds,
+            max_waiters: a.max_waiters,
+            profile: a.profile,
+        });
     }
     if a.what == What::Channels {
         if a.ops < 100 || a.elements == 0 {

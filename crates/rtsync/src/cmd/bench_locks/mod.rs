@@ -1,0 +1,254 @@
+//! `rtsync bench locks`: what each protocol costs on real SCHED_FIFO
+//! threads, beside glibc's mutexes measured in the same run, and the
+//! overhead profile that `analyze --overheads` and `simulate --overheads`
+//! read.
+//!
+//! Four parts, each in its module: the uncontended path
+//! ([`uncontended`]), the contended hand-off against 1..64 waiters
+//! ([`handoff`]), the kernel's own costs (context switch, release,
+//! migration: [`kernel`]), and the size of a lock's state. Figures are
+//! min / median / p99 / max as paper 001 (Table 2) and paper 004 (Fig. 2)
+//! give them; ratios are medians over a peer's median of the same run.
+
+mod handoff;
+mod kernel;
+mod stats;
+mod uncontended;
+
+use super::{BAD_INPUT, OK};
+use rtsync_analysis::overheads::{LockCost, Profile};
+use rtsync_model::Time;
+use rtsync_rt::sys;
+use std::path::PathBuf;
+use std::time::Duration;
+use uncontended::Class;
+
+pub struct Config {
+    /// Batches of 64 uncontended pairs per lock.
+    pub samples: usize,
+    /// Hand-off rounds per lock and waiter count.
+    pub rounds: usize,
+    /// The largest waiter count (powers of two up to it).
+    pub max_waiters: usize,
+    /// Where to write the overhead profile.
+    pub profile: PathBuf,
+}
+
+fn ns(x: f64) -> Time {
+    Time::from_ns(x.max(0.0).round() as u64)
+}
+
+fn row4(name: &str, s: &[f64; 4]) -> String {
+    format!(
+        "{:<22} {:>9.0} {:>9.0} {:>9.0} {:>9.0}",
+        name, s[0], s[1], s[2], s[3]
+    )
+}
+
+pub fn run(c: Config) -> u8 {
+    if c.samples < 10 {
+        eprintln!("error: --ops must be at least 1000 (10 batches of 64 pairs)");
+        return BAD_INPUT;
+    }
+    if c.rounds < 5 {
+        eprintln!("error: --rounds must be at least 5");
+        return BAD_INPUT;
+    }
+    if !(1..=64).contains(&c.max_waiters) {
+        eprintln!("error: --max-waiters must be within 1..=64");
+        return BAD_INPUT;
+    }
+    if let Err(why) = sys::probe_realtime() {
+        eprintln!("error: {why}\n  (bench locks measures on SCHED_FIFO threads)");
+        return BAD_INPUT;
+    }
+    let cpus = sys::allowed_cpus();
+    let cpu = *cpus.last().unwrap();
+    let other = (cpus.len() > 1).then(|| cpus[0]);
+    let ks: Vec<usize> = (0..7)
+        .map(|i| 1usize << i)
+        .filter(|&k| k <= c.max_waiters)
+        .collect();
+    println!(
+        "rtsync bench locks: SCHED_FIFO threads on CPU {cpu}{}; ns; ratios are medians over the peer's median in this run\n",
+        other.map_or(String::new(), |o| format!(
+            " (and CPU {o} where two are needed)"
+        ))
+    );
+    if other.is_none() {
+        println!(
+            "(one CPU allowed: the multiprocessor protocols and the cross-CPU hand-off are left out)\n"
+        );
+    }
+    let bar = indicatif::ProgressBar::new(handoff::count(&ks, other.is_some()) + 2);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            .expect("static template"),
+    );
+    let (samples, rounds) = (c.samples, c.rounds);
+    let b2 = bar.clone();
+    let measured = std::thread::spawn(move || {
+        b2.set_message("uncontended");
+        let unc = uncontended::measure(samples, cpu, other)?;
+        b2.inc(1);
+        b2.set_message("kernel costs");
+        let cs = kernel::context_switch(cpu, 2000)?;
+        let rel = kernel::release(cpu, 300, Duration::from_millis(1))?;
+        let mig = match other {
+            Some(o) => Some(kernel::migration(cpu, o, 300)?),
+            None => None,
+        };
+        b2.inc(1);
+        let hand = handoff::measure(rounds, &ks, cpu, other, |name| {
+            b2.set_message(format!("hand-off: {name}"));
+            b2.inc(1);
+        })?;
+        Ok::<_, String>((unc, cs, rel, mig, hand))
+    })
+    .join()
+    .unwrap_or_else(|_| Err("a bench thread panicked".into()));
+    bar.finish_and_clear();
+    let (unc, cs, rel, mig, hand) = match measured {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+
+    // Uncontended.
+    let peer = |n: &str| unc.iter().find(|r| r.name == n).map(|r| r.pair[1]);
+    let (pi, pp) = (
+        peer("glibc PRIO_INHERIT").unwrap_or(f64::NAN),
+        peer("glibc PRIO_PROTECT").unwrap_or(f64::NAN),
+    );
+    println!("Uncontended lock+unlock (batches of 64 pairs; lock and unlock p99 each timed alone)");
+    println!(
+        "{:<22} {:>9} {:>9} {:>9} {:>9}  {:>8} {:>8}  {:<18}",
+        "lock", "min", "median", "p99", "max", "lock p99", "unl p99", "vs peer"
+    );
+    for r in &unc {
+        let vs = match r.class {
+            Class::Peer => String::new(),
+            Class::Unchanged => format!("{:.2}x PI (fast)", r.pair[1] / pi),
+            Class::Raises => format!("{:.2}x PROTECT", r.pair[1] / pp),
+            Class::Migrates => "migrates".to_string(),
+        };
+        println!(
+            "{}  {:>8.0} {:>8.0}  {vs}",
+            row4(&r.name, &r.pair),
+            r.lock[2],
+            r.unlock[2]
+        );
+    }
+    println!(
+        "Targets: no priority change (fast) within 1.5x PI; a priority change within 1.0x PROTECT.\n"
+    );
+
+    // Hand-off.
+    println!("Contended hand-off: holder's unlock to the first waiter running with the lock");
+    println!(
+        "{:<22} {:>9} {:>9} {:>9} {:>9}  {:>8}",
+        "lock, waiters", "min", "median", "p99", "max", "vs peer"
+    );
+    let mut flat = Vec::new();
+    for s in &hand {
+        let peer = hand
+            .iter()
+            .find(|p| p.protocol.is_none() && p.cross == s.cross)
+            .map(|p| &p.points);
+        for (k, st) in &s.points {
+            let vs = match peer.and_then(|pts| pts.iter().find(|(pk, _)| pk == k)) {
+                Some((_, p)) if s.protocol.is_some() => format!("{:.2}x", st[1] / p[1]),
+                _ => String::new(),
+            };
+            let place = if s.cross { "x-cpu" } else { "1 cpu" };
+            println!("{}  {vs:>8}", row4(&format!("{} {place}, {k}", s.name), st));
+        }
+        if let (Some(first), Some(last)) = (s.points.first(), s.points.last())
+            && last.0 > first.0
+        {
+            flat.push((s, first, last));
+        }
+    }
+    println!("Targets: PIP within 1.2x the PI futex; 1 to 64 waiters within 1.2x.");
+    for (s, first, last) in &flat {
+        let place = if s.cross { "x-cpu" } else { "1 cpu" };
+        println!(
+            "  {} {place}: median with {} waiters / with {}: {:.2}x",
+            s.name,
+            last.0,
+            first.0,
+            last.1[1] / first.1[1]
+        );
+    }
+    println!();
+
+    // Kernel costs.
+    println!("Kernel costs");
+    println!(
+        "{:<22} {:>9} {:>9} {:>9} {:>9}",
+        "", "min", "median", "p99", "max"
+    );
+    println!("{}", row4("context switch", &cs));
+    println!("{}", row4("release (timer late)", &rel));
+    if let Some(m) = &mig {
+        println!("{}", row4("migration", m));
+    }
+    println!();
+
+    // State size.
+    let unit = rtsync_protocols::Locks::RESOURCE_STATE_BYTES;
+    println!(
+        "Lock state: {} bytes per resource ({unit} in the machine, 1 inconsistency flag) + 8 per CPU (fast-path gate); \
+         a Mutex<()> handle {} bytes; glibc's pthread_mutex_t {} bytes. Target: within 64.\n",
+        unit + 1,
+        std::mem::size_of::<rtsync_rt::Mutex<()>>(),
+        std::mem::size_of::<libc::pthread_mutex_t>()
+    );
+
+    // The profile.
+    let mut profile = Profile {
+        context_switch: ns(cs[2]),
+        release: ns(rel[2]),
+        timer: Time::ZERO,
+        migration: mig.map_or(Time::ZERO, |m| ns(m[2])),
+        ..Profile::default()
+    };
+    for r in &unc {
+        let Some(p) = r.protocol else { continue };
+        let per_waiter = flat
+            .iter()
+            .find(|(s, _, _)| s.protocol == Some(p))
+            .map_or(0.0, |(_, first, last)| {
+                (last.1[1] - first.1[1]) / (last.0 - first.0) as f64
+            });
+        profile.protocols.insert(
+            p,
+            LockCost {
+                lock: ns(r.lock[2]),
+                unlock: ns(r.unlock[2]),
+                per_waiter: ns(per_waiter),
+            },
+        );
+    }
+    let text = format!(
+        "# Overhead profile measured by `rtsync bench locks` on this machine:\n\
+         # p99 of each operation (lock and unlock timed alone, a context switch as half a\n\
+         # futex round trip on one CPU, a release as the lateness of an absolute timer,\n\
+         # a migration as half a round trip of sched_setaffinity); per_waiter is the\n\
+         # growth of the median hand-off per queued waiter (0 where not measured).\n\
+         # Read by: rtsync analyze --overheads FILE, rtsync simulate --overheads FILE.\n{}",
+        profile.to_toml()
+    );
+    if let Err(e) = std::fs::write(&c.profile, text) {
+        eprintln!("error: cannot write {}: {e}", c.profile.display());
+        return BAD_INPUT;
+    }
+    println!(
+        "Wrote the overhead profile to {} (p99 values): rtsync analyze --overheads {}",
+        c.profile.display(),
+        c.profile.display()
+    );
+    OK
+}

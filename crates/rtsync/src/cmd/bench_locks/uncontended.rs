@@ -1,0 +1,200 @@
+//! The uncontended cost of each protocol on one SCHED_FIFO thread, beside
+//! glibc's mutexes (no protocol, PRIO_INHERIT, PRIO_PROTECT) measured on
+//! the same thread in the same run.
+//!
+//! Two passes per lock. Batches of `BATCH` lock+unlock pairs, a batch's
+//! time over `BATCH` one sample (the table: timing one pair alone would
+//! mostly measure the clock); then single locks and single unlocks, each
+//! timed alone less the clock's own cost (the overhead profile wants each
+//! operation's tail, not a batch mean).
+//!
+//! The system is built so that the protocol does on the uncontended path
+//! what it does in general: on one CPU a higher-priority task also uses
+//! the resource (ceilings above the caller: IPCP raises); on two CPUs the
+//! resource is global (MPCP boosts, DPCP and DFLP migrate to the
+//! synchronization CPU, the spin protocols go non-preemptive) and a
+//! higher-priority user on the caller's own CPU puts MrsP's local ceiling
+//! above it.
+
+use super::stats::{clock_cost, summary};
+use rtsync_model::{Protocol, System, load_str};
+use rtsync_rt::pi::RawMutex;
+use rtsync_rt::{Domain, Options, sys};
+use std::time::{Duration, Instant};
+
+const BATCH: u32 = 64;
+
+/// What a lock does on its uncontended path, which decides its peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// A glibc mutex: the peers themselves.
+    Peer,
+    /// Changes no priority and no CPU (rtsync's fast path): beside glibc's
+    /// PRIO_INHERIT mutex.
+    Unchanged,
+    /// Changes the caller's priority: beside PRIO_PROTECT.
+    Raises,
+    /// Moves the caller to another CPU (DPCP, DFLP): beside nothing.
+    Migrates,
+}
+
+pub struct Row {
+    pub name: String,
+    pub protocol: Option<Protocol>,
+    pub class: Class,
+    /// ns per lock+unlock pair, batch means.
+    pub pair: [f64; 4],
+    /// ns per lock and per unlock, each timed alone.
+    pub lock: [f64; 4],
+    pub unlock: [f64; 4],
+}
+
+fn system(p: Protocol) -> System {
+    let multi = !p.is_uniprocessor();
+    let cpus = if multi { 2 } else { 1 };
+    let sync = if p.needs_sync_cpu() {
+        "sync_cpu = 1\n"
+    } else {
+        ""
+    };
+    let task = |name: &str, prio: u32, cpu: usize| {
+        format!(
+            "[[task]]\nname = \"{name}\"\nperiod = \"10ms\"\npriority = {prio}\ncpu = {cpu}\n\
+             body = [ {{ lock = \"A\", hold = \"10us\" }} ]\n"
+        )
+    };
+    let mut src = format!(
+        "[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n[[resource]]\nname = \"A\"\n{sync}",
+        p.name()
+    );
+    src += &task("T", 2, 0);
+    src += &task("H", 3, cpus - 1);
+    if multi {
+        src += &task("U", 4, 0);
+    }
+    load_str(&src, None)
+        .map(|(s, _)| s)
+        .unwrap_or_else(|d| panic!("bench system: {d}\n{src}"))
+}
+
+/// Batch means of `op` (a lock+unlock pair), ns per pair.
+fn batches(samples: usize, mut op: impl FnMut()) -> [f64; 4] {
+    for _ in 0..BATCH * 4 {
+        op(); // warm-up
+    }
+    let v = (0..samples)
+        .map(|_| {
+            let t0 = Instant::now();
+            for _ in 0..BATCH {
+                op();
+            }
+            t0.elapsed().as_nanos() as f64 / BATCH as f64
+        })
+        .collect();
+    summary(v)
+}
+
+/// Single lock and unlock times, less the clock's cost.
+fn singles(
+    n: usize,
+    clock: f64,
+    mut lock: impl FnMut(),
+    mut unlock: impl FnMut(),
+) -> [[f64; 4]; 2] {
+    let mut l = Vec::with_capacity(n);
+    let mut u = Vec::with_capacity(n);
+    for _ in 0..n {
+        let t0 = Instant::now();
+        lock();
+        let t1 = Instant::now();
+        unlock();
+        let t2 = Instant::now();
+        l.push(((t1 - t0).as_nanos() as f64 - clock).max(0.0));
+        u.push(((t2 - t1).as_nanos() as f64 - clock).max(0.0));
+    }
+    [summary(l), summary(u)]
+}
+
+/// Measures every lock on CPU `cpu` (`other`: a second CPU, for the
+/// multiprocessor protocols; without one they are left out).
+pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<Row>, String> {
+    let me = sys::gettid();
+    sys::set_cpu(me, cpu).map_err(|e| format!("pinning the bench thread: {e}"))?;
+    let clock = clock_cost();
+    let singles_n = samples * 16;
+    let mut rows = Vec::new();
+    sys::set_priority(me, Some(10)).map_err(|e| format!("SCHED_FIFO for the bench: {e}"))?;
+    for (name, proto) in [
+        ("glibc (no protocol)", libc::PTHREAD_PRIO_NONE),
+        ("glibc PRIO_INHERIT", libc::PTHREAD_PRIO_INHERIT),
+        ("glibc PRIO_PROTECT", libc::PTHREAD_PRIO_PROTECT),
+    ] {
+        let m = RawMutex::new(proto, 20).map_err(|e| format!("{name}: {e}"))?;
+        // SAFETY (both closures): each unlock follows this thread's lock.
+        let pair = batches(samples, || {
+            m.lock();
+            unsafe { m.unlock() }
+        });
+        let [lock, unlock] = singles(singles_n, clock, || m.lock(), || unsafe { m.unlock() });
+        rows.push(Row {
+            name: name.into(),
+            protocol: None,
+            class: Class::Peer,
+            pair,
+            lock,
+            unlock,
+        });
+    }
+    let _ = sys::set_priority(me, None);
+    for p in Protocol::ALL {
+        let map = match (p.is_uniprocessor(), other) {
+            (true, _) => vec![cpu],
+            (false, Some(o)) => vec![cpu, o],
+            (false, None) => continue,
+        };
+        let sys_p = system(p);
+        let d = Domain::new(
+            &sys_p,
+            Options {
+                cpu_map: Some(map),
+                wait_limit: Duration::from_secs(2),
+                ..Options::default()
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let b = d.bind("T").map_err(|e| e.to_string())?;
+        let (t, a) = (b.task(), d.resource("A").map_err(|e| e.to_string())?);
+        let class = if d.fast_path(t, a) {
+            Class::Unchanged
+        } else if p.needs_sync_cpu() {
+            Class::Migrates
+        } else {
+            Class::Raises
+        };
+        let failed = std::cell::RefCell::new(None);
+        let note = |r: Result<(), rtsync_rt::RtError>| {
+            if let Err(e) = r {
+                failed.borrow_mut().get_or_insert(e.to_string());
+            }
+        };
+        let pair = batches(samples, || note(b.lock(a, 1).and_then(|_| b.unlock(a))));
+        let [lock, unlock] = singles(
+            singles_n,
+            clock,
+            || note(b.lock(a, 1).map(|_| ())),
+            || note(b.unlock(a)),
+        );
+        if let Some(e) = failed.into_inner() {
+            return Err(format!("{p}: {e}"));
+        }
+        rows.push(Row {
+            name: p.name().into(),
+            protocol: Some(p),
+            class,
+            pair,
+            lock,
+            unlock,
+        });
+    }
+    Ok(rows)
+}
