@@ -170,7 +170,7 @@ fn generate_writes_valid_reproducible_specs() {
 
 #[test]
 fn demo_compares_every_protocol() {
-    let o = rtsync(&["demo"]);
+    let o = rtsync(&["demo", "--run-for", "100ms"]);
     assert_eq!(o.status.code(), Some(0));
     let (out, _) = text(&o);
     for p in [
@@ -180,6 +180,24 @@ fn demo_compares_every_protocol() {
         assert!(out.contains(p), "demo lacks {p}:\n{out}");
     }
     assert!(!out.contains("invalid"), "{out}");
+    // The third view: measured on real threads, or why not.
+    let realtime = rtsync_rt::sys::probe_realtime();
+    match realtime {
+        Ok(()) => {
+            assert_eq!(out.matches("measured worst, 100ms").count(), 2, "{out}");
+            // Every task of the uniprocessor example ran under every
+            // protocol: a time and its share of the bound in each cell.
+            let table = out.split("measured worst, 100ms").nth(1).unwrap();
+            for task in ["ctrl", "comms", "logger"] {
+                let row = table.lines().find(|l| l.starts_with(task)).unwrap();
+                assert_eq!(row.matches("ms (").count(), 5, "{row}");
+            }
+        }
+        Err(_) => assert!(out.contains("(no measured column:"), "{out}"),
+    }
+    let o = rtsync(&["demo", "--run-for", "0"]);
+    let (out, _) = text(&o);
+    assert!(out.contains("(no measured column: --run-for 0)"), "{out}");
 }
 
 /// `bench channels` runs every channel and every peer and checks each

@@ -5,13 +5,34 @@ use crate::bundled;
 use crate::table::Table;
 use rtsync_analysis::{Analysis, Options, Verdict, analyze};
 use rtsync_model::{Protocol, Time, load_str};
+use rtsync_rt::{Options as RtOptions, RunOptions, sys};
 use rtsync_sim::{Exec, Options as SimOptions, simulate};
+use std::time::Duration;
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// How long each protocol runs on real SCHED_FIFO threads for the
+    /// measured column; `0` leaves it out.
+    #[arg(long, default_value = "500ms")]
+    pub run_for: String,
+}
 
-pub fn run(_: Args) -> u8 {
-    println!("rtsync demo: the same system analysed and simulated under each protocol.\n");
+pub fn run(a: Args) -> u8 {
+    let run_for = match Time::parse(&a.run_for) {
+        Ok(t) => Duration::from_nanos(t.ns()),
+        Err(e) => {
+            eprintln!("error: --run-for `{}`: {e}", a.run_for);
+            return super::BAD_INPUT;
+        }
+    };
+    println!(
+        "rtsync demo: the same system analysed, simulated and run on real threads under each protocol.\n"
+    );
+    let realtime = if run_for.is_zero() {
+        Err("--run-for 0".to_string())
+    } else {
+        sys::probe_realtime()
+    };
     let groups: [(&bundled::Example, Vec<Protocol>); 2] = [
         (
             bundled::uniprocessor_example(),
@@ -113,10 +134,17 @@ pub fn run(_: Args) -> u8 {
             }
         }
         simulated(&sys, &protocols, &analyses);
+        match &realtime {
+            Ok(()) => measured(&sys, &protocols, &analyses, run_for),
+            Err(why) => println!("(no measured column: {why})"),
+        }
         println!();
     }
     println!(
         "'!' marks a bound above the deadline; the simulated worst is shown with its share of the bound ('>' would mean above it: a bug).\n\
+The measured worst comes from SCHED_FIFO threads on this machine (a VM: tails are noisy). It can pass a tight bound ('>') by the \
+overheads the bound leaves out: `rtsync bench locks` measures them, `rtsync analyze --overheads overheads.toml` charges them. \
+Where the system has more CPUs than the machine, system CPUs share machine CPUs, and the bounds do not hold there.\n\
 See it happen: `rtsync simulate examples/pip-chained.toml --gantt pip.svg`. Try `rtsync analyze examples/pip-chained.toml --protocol pcp`."
     );
     OK
@@ -175,4 +203,90 @@ fn simulated(sys: &rtsync_model::System, protocols: &[Protocol], analyses: &[Opt
         tb.row(row);
     }
     print!("{}", tb.render());
+}
+
+/// The measured worst response per task and protocol on real SCHED_FIFO
+/// threads, as a share of the analysis bound. System CPUs beyond the
+/// machine's are folded onto its CPUs (said above the table).
+fn measured(
+    sys: &rtsync_model::System,
+    protocols: &[Protocol],
+    analyses: &[Option<Analysis>],
+    run_for: Duration,
+) {
+    let machine = rtsync_rt::sys::allowed_cpus();
+    let cpus = sys.platform.cpus.max(1);
+    let map: Vec<usize> = (0..cpus).map(|c| machine[c % machine.len()]).collect();
+    let folded = cpus > machine.len();
+    let mut header: Vec<String> = vec![format!("measured worst, {run_for:?}"), String::new()];
+    header.extend(protocols.iter().map(|p| p.to_string()));
+    let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut tb = Table::new(&hdr).left(0);
+    let mut cols: Vec<Vec<String>> = Vec::new();
+    let mut failures = Vec::new();
+    let bar = indicatif::ProgressBar::new(analyses.len() as u64);
+    for (p, a) in protocols.iter().zip(analyses) {
+        bar.set_message(p.to_string());
+        let Some(a) = a else {
+            cols.push(vec!["-".into(); sys.tasks.len()]);
+            bar.inc(1);
+            continue;
+        };
+        let o = RunOptions {
+            duration: run_for,
+            domain: RtOptions {
+                cpu_map: Some(map.clone()),
+                ..RtOptions::default()
+            },
+            lock_memory: true,
+            ..RunOptions::default()
+        };
+        let col = match rtsync_rt::run(&a.system, &o) {
+            Ok(r) => r
+                .tasks
+                .iter()
+                .zip(&a.result.tasks)
+                .map(|(m, t)| match (m.max_response, t.response.bounded()) {
+                    (Some(w), Some(b)) => {
+                        let t = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
+                        let mark = if t > b { " >" } else { "" };
+                        format!("{} ({:.0}%){mark}", ms(w), 100.0 * t.ratio(b))
+                    }
+                    (Some(w), None) => ms(w),
+                    (None, _) => "-".into(),
+                })
+                .collect(),
+            Err(e) => {
+                failures.push(format!("{p}: {e}"));
+                vec!["-".into(); sys.tasks.len()]
+            }
+        };
+        cols.push(col);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if folded {
+        println!(
+            "(measured: {cpus} system CPUs folded onto this machine's {} CPU(s) {machine:?}; tasks of different system CPUs compete)",
+            machine.len()
+        );
+    }
+    for (i, task) in sys.tasks.iter().enumerate() {
+        let mut row = vec![task.name.clone(), String::new()];
+        row.extend(cols.iter().map(|c| c[i].clone()));
+        tb.row(row);
+    }
+    print!("{}", tb.render());
+    for f in failures {
+        println!("  not run: {f}");
+    }
+}
+
+/// A measured time, to the microsecond: in ms (2 decimals) above 1 ms.
+fn ms(d: Duration) -> String {
+    if d >= Duration::from_millis(1) {
+        format!("{:.2}ms", d.as_secs_f64() * 1e3)
+    } else {
+        format!("{}us", d.as_micros())
+    }
 }
