@@ -18,7 +18,7 @@
 //! have at most one waiter per other CPU, so only `k = 1` there.
 
 use super::stats::summary;
-use rtsync_model::{Protocol, System, load_str};
+use rtsync_model::{Protocol, System};
 use rtsync_rt::pi::RawMutex;
 use rtsync_rt::{Binding, Domain, Options, sys};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -98,23 +98,9 @@ impl Round {
 /// on CPU 0 (the same CPU unless `cross`).
 fn system(p: Protocol, k: usize, cross: bool) -> System {
     let cpus = if cross { 2 } else { 1 };
-    let mut src = format!(
-        "[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n[[resource]]\nname = \"A\"\n",
-        p.name()
-    );
-    let task = |name: &str, prio: u32, cpu: usize| {
-        format!(
-            "[[task]]\nname = \"{name}\"\nperiod = \"100ms\"\npriority = {prio}\ncpu = {cpu}\n\
-             body = [ {{ lock = \"A\", hold = \"10us\" }} ]\n"
-        )
-    };
-    src += &task("L", 1, cpus - 1);
-    for i in 1..=k {
-        src += &task(&format!("W{i}"), 2, 0);
-    }
-    load_str(&src, None)
-        .map(|(s, _)| s)
-        .unwrap_or_else(|d| panic!("bench system: {d}\n{src}"))
+    let mut tasks = vec![("L".to_string(), 1, cpus - 1)];
+    tasks.extend(h_waiters(k).into_iter().map(|w| (w, 2, 0)));
+    super::one_resource(p, cpus, &tasks)
 }
 
 /// A thread's handle: bound to its task (rtsync), or pinned and set to
@@ -197,6 +183,7 @@ fn rounds_of(
         let (s, round) = (s.clone(), round.clone());
         std::thread::spawn(move || {
             let h = handle(&s, "L", holder_cpu, 11);
+            let names = h_waiters(k);
             for r in 0..rounds + WARM + 1 {
                 let last = r == rounds + WARM;
                 if last || h.is_err() {
@@ -213,7 +200,7 @@ fn rounds_of(
                 round.start.wait();
                 // Every waiter has asked, and has had time to fall asleep.
                 let t0 = Instant::now();
-                while round.requested.load(Ordering::Acquire) < k || !queued(&s, &h_waiters(k)) {
+                while round.requested.load(Ordering::Acquire) < k || !queued(&s, &names) {
                     if t0.elapsed() > Duration::from_secs(2) {
                         round.fail(format!("{k} waiters did not queue within 2 s"));
                         break;
@@ -247,6 +234,7 @@ fn rounds_of(
     Ok(summary(v))
 }
 
+/// The waiter tasks' names.
 fn h_waiters(k: usize) -> Vec<String> {
     (1..=k).map(|i| format!("W{i}")).collect()
 }

@@ -34,6 +34,34 @@ pub struct Config {
     pub profile: PathBuf,
 }
 
+/// A system of one resource `A` under `p` on `cpus` CPUs (synchronization
+/// CPU 1 where the protocol needs one), used by every task of `tasks`:
+/// `(name, priority, cpu)`, each with one 10 us section.
+fn one_resource(
+    p: rtsync_model::Protocol,
+    cpus: usize,
+    tasks: &[(String, u32, usize)],
+) -> rtsync_model::System {
+    let sync = if p.needs_sync_cpu() {
+        "sync_cpu = 1\n"
+    } else {
+        ""
+    };
+    let mut src = format!(
+        "[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n[[resource]]\nname = \"A\"\n{sync}",
+        p.name()
+    );
+    for (name, prio, cpu) in tasks {
+        src += &format!(
+            "[[task]]\nname = \"{name}\"\nperiod = \"100ms\"\npriority = {prio}\ncpu = {cpu}\n\
+             body = [ {{ lock = \"A\", hold = \"10us\" }} ]\n"
+        );
+    }
+    rtsync_model::load_str(&src, None)
+        .map(|(s, _)| s)
+        .unwrap_or_else(|d| panic!("bench system: {d}\n{src}"))
+}
+
 fn ns(x: f64) -> Time {
     Time::from_ns(x.max(0.0).round() as u64)
 }

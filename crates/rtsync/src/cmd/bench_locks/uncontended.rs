@@ -17,7 +17,7 @@
 //! above it.
 
 use super::stats::{clock_cost, summary};
-use rtsync_model::{Protocol, System, load_str};
+use rtsync_model::{Protocol, System};
 use rtsync_rt::pi::RawMutex;
 use rtsync_rt::{Domain, Options, sys};
 use std::time::{Duration, Instant};
@@ -52,29 +52,11 @@ pub struct Row {
 fn system(p: Protocol) -> System {
     let multi = !p.is_uniprocessor();
     let cpus = if multi { 2 } else { 1 };
-    let sync = if p.needs_sync_cpu() {
-        "sync_cpu = 1\n"
-    } else {
-        ""
-    };
-    let task = |name: &str, prio: u32, cpu: usize| {
-        format!(
-            "[[task]]\nname = \"{name}\"\nperiod = \"10ms\"\npriority = {prio}\ncpu = {cpu}\n\
-             body = [ {{ lock = \"A\", hold = \"10us\" }} ]\n"
-        )
-    };
-    let mut src = format!(
-        "[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n[[resource]]\nname = \"A\"\n{sync}",
-        p.name()
-    );
-    src += &task("T", 2, 0);
-    src += &task("H", 3, cpus - 1);
+    let mut tasks = vec![("T".to_string(), 2, 0), ("H".to_string(), 3, cpus - 1)];
     if multi {
-        src += &task("U", 4, 0);
+        tasks.push(("U".to_string(), 4, 0));
     }
-    load_str(&src, None)
-        .map(|(s, _)| s)
-        .unwrap_or_else(|d| panic!("bench system: {d}\n{src}"))
+    super::one_resource(p, cpus, &tasks)
 }
 
 /// Batch means of `op` (a lock+unlock pair), ns per pair.
