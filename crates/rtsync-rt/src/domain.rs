@@ -25,9 +25,10 @@
 //! by protocol name), an outermost uncontended lock is one compare-and-swap
 //! on a per-CPU gate word and its unlock another, with no system call and
 //! no bookkeeping lock, as a futex is to a mutex. The gate is open only
-//! while the machine has nothing of that CPU (no thread placed there holds
-//! or waits for anything, none waits in SRP's start test); then every
-//! resource local to the CPU is free, so the machine would grant it too.
+//! while the machine has nothing of that CPU (no resource local to it, or
+//! counting towards its system ceiling, is held or waited for; no job
+//! there waits in SRP's start test); then every resource local to the CPU
+//! is free, so the machine would grant it too.
 //! Everything else takes the slow path, under the bookkeeping lock, which
 //! first *settles* the CPUs it touches: it closes their gates, and a fast
 //! holder found there is entered into the machine as holding (it holds

@@ -59,3 +59,13 @@ impl Table {
         out
     }
 }
+
+/// A measured duration for a table cell: ms with three decimals from 1 ms
+/// up, us with one decimal below.
+pub fn duration(d: std::time::Duration) -> String {
+    if d >= std::time::Duration::from_millis(1) {
+        format!("{:.3}ms", d.as_secs_f64() * 1e3)
+    } else {
+        format!("{:.1}us", d.as_secs_f64() * 1e6)
+    }
+}

@@ -154,10 +154,6 @@ See it happen: `rtsync simulate examples/pip-chained.toml --gantt pip.svg`. Try 
 /// analysis bound: two hyperperiods (at most 2 s) at WCET from a
 /// synchronous release, then as long with random execution times.
 fn simulated(sys: &rtsync_model::System, protocols: &[Protocol], analyses: &[Option<Analysis>]) {
-    let mut header: Vec<String> = vec!["simulated worst".into(), String::new()];
-    header.extend(protocols.iter().map(|p| p.to_string()));
-    let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut tb = Table::new(&hdr).left(0);
     let mut cols: Vec<Vec<String>> = Vec::new();
     for a in analyses {
         let Some(a) = a else {
@@ -186,17 +182,39 @@ fn simulated(sys: &rtsync_model::System, protocols: &[Protocol], analyses: &[Opt
             worst
                 .iter()
                 .zip(&a.result.tasks)
-                .map(|(w, t)| match (w, t.response.bounded()) {
-                    (Some(w), Some(b)) => {
-                        let mark = if *w > b { " >" } else { "" };
-                        format!("{w} ({:.0}%){mark}", 100.0 * w.ratio(b))
-                    }
-                    (Some(w), None) => w.to_string(),
-                    (None, _) => "-".into(),
+                .map(|(w, t)| match w {
+                    Some(w) => share(*w, w.to_string(), t.response.bounded()),
+                    None => "-".into(),
                 })
                 .collect(),
         );
     }
+    print_columns("simulated worst", sys, protocols, &cols);
+}
+
+/// A worst response shown as `shown`, with its share of the bound and a
+/// `>` where it passes it.
+fn share(worst: Time, shown: String, bound: Option<Time>) -> String {
+    match bound {
+        Some(b) => {
+            let mark = if worst > b { " >" } else { "" };
+            format!("{shown} ({:.0}%){mark}", 100.0 * worst.ratio(b))
+        }
+        None => shown,
+    }
+}
+
+/// One table: a row per task, a column per protocol.
+fn print_columns(
+    title: &str,
+    sys: &rtsync_model::System,
+    protocols: &[Protocol],
+    cols: &[Vec<String>],
+) {
+    let mut header: Vec<String> = vec![title.into(), String::new()];
+    header.extend(protocols.iter().map(|p| p.to_string()));
+    let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut tb = Table::new(&hdr).left(0);
     for (i, task) in sys.tasks.iter().enumerate() {
         let mut row = vec![task.name.clone(), String::new()];
         row.extend(cols.iter().map(|c| c[i].clone()));
@@ -218,10 +236,6 @@ fn measured(
     let cpus = sys.platform.cpus.max(1);
     let map: Vec<usize> = (0..cpus).map(|c| machine[c % machine.len()]).collect();
     let folded = cpus > machine.len();
-    let mut header: Vec<String> = vec![format!("measured worst, {run_for:?}"), String::new()];
-    header.extend(protocols.iter().map(|p| p.to_string()));
-    let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
-    let mut tb = Table::new(&hdr).left(0);
     let mut cols: Vec<Vec<String>> = Vec::new();
     let mut failures = Vec::new();
     let bar = indicatif::ProgressBar::new(analyses.len() as u64);
@@ -246,14 +260,13 @@ fn measured(
                 .tasks
                 .iter()
                 .zip(&a.result.tasks)
-                .map(|(m, t)| match (m.max_response, t.response.bounded()) {
-                    (Some(w), Some(b)) => {
-                        let t = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
-                        let mark = if t > b { " >" } else { "" };
-                        format!("{} ({:.0}%){mark}", ms(w), 100.0 * t.ratio(b))
-                    }
-                    (Some(w), None) => ms(w),
-                    (None, _) => "-".into(),
+                .map(|(m, t)| match m.max_response {
+                    Some(w) => share(
+                        Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64),
+                        crate::table::duration(w),
+                        t.response.bounded(),
+                    ),
+                    None => "-".into(),
                 })
                 .collect(),
             Err(e) => {
@@ -271,22 +284,13 @@ fn measured(
             machine.len()
         );
     }
-    for (i, task) in sys.tasks.iter().enumerate() {
-        let mut row = vec![task.name.clone(), String::new()];
-        row.extend(cols.iter().map(|c| c[i].clone()));
-        tb.row(row);
-    }
-    print!("{}", tb.render());
+    print_columns(
+        &format!("measured worst, {run_for:?}"),
+        sys,
+        protocols,
+        &cols,
+    );
     for f in failures {
         println!("  not run: {f}");
-    }
-}
-
-/// A measured time, to the microsecond: in ms (2 decimals) above 1 ms.
-fn ms(d: Duration) -> String {
-    if d >= Duration::from_millis(1) {
-        format!("{:.2}ms", d.as_secs_f64() * 1e3)
-    } else {
-        format!("{}us", d.as_micros())
     }
 }

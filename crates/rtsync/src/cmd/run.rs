@@ -168,13 +168,7 @@ pub fn run(a: Args) -> u8 {
         "blocked",
         "misses",
     ]);
-    let ms = |d: Duration| {
-        if d >= Duration::from_millis(1) {
-            format!("{:.3}ms", d.as_secs_f64() * 1e3)
-        } else {
-            format!("{:.1}us", d.as_secs_f64() * 1e6)
-        }
-    };
+    let ms = crate::table::duration;
     let mut misses = 0;
     for (i, m) in res.tasks.iter().enumerate() {
         let an = &analysis.result.tasks[i];

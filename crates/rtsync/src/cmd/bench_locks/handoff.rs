@@ -264,34 +264,15 @@ pub fn measure(
             RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0).map_err(|e| e.to_string())?,
         )))
     };
-    let mut plan: Vec<(String, Option<Protocol>, bool)> = vec![
-        ("PI futex".into(), None, false),
-        ("pip".into(), Some(Protocol::Pip), false),
-        ("pcp".into(), Some(Protocol::Pcp), false),
-    ];
-    if other.is_some() {
-        plan.push(("PI futex".into(), None, true));
-        for p in [
-            Protocol::Mpcp,
-            Protocol::FmlpL,
-            Protocol::FmlpS,
-            Protocol::Msrp,
-            Protocol::Mrsp,
-        ] {
-            plan.push((p.name().into(), Some(p), true));
-        }
-    }
     let mut out = Vec::new();
-    for (name, p, cross) in plan {
+    for (name, p, cross) in plan(other.is_some()) {
         let (holder_cpu, waiter_cpu) = if cross {
             (cpu, other.unwrap())
         } else {
             (cpu, cpu)
         };
-        let spin =
-            p.is_some_and(|p| matches!(p, Protocol::FmlpS | Protocol::Msrp | Protocol::Mrsp));
         let mut points = Vec::new();
-        for &k in ks.iter().filter(|&&k| !spin || k == 1) {
+        for &k in waiter_counts(p, ks) {
             let subject = match p {
                 None => futex()?,
                 Some(p) => {
@@ -328,9 +309,40 @@ pub fn measure(
     Ok(out)
 }
 
+/// The series: `(name, protocol or the PI futex, waiters on the other
+/// CPU)`; the cross-CPU ones only where a second CPU is allowed.
+fn plan(two_cpus: bool) -> Vec<(String, Option<Protocol>, bool)> {
+    let mut plan = vec![
+        ("PI futex".to_string(), None, false),
+        ("pip".into(), Some(Protocol::Pip), false),
+        ("pcp".into(), Some(Protocol::Pcp), false),
+    ];
+    if two_cpus {
+        plan.push(("PI futex".into(), None, true));
+        for p in [
+            Protocol::Mpcp,
+            Protocol::FmlpL,
+            Protocol::FmlpS,
+            Protocol::Msrp,
+            Protocol::Mrsp,
+        ] {
+            plan.push((p.name().into(), Some(p), true));
+        }
+    }
+    plan
+}
+
+/// The waiter counts of a series: a spin protocol has at most one waiter
+/// per other CPU.
+fn waiter_counts(p: Option<Protocol>, ks: &[usize]) -> impl Iterator<Item = &usize> {
+    let spin = p.is_some_and(|p| matches!(p, Protocol::FmlpS | Protocol::Msrp | Protocol::Mrsp));
+    ks.iter().filter(move |&&k| !spin || k == 1)
+}
+
 /// The points `measure` will take for `ks`, for a progress bar.
 pub fn count(ks: &[usize], two_cpus: bool) -> u64 {
-    let k = ks.len() as u64;
-    let one = ks.contains(&1) as u64;
-    3 * k + if two_cpus { 3 * k + 3 * one } else { 0 }
+    plan(two_cpus)
+        .iter()
+        .map(|(_, p, _)| waiter_counts(*p, ks).count() as u64)
+        .sum()
 }
