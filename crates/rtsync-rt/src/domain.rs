@@ -44,6 +44,7 @@
 //! of the work.
 
 use crate::error::RtError;
+use crate::helping::{self, Lent};
 use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
@@ -104,6 +105,9 @@ pub enum Record {
     Released { task: String, resource: String },
     /// `task`'s job ended.
     Completed { task: String },
+    /// `task`, a preempted holder, runs on system CPU `cpu` in the place
+    /// of a waiter spinning there (MrsP's helping).
+    Helping { task: String, cpu: usize },
 }
 
 struct Slot {
@@ -120,18 +124,49 @@ struct Slot {
     /// lowering, after it lets the bookkeeping lock go) is skipped if a
     /// newer one exists, so the thread always ends at the newest.
     epoch: AtomicU64,
+    /// The same for the task's CPU.
+    cpu_epoch: AtomicU64,
     prio_lock: RawMutex,
 }
 
-/// A releaser's own lowering, carried out after the bookkeeping lock is
-/// let go: the waiter it woke may then preempt it without first blocking
-/// on that lock (two context switches fewer per hand-off).
-#[must_use]
-struct Deferred {
+/// A decision about one thread's SCHED_FIFO priority and CPU, each part
+/// with the epoch it was decided in (a part whose epoch is no longer the
+/// newest is skipped when carried out: a newer decision was, or will be).
+///
+/// A thread's own moves, and a releaser's own lowering, are carried out
+/// after it lets the bookkeeping lock go: a thread that moves itself to a
+/// CPU where something of higher priority runs would otherwise sit there
+/// holding the lock, stalling every lock operation of the domain (seen:
+/// an MrsP holder going home at its release, behind the job that had
+/// preempted it); and the waiter a releaser woke, preempting it, finds
+/// the lock free.
+#[derive(Clone, Copy, Debug)]
+struct Decision {
     t: Tid,
     tid: i32,
-    want: i32,
-    epoch: u64,
+    prio: Option<(i32, u64)>,
+    cpu: Option<(usize, u64)>,
+    /// The priority part lowers: move first (arriving at the higher
+    /// priority, so the move itself never waits), then lower. Otherwise
+    /// raise first, then move.
+    lower: bool,
+}
+
+impl Decision {
+    /// `self` followed by the newer `next` for the same thread.
+    fn then(self, next: Decision) -> Decision {
+        debug_assert_eq!(self.t, next.t);
+        Decision {
+            prio: next.prio.or(self.prio),
+            cpu: next.cpu.or(self.cpu),
+            lower: if next.prio.is_some() {
+                next.lower
+            } else {
+                self.lower
+            },
+            ..next
+        }
+    }
 }
 
 /// A CPU's gate word: open (the fast path may take it), closed (the
@@ -160,6 +195,16 @@ struct State {
     shown: Vec<Eff>,
     /// Threads waiting in [`Binding::job_begin`] for SRP's start test.
     starting: Vec<bool>,
+    /// Threads with a job in progress ([`Binding::job_begin`] to
+    /// [`Binding::job_end`]): what the runtime knows of who competes for
+    /// a CPU, for MrsP's helping.
+    active: Vec<bool>,
+    /// Per thread: the spinner's CPU it runs on in the spinner's place
+    /// (MrsP's helping), as last carried out.
+    lent: Vec<Option<Lent>>,
+    /// The lock holder's own decision, carried out once it lets the lock
+    /// go ([`Decision`]).
+    own: Option<Decision>,
     seq: u64,
     /// Records with their time since the domain was made.
     log: Vec<(Duration, Record)>,
@@ -194,6 +239,9 @@ pub(crate) struct Shared {
     gate_of: Vec<Option<usize>>,
     /// Per CPU: the resources whose gate it is.
     gated: Vec<Vec<usize>>,
+    /// Some resource's protocol helps (MrsP): placements are remade at
+    /// every event ([`crate::helping`]).
+    helping: bool,
 }
 
 /// A system's resources shared by real threads. Cheap to clone.
@@ -287,6 +335,7 @@ impl Domain {
                 gated[c].push(r);
             }
         }
+        let helping = locks.config().rules.iter().any(|r| r.helping);
         let mut probe = locks.clone();
         let fast = (0..n * nr)
             .map(|i| opts.fast_path && fast_eligible(&mut probe, i / nr, i % nr))
@@ -299,6 +348,9 @@ impl Domain {
             cpu: vec![None; n],
             shown,
             starting: vec![false; n],
+            active: vec![false; n],
+            lent: vec![None; n],
+            own: None,
             seq: n as u64,
             log: Vec::new(),
             made: Instant::now(),
@@ -313,6 +365,7 @@ impl Domain {
                         depth: AtomicU32::new(0),
                         fast: AtomicU64::new(0),
                         epoch: AtomicU64::new(0),
+                        cpu_epoch: AtomicU64::new(0),
                         prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
                             .unwrap_or_else(|e| panic!("pthread_mutex_init: {e}")),
                     })
@@ -331,6 +384,7 @@ impl Domain {
                 homed,
                 gate_of,
                 gated,
+                helping,
             }),
         })
     }
@@ -353,6 +407,7 @@ impl Domain {
             }
             st.tid[t] = Some(tid);
             self.sh.apply(&mut st, t, Phase::Raise)?;
+            self.sh.unlock(st)?;
         }
         BOUND.with(|b| b.borrow_mut().push((self.sh.id, t)));
         Ok(Binding {
@@ -443,7 +498,7 @@ impl Domain {
 enum Phase {
     Raise,
     Lower,
-    /// Lower the others now, and return the caller's own lowering.
+    /// Lower the others now, and the caller once it lets the lock go.
     LowerDeferOwn,
 }
 
@@ -463,9 +518,11 @@ impl Shared {
     }
 
     /// Carries out the machine's priorities and locations for every bound
-    /// thread, in `phase` (raises and migrations, or lowerings), `me`'s
-    /// own lowering last. Logs changes of effective priority.
-    fn apply(&self, st: &mut State, me: Tid, phase: Phase) -> Result<Option<Deferred>, RtError> {
+    /// thread, in `phase` (raises and migrations, or lowerings). `me`'s
+    /// own moves (and, in `LowerDeferOwn`, its lowering) wait in
+    /// `st.own` until it lets the lock go ([`Decision`]). Logs changes of
+    /// effective priority.
+    fn apply(&self, st: &mut State, me: Tid, phase: Phase) -> Result<(), RtError> {
         let n = st.tid.len();
         if phase == Phase::Raise && self.opts.record {
             for t in 0..n {
@@ -483,72 +540,167 @@ impl Shared {
                 }
             }
         }
-        if !self.opts.realtime {
-            return Ok(None);
-        }
-        let mut deferred = None;
-        let order = (0..n).filter(|&t| t != me).chain(std::iter::once(me));
-        for t in order {
-            let Some(tid) = st.tid[t] else { continue };
-            let want = self.map.fifo(st.locks.eff(t));
-            let cpu = self.cpu_map[st.locks.location(t) % self.cpu_map.len()];
-            if phase == Phase::Raise && st.cpu[t] != Some(cpu) {
-                sys::set_cpu(tid, cpu).map_err(|e| RtError::Os {
-                    what: format!("pinning task `{}` to CPU {cpu}", self.tasks[t]),
-                    error: e,
-                })?;
-                st.cpu[t] = Some(cpu);
-            }
-            let change = match (phase, st.prio[t]) {
-                (_, None) => phase == Phase::Raise,
-                (Phase::Raise, Some(p)) => want > p,
-                (Phase::Lower | Phase::LowerDeferOwn, Some(p)) => want < p,
-            };
-            if !change {
-                continue;
-            }
-            let epoch = self.slots[t].epoch.fetch_add(1, Ordering::AcqRel) + 1;
-            st.prio[t] = Some(want);
-            if phase == Phase::LowerDeferOwn && t == me {
-                deferred = Some(Deferred {
+        let lend = if phase == Phase::Raise && self.helping {
+            self.replan(st)
+        } else {
+            Vec::new()
+        };
+        if self.opts.realtime {
+            for t in 0..n {
+                let Some(tid) = st.tid[t] else { continue };
+                // A helping holder runs where the spinner is, at the higher
+                // of the two priorities (the spinner's CPU is its now).
+                let (eff, loc) = match st.lent[t] {
+                    Some(l) => (st.locks.eff(t).max(st.locks.eff(l.spinner)), l.cpu),
+                    None => (st.locks.eff(t), st.locks.location(t)),
+                };
+                let want = self.map.fifo(eff);
+                let cpu = self.cpu_map[loc % self.cpu_map.len()];
+                let slot = &self.slots[t];
+                let change = match (phase, st.prio[t]) {
+                    (_, None) => phase == Phase::Raise,
+                    (Phase::Raise, Some(p)) => want > p,
+                    (Phase::Lower | Phase::LowerDeferOwn, Some(p)) => want < p,
+                };
+                let prio = change.then(|| {
+                    st.prio[t] = Some(want);
+                    (want, slot.epoch.fetch_add(1, Ordering::AcqRel) + 1)
+                });
+                let moves = phase == Phase::Raise && st.cpu[t] != Some(cpu);
+                let cpu = moves.then(|| {
+                    st.cpu[t] = Some(cpu);
+                    (cpu, slot.cpu_epoch.fetch_add(1, Ordering::AcqRel) + 1)
+                });
+                let d = Decision {
                     t,
                     tid,
-                    want,
-                    epoch,
-                });
-            } else {
-                self.set_priority(t, tid, want, epoch)?;
+                    prio,
+                    cpu,
+                    lower: phase != Phase::Raise,
+                };
+                if t != me {
+                    self.carry_out(d)?;
+                    continue;
+                }
+                // Raising itself never stalls the caller (it runs);
+                // moving itself or lowering itself at a release waits.
+                let (now, later) = match phase {
+                    Phase::Raise => (Decision { cpu: None, ..d }, Decision { prio: None, ..d }),
+                    Phase::LowerDeferOwn => (Decision { prio: None, ..d }, d),
+                    Phase::Lower => (d, Decision { prio: None, ..d }),
+                };
+                self.carry_out(now)?;
+                if later.prio.is_some() || later.cpu.is_some() {
+                    st.own = Some(match st.own {
+                        Some(o) => o.then(later),
+                        None => later,
+                    });
+                }
             }
         }
-        Ok(deferred)
+        // The holders are in the spinners' places (or back home): a
+        // spinner that lends now stops spinning, one lent back resumes.
+        lend.iter().for_each(|&s| self.wake(s));
+        Ok(())
     }
 
-    /// Carries out priority decision `epoch` of task `t` unless a newer one
-    /// exists (then that one is, or was, carried out instead).
-    fn set_priority(&self, t: Tid, tid: i32, want: i32, epoch: u64) -> Result<(), RtError> {
-        let slot = &self.slots[t];
+    /// Carries out a decision's parts that are still the newest, in the
+    /// order that never leaves the thread waiting on the way.
+    fn carry_out(&self, d: Decision) -> Result<(), RtError> {
+        if d.prio.is_none() && d.cpu.is_none() {
+            return Ok(());
+        }
+        let slot = &self.slots[d.t];
         slot.prio_lock.lock();
-        let out = if slot.epoch.load(Ordering::Acquire) == epoch {
-            sys::set_priority(tid, Some(want))
+        let prio = || match d.prio {
+            Some((want, e)) if slot.epoch.load(Ordering::Acquire) == e => {
+                sys::set_priority(d.tid, Some(want)).map_err(|error| RtError::Os {
+                    what: format!(
+                        "setting task `{}` to SCHED_FIFO priority {want}",
+                        self.tasks[d.t]
+                    ),
+                    error,
+                })
+            }
+            _ => Ok(()),
+        };
+        let cpu = || match d.cpu {
+            Some((cpu, e)) if slot.cpu_epoch.load(Ordering::Acquire) == e => {
+                sys::set_cpu(d.tid, cpu).map_err(|error| RtError::Os {
+                    what: format!("pinning task `{}` to CPU {cpu}", self.tasks[d.t]),
+                    error,
+                })
+            }
+            _ => Ok(()),
+        };
+        let out = if d.lower {
+            cpu().and_then(|_| prio())
         } else {
-            Ok(())
+            prio().and_then(|_| cpu())
         };
         // SAFETY: locked above by this thread.
         unsafe { slot.prio_lock.unlock() };
-        out.map_err(|e| RtError::Os {
-            what: format!(
-                "setting task `{}` to SCHED_FIFO priority {want}",
-                self.tasks[t]
-            ),
-            error: e,
+        out
+    }
+
+    /// Lets the bookkeeping lock go, then carries out the caller's own
+    /// decision that waited for it.
+    fn unlock(&self, mut st: PiGuard<'_, State>) -> Result<(), RtError> {
+        let own = st.own.take();
+        drop(st);
+        own.map_or(Ok(()), |d| self.carry_out(d))
+    }
+
+    /// Runs `f` with the bookkeeping lock let go, the caller's own
+    /// decision carried out first.
+    fn unlocked<R>(
+        &self,
+        st: &mut PiGuard<'_, State>,
+        f: impl FnOnce() -> R,
+    ) -> Result<R, RtError> {
+        let own = st.own.take();
+        st.unlocked(|| {
+            own.map_or(Ok(()), |d| self.carry_out(d))?;
+            Ok(f())
         })
     }
 
-    fn run_deferred(&self, d: Option<Deferred>) -> Result<(), RtError> {
-        match d {
-            Some(d) => self.set_priority(d.t, d.tid, d.want, d.epoch),
-            None => Ok(()),
+    /// Remakes MrsP's helping placements ([`crate::helping::plan`]) from
+    /// what the runtime knows now; returns the spinners whose lending
+    /// changed, to be woken once the holders have moved.
+    fn replan(&self, st: &mut State) -> Vec<Tid> {
+        let n = st.tid.len();
+        let runnable: Vec<bool> = (0..n)
+            .map(|t| {
+                st.tid[t].is_some()
+                    && !st.starting[t]
+                    && match st.locks.waiting(t) {
+                        Some(_) => st.locks.spinning(t),
+                        None => st.active[t] || st.locks.holds_any(t),
+                    }
+            })
+            .collect();
+        let mut places = vec![None; n];
+        helping::plan(&st.locks, &runnable, self.gate.len(), &mut places);
+        if places == st.lent {
+            return Vec::new();
         }
+        let changed = (0..n)
+            .filter(|&s| helping::lending(&places, s) != helping::lending(&st.lent, s))
+            .collect();
+        for (t, p) in places.iter().enumerate() {
+            if let Some(l) = p
+                && self.opts.record
+                && st.lent[t] != *p
+            {
+                st.record(Record::Helping {
+                    task: self.tasks[t].clone(),
+                    cpu: l.cpu,
+                });
+            }
+        }
+        st.lent = places;
+        changed
     }
 
     fn wake(&self, t: Tid) {
@@ -676,7 +828,8 @@ impl Shared {
         self.settle(&mut st, cpus);
         let out = self.acquire_locked(&mut st, t, r, units);
         self.reopen(&st, cpus);
-        drop(st);
+        let done = self.unlock(st);
+        let out = out.and_then(|inconsistent| done.map(|()| inconsistent));
         if out.is_ok() {
             let d = slot.depth.load(Ordering::Relaxed);
             slot.depth.store(d + 1, Ordering::Relaxed);
@@ -719,7 +872,9 @@ impl Shared {
         let deadline = start + self.opts.wait_limit;
         loop {
             let seen = self.slots[t].wake.load(Ordering::Acquire);
-            st.unlocked(|| self.sleep(t, seen, spin, deadline));
+            // A spinner whose CPU runs the holder sleeps until lent back.
+            let spin = spin && !helping::lending(&st.lent, t);
+            self.unlocked(st, || self.sleep(t, seen, spin, deadline))?;
             if st.locks.waiting(t).is_none() {
                 // Handed over by the release that woke us.
                 return Ok(self.granted(st, t, r));
@@ -788,11 +943,11 @@ impl Shared {
         self.settle(&mut st, cpus);
         let out = self.release_locked(&mut st, t, r, inconsistent);
         self.reopen(&st, cpus);
-        drop(st);
-        let deferred = out?;
+        let done = self.unlock(st);
+        out?;
         let d = slot.depth.load(Ordering::Relaxed);
         slot.depth.store(d.saturating_sub(1), Ordering::Relaxed);
-        self.run_deferred(deferred)
+        done
     }
 
     /// The machine's part of [`Shared::release`].
@@ -802,7 +957,7 @@ impl Shared {
         t: Tid,
         r: usize,
         inconsistent: Option<bool>,
-    ) -> Result<Option<Deferred>, RtError> {
+    ) -> Result<(), RtError> {
         let woken = st
             .locks
             .unlock(t, r)
@@ -864,7 +1019,8 @@ impl Binding {
         self.sh.settle(&mut st, cpus);
         let out = self.start(&mut st);
         self.sh.reopen(&st, cpus);
-        out
+        let done = self.sh.unlock(st);
+        out.and(done)
     }
 
     fn start(&self, st: &mut PiGuard<'_, State>) -> Result<(), RtError> {
@@ -886,10 +1042,23 @@ impl Binding {
             }
             st.starting[self.t] = true;
             let seen = self.sh.slots[self.t].wake.load(Ordering::Acquire);
-            st.unlocked(|| self.sh.sleep(self.t, seen, false, deadline));
+            self.sh
+                .unlocked(st, || self.sh.sleep(self.t, seen, false, deadline))?;
         }
         st.starting[self.t] = false;
-        Ok(())
+        st.active[self.t] = true;
+        // The new job may preempt a holder that a spinner elsewhere can
+        // run (MrsP's helping).
+        self.rehelp(st)
+    }
+
+    /// Carries out MrsP's helping after a job began or ended.
+    fn rehelp(&self, st: &mut PiGuard<'_, State>) -> Result<(), RtError> {
+        if !self.sh.helping {
+            return Ok(());
+        }
+        self.sh.apply(st, self.t, Phase::Raise)?;
+        self.sh.apply(st, self.t, Phase::Lower)
     }
 
     /// Ends a job: it must hold nothing.
@@ -900,12 +1069,17 @@ impl Binding {
         let done = st.locks.job_done(self.t);
         self.sh.reopen(&st, cpus);
         done.map_err(|e| self.sh.refused(self.t, None, e))?;
+        st.active[self.t] = false;
         if self.sh.opts.record {
             st.record(Record::Completed {
                 task: self.sh.tasks[self.t].clone(),
             });
         }
-        Ok(())
+        // The holder this job preempted may be running in a spinner's
+        // place: it comes home (MrsP's helping).
+        let out = self.rehelp(&mut st);
+        let done = self.sh.unlock(st);
+        out.and(done)
     }
 
     /// Requests `units` of resource `r` (by index) and waits for them.
@@ -931,22 +1105,34 @@ impl Drop for Binding {
             self.sh.settle(&mut st, cpus);
             let _ = st.locks.cancel(self.t);
             st.starting[self.t] = false;
+            st.active[self.t] = false;
             st.locks.held(self.t).collect()
         };
         for &r in held.iter().rev() {
             let _ = self.sh.release(self.t, r, Some(true));
         }
         let mut st = self.sh.state.lock();
-        self.sh.slots[self.t].epoch.fetch_add(1, Ordering::AcqRel);
+        let slot = &self.sh.slots[self.t];
+        // Decisions still on their way for this thread are stale now.
+        slot.epoch.fetch_add(1, Ordering::AcqRel);
+        slot.cpu_epoch.fetch_add(1, Ordering::AcqRel);
         if let Some(tid) = st.tid[self.t].take()
             && self.sh.opts.realtime
         {
+            slot.prio_lock.lock();
             let _ = sys::set_priority(tid, None);
+            // SAFETY: locked just above by this thread.
+            unsafe { slot.prio_lock.unlock() };
         }
         st.prio[self.t] = None;
         st.cpu[self.t] = None;
+        if self.sh.helping {
+            // A holder this thread lent its CPU to goes back.
+            let _ = self.sh.apply(&mut st, self.t, Phase::Raise);
+            let _ = self.sh.apply(&mut st, self.t, Phase::Lower);
+        }
         self.sh.reopen(&st, cpus);
-        drop(st);
+        let _ = self.sh.unlock(st);
         self.sh.slots[self.t].depth.store(0, Ordering::Relaxed);
         let id = self.sh.id;
         BOUND.with(|b| b.borrow_mut().retain(|&(d, _)| d != id));

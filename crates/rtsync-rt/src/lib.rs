@@ -14,6 +14,7 @@
 
 pub mod domain;
 pub mod error;
+mod helping;
 pub mod mutex;
 pub mod pi;
 pub mod prio;

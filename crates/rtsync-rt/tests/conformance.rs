@@ -7,9 +7,8 @@
 //! Skipped, with the reason printed: where SCHED_FIFO is not permitted;
 //! scenarios with more CPUs than this machine; `pip-deadlock` (the runtime
 //! refuses the request that would close the cycle instead of entering the
-//! deadlock: `tests/robust.rs`); `mrsp-helping` (MrsP's helping is not yet
-//! carried out on real threads: a spinning waiter does not run the
-//! preempted holder's section).
+//! deadlock: `tests/robust.rs`). MrsP's helping is compared too: which
+//! holder runs on which spinner's CPU, in order.
 
 mod common;
 
@@ -25,16 +24,10 @@ fn at(s: &str) -> (String, Time) {
     rtsync_model::scenario::at(s).unwrap_or_else(|e| panic!("{e}"))
 }
 
-const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[
-    (
-        "pip-deadlock.toml",
-        "the runtime refuses the deadlocking request (tests/robust.rs)",
-    ),
-    (
-        "mrsp-helping.toml",
-        "MrsP helping is not carried out on real threads yet",
-    ),
-];
+const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[(
+    "pip-deadlock.toml",
+    "the runtime refuses the deadlocking request (tests/robust.rs)",
+)];
 
 /// Real time per scenario time: the scenarios' 1 ms steps become 4 ms, so
 /// that a VM's scheduling hiccups (a vCPU descheduled for a millisecond)
@@ -130,6 +123,18 @@ fn attempt_once(path: &Path) -> Option<Vec<String>> {
     let want: Vec<String> = sc.grants.iter().map(|s| at(s).0).collect();
     if grants != want {
         bad.push(format!("grants: got {grants:?}, expected {want:?}"));
+    }
+    let helping: Vec<String> = res
+        .log
+        .iter()
+        .filter_map(|(_, r)| match r {
+            Record::Helping { task, cpu } => Some(format!("{task} {cpu}")),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<String> = sc.helping.iter().map(|s| at(s).0).collect();
+    if helping != want {
+        bad.push(format!("helping: got {helping:?}, expected {want:?}"));
     }
     let done: Vec<String> = res
         .first_completions

@@ -1,6 +1,6 @@
 //! The protocols' decisions carried out on real threads: inheritance seen
 //! in the kernel's own priority of the holder, FIFO against priority order,
-//! ceiling refusals, migration to a synchronization CPU.
+//! ceiling refusals, migration to a synchronization CPU, MrsP's helping.
 //!
 //! Real-time tests pin every thread to one CPU (the last), hold SCHED_FIFO
 //! only while a section is open, and wait on channels (sleeping), never
@@ -9,12 +9,12 @@
 
 mod common;
 
-use common::{domain, last_cpu, realtime, wait_until};
+use common::{compute, current_cpu, domain, last_cpu, realtime, wait_until};
 use rtsync_protocols::Eff;
 use rtsync_rt::{Mutex, Record, sys};
 use std::sync::Arc;
 use std::sync::mpsc::channel;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const PIP: &str = r#"
 [platform]
@@ -292,4 +292,122 @@ fn a_pip_releaser_is_back_at_its_base_priority_when_unlock_returns() {
     assert_eq!(raised, Some(d.fifo_priority(d.eff(h))));
     assert_eq!(after, Some(d.fifo_priority(d.eff(l))));
     assert!(after < raised);
+}
+
+/// MrsP's helping (Burns and Wellings 2013): A holds G on CPU 0 and is
+/// preempted there by H; B, spinning for G on CPU 1, lends its CPU and A
+/// finishes the section there. B then waits about A's remaining section,
+/// not H's job as well; without helping it would wait for both.
+#[test]
+fn an_mrsp_holder_preempted_at_home_finishes_on_the_spinners_cpu() {
+    let test = "an_mrsp_holder_preempted_at_home_finishes_on_the_spinners_cpu";
+    if !realtime(test) {
+        return;
+    }
+    let cpus = sys::allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped {test}: needs 2 CPUs");
+        return;
+    }
+    const HOLD: Duration = Duration::from_millis(20);
+    const PREEMPT: Duration = Duration::from_millis(80);
+    let src = r#"
+[platform]
+cpus = 2
+protocol = "mrsp"
+[[resource]]
+name = "G"
+[[task]]
+name = "H"
+period = "1s"
+priority = 5
+cpu = 0
+wcet = "80ms"
+[[task]]
+name = "A"
+period = "1s"
+priority = 1
+cpu = 0
+body = [ { lock = "G", hold = "20ms" } ]
+[[task]]
+name = "B"
+period = "1s"
+priority = 1
+cpu = 1
+body = [ { lock = "G", hold = "1ms" } ]
+"#;
+    let (c0, c1) = (cpus[0], cpus[cpus.len() - 1]);
+    let d = domain(src, true, &[c0, c1]);
+    let g = d.resource("G").unwrap();
+    // Each thread waits for its cue bound (asleep on a channel), so the
+    // order never depends on an unbound thread finding a CPU that a
+    // real-time thread keeps busy.
+    let (held_tx, held_rx) = channel();
+    let (began_tx, began_rx) = channel();
+    let preemptor = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("H").unwrap();
+            held_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            b.job_begin().unwrap();
+            began_tx.send(()).unwrap();
+            compute(PREEMPT);
+            b.job_end().unwrap();
+        })
+    };
+    let spinner = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("B").unwrap();
+            began_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            b.job_begin().unwrap();
+            let t0 = Instant::now();
+            b.lock(g, 1).unwrap();
+            let waited = t0.elapsed();
+            b.unlock(g).unwrap();
+            b.job_end().unwrap();
+            waited
+        })
+    };
+    let holder = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("A").unwrap();
+            b.job_begin().unwrap();
+            b.lock(g, 1).unwrap();
+            held_tx.send(()).unwrap();
+            // The section, in 1 ms steps of CPU time, noting where each ran.
+            let mut seen = Vec::new();
+            for _ in 0..HOLD.as_millis() {
+                compute(Duration::from_millis(1));
+                seen.push(current_cpu());
+            }
+            b.unlock(g).unwrap();
+            b.job_end().unwrap();
+            seen
+        })
+    };
+    let waited = spinner.join().unwrap();
+    let seen = holder.join().unwrap();
+    preemptor.join().unwrap();
+    assert!(
+        seen.contains(&c1),
+        "A's section never ran on B's CPU {c1}: {seen:?}"
+    );
+    assert!(
+        waited < PREEMPT / 2,
+        "B waited {waited:?}, as if A waited for H's {PREEMPT:?} job"
+    );
+    let helped: Vec<Record> = d
+        .log()
+        .into_iter()
+        .filter(|r| matches!(r, Record::Helping { .. }))
+        .collect();
+    assert_eq!(
+        helped,
+        vec![Record::Helping {
+            task: "A".into(),
+            cpu: 1
+        }]
+    );
 }

@@ -70,3 +70,28 @@ pub fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(1));
     }
 }
+
+/// The calling thread's CPU time.
+pub fn cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is valid and writable.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+/// Spins until the calling thread has used `d` of CPU time (as a
+/// preempted computation would, in the model), or for 5 s of wall time.
+pub fn compute(d: Duration) {
+    let until = cpu_time() + d;
+    let limit = Instant::now() + Duration::from_secs(5);
+    while cpu_time() < until && Instant::now() < limit {}
+}
+
+/// The CPU the calling thread runs on.
+pub fn current_cpu() -> usize {
+    // SAFETY: sched_getcpu has no preconditions.
+    unsafe { libc::sched_getcpu() as usize }
+}
