@@ -49,7 +49,7 @@ enum Command {
     /// Run a system on real Linux threads (SCHED_FIFO, pinned, real
     /// locks) and print bound, simulated and measured worst per task.
     Run(cmd::run::Args),
-    /// Measure rtsync's own speed (analysis throughput).
+    /// Measure rtsync's speed beside its peers: analysis, simulator, channels, locks.
     Bench(cmd::bench::Args),
     /// Experiments over many random systems (soundness of analysis
     /// against simulation).

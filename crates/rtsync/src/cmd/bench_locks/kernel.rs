@@ -1,6 +1,7 @@
 //! The kernel's own costs that the overhead profile charges per job and
 //! per section (paper 004, Sec. IV-C; paper 001, Eqs. 1, 7, 8): a context
-//! switch, a job release, a migration.
+//! switch, a job release, a migration; and the two ways of running a
+//! DPCP or DFLP section on its synchronization CPU side by side.
 
 use super::stats::summary;
 use rtsync_rt::sys;
@@ -121,4 +122,79 @@ pub fn migration(from: usize, to: usize, n: usize) -> Result<[f64; 4], String> {
     }
     let _ = sys::set_priority(me, None);
     Ok(summary(v))
+}
+
+/// The two ways of running an (empty) section on the synchronization CPU
+/// `to` for a caller on `from`, interleaved sample by sample so that both
+/// see the same noise, each a whole round trip:
+/// - the caller migrates there and back (`sched_setaffinity` twice), as
+///   the runtime does;
+/// - an agent thread pinned on `to`, at a priority above the caller's
+///   (DPCP's agents run above every normal priority), is woken through a
+///   futex word, runs the section and wakes the caller, which sleeps
+///   meanwhile.
+///
+/// Returns `(migration, agent)`.
+pub fn sync_section(from: usize, to: usize, n: usize) -> Result<([f64; 4], [f64; 4]), String> {
+    // words[0]: requests posted; words[1]: requests done.
+    let words = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
+    let limit = Some(Duration::from_millis(100));
+    let stalled = || "DPCP agent stalled".to_string();
+    let agent = {
+        let words = words.clone();
+        std::thread::spawn(move || -> Result<(), String> {
+            let me = sys::gettid();
+            sys::set_cpu(me, to).map_err(|e| e.to_string())?;
+            sys::set_priority(me, Some(11)).map_err(|e| e.to_string())?;
+            let mut done = 0;
+            // One request per sample, then a last one that says stop.
+            while done <= n as u32 {
+                let t0 = Instant::now();
+                while words[0].load(Ordering::Acquire) == done {
+                    if t0.elapsed() > Duration::from_secs(2) {
+                        let _ = sys::set_priority(me, None);
+                        return Err(stalled());
+                    }
+                    sys::futex_wait(&words[0], done, limit);
+                }
+                done += 1;
+                // The section (empty) runs here, on `to`.
+                words[1].store(done, Ordering::Release);
+                sys::futex_wake(&words[1], 1);
+            }
+            let _ = sys::set_priority(me, None);
+            Ok(())
+        })
+    };
+    let me = sys::gettid();
+    let run = || -> Result<(Vec<f64>, Vec<f64>), String> {
+        sys::set_cpu(me, from).map_err(|e| e.to_string())?;
+        sys::set_priority(me, Some(10)).map_err(|e| e.to_string())?;
+        let (mut mig, mut ag) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for i in 1..=n as u32 {
+            let t0 = Instant::now();
+            sys::set_cpu(me, to).map_err(|e| e.to_string())?;
+            sys::set_cpu(me, from).map_err(|e| e.to_string())?;
+            mig.push(t0.elapsed().as_nanos() as f64);
+            let t0 = Instant::now();
+            words[0].store(i, Ordering::Release);
+            sys::futex_wake(&words[0], 1);
+            while words[1].load(Ordering::Acquire) < i {
+                if t0.elapsed() > Duration::from_secs(2) {
+                    return Err(stalled());
+                }
+                sys::futex_wait(&words[1], i - 1, limit);
+            }
+            ag.push(t0.elapsed().as_nanos() as f64);
+        }
+        Ok((mig, ag))
+    };
+    let out = run();
+    let _ = sys::set_priority(me, None);
+    // Let the agent go, whatever happened above.
+    words[0].store(n as u32 + 1, Ordering::Release);
+    sys::futex_wake(&words[0], 1);
+    agent.join().map_err(|_| "DPCP agent panicked")??;
+    let (mig, ag) = out?;
+    Ok((summary(mig), summary(ag)))
 }

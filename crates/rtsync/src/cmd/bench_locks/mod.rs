@@ -123,7 +123,10 @@ pub fn run(c: Config) -> u8 {
         let cs = kernel::context_switch(cpu, 2000)?;
         let rel = kernel::release(cpu, 300, Duration::from_millis(1))?;
         let mig = match other {
-            Some(o) => Some(kernel::migration(cpu, o, 300)?),
+            Some(o) => Some((
+                kernel::migration(cpu, o, 300)?,
+                kernel::sync_section(cpu, o, 300)?,
+            )),
             None => None,
         };
         b2.inc(1);
@@ -220,10 +223,19 @@ pub fn run(c: Config) -> u8 {
     );
     println!("{}", row4("context switch", &cs));
     println!("{}", row4("release (timer late)", &rel));
-    if let Some(m) = &mig {
+    if let Some((m, _)) = &mig {
         println!("{}", row4("migration", m));
     }
     println!();
+    if let Some((_, (by_move, by_agent))) = &mig {
+        println!("A DPCP/DFLP section (empty) on the synchronization CPU, there and back");
+        println!("{}", row4("caller migrates", by_move));
+        println!("{}", row4("agent thread", by_agent));
+        println!(
+            "agent / migration (medians): {:.2}x; the runtime migrates the caller\n",
+            by_agent[1] / by_move[1]
+        );
+    }
 
     // State size.
     let unit = rtsync_protocols::Locks::RESOURCE_STATE_BYTES;
@@ -240,7 +252,7 @@ pub fn run(c: Config) -> u8 {
         context_switch: ns(cs[2]),
         release: ns(rel[2]),
         timer: Time::ZERO,
-        migration: mig.map_or(Time::ZERO, |m| ns(m[2])),
+        migration: mig.map_or(Time::ZERO, |(m, _)| ns(m[2])),
         ..Profile::default()
     };
     for r in &unc {
