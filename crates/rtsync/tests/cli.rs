@@ -396,6 +396,14 @@ fn bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile() {
         assert!(r.trim_end().ends_with('x'), "{r}");
         assert!(out.contains(&format!("PI futex 1 cpu, {k} ")), "{out}");
     }
+    // With two CPUs: the DPCP section by migration beside an agent.
+    if out.contains("migration  ") {
+        for r in ["caller migrates", "agent thread"] {
+            let v = numbers(row(r));
+            assert!(v[0] > 0.0 && v.windows(2).all(|w| w[0] <= w[1]), "{r}");
+        }
+        assert!(out.contains("agent / migration (medians): "), "{out}");
+    }
     // The profile is one that analyze reads, with a cost for every
     // protocol measured.
     let text_p = std::fs::read_to_string(&profile).unwrap();
