@@ -20,21 +20,29 @@
 //! decision epochs keep a late lowering from undoing a newer raise.
 //!
 //! **The fast path.** Where the machine's grant of a free resource would
-//! change nothing but who holds it (no priority, no location: PIP, PCP,
-//! SRP, IPCP for its highest user; found by asking a scratch machine, not
-//! by protocol name), an outermost uncontended lock is one compare-and-swap
-//! on a per-CPU gate word and its unlock another, with no system call and
-//! no bookkeeping lock, as a futex is to a mutex. The gate is open only
-//! while the machine has nothing of that CPU (no resource local to it, or
-//! counting towards its system ceiling, is held or waited for; no job
-//! there waits in SRP's start test); then every resource local to the CPU
-//! is free, so the machine would grant it too.
+//! change nothing but who holds it and perhaps the holder's own priority
+//! (never its CPU; found by asking a scratch machine, not by protocol
+//! name), an outermost uncontended lock is one compare-and-swap on a gate
+//! word and its unlock another, with no bookkeeping lock, as a futex is
+//! to a mutex: no system call where the priority stays (PIP, PCP, SRP,
+//! IPCP's top user), one `sched_setscheduler` each way where the grant
+//! raises (IPCP's ceiling, MPCP's boost, a non-preemptive spin section),
+//! as PRIO_PROTECT makes; the thread raises itself before taking the gate
+//! and lowers itself after letting it go. A resource local to a CPU uses
+//! that CPU's gate, open only while the machine has nothing of the CPU
+//! (no resource local to it, or counting towards its system ceiling, is
+//! held or waited for; no job there waits in SRP's start test); a global
+//! resource arbitrated by its own queue has a gate of its own, open while
+//! the machine has nothing of it. Then the machine would grant too.
 //! Everything else takes the slow path, under the bookkeeping lock, which
-//! first *settles* the CPUs it touches: it closes their gates, and a fast
-//! holder found there is entered into the machine as holding (it holds
-//! nothing else: a fast lock is an outermost one), so the machine decides
-//! with the whole truth; the last slow operation that leaves a CPU quiet
-//! opens its gate again.
+//! first *settles* the gates it reads (its CPU's, the one of a fast
+//! section its thread holds, the requested resource's): it closes them,
+//! and a fast holder found there is entered into the machine as holding
+//! (it holds nothing else: a fast lock is an outermost one), at the
+//! priority it gave itself, so the machine decides with the whole truth;
+//! the last slow operation that leaves a gate's scope quiet opens it.
+//! A raising fast section is kept for domains that apply priorities and
+//! keep no log (the log must show each change where it happens).
 //!
 //! DPCP and DFLP sections run on their synchronization CPU by migrating
 //! the requesting thread (`sched_setaffinity` at the grant, back at the
@@ -53,7 +61,7 @@ use rtsync_model::{Scheduler, System};
 use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a domain runs.
@@ -119,6 +127,10 @@ struct Slot {
     depth: AtomicU32,
     /// Grants taken on the fast path (written only by its own thread).
     fast: AtomicU64,
+    /// The gate of the section the task holds on the fast path, plus one
+    /// (0: none; written only by its own thread): its own later slow
+    /// operations settle it first.
+    fast_gate: AtomicUsize,
     /// Generation of the task's priority decisions (bumped under the
     /// bookkeeping lock), and the lock that orders the system calls
     /// carrying them out: a decision carried out late (a releaser's own
@@ -226,10 +238,21 @@ pub(crate) struct Shared {
     /// Per resource: an owner died or panicked inside it (written under
     /// the bookkeeping lock, read by fast grants).
     inconsistent: Vec<AtomicBool>,
-    /// Per system CPU: the gate of the fast path.
+    /// The gates of the fast path: one per system CPU, then one per
+    /// resource (used by global resources with fast grants; the others
+    /// stay closed).
     gate: Vec<AtomicU64>,
+    /// Per resource: the gate its fast grants take.
+    fast_gate: Vec<usize>,
     /// `[t * resources + r]`: whether `t` may take `r` on the fast path.
     fast: Vec<bool>,
+    /// `[t * resources + r]`: on the fast path, the SCHED_FIFO priority
+    /// `t` raises itself to before taking `r` (IPCP's ceiling, a
+    /// non-preemptive section), or 0 for none.
+    fast_raise: Vec<i32>,
+    /// Per task: its SCHED_FIFO priority holding nothing, which a raising
+    /// fast section returns to.
+    base_fifo: Vec<i32>,
     /// Per task: its CPU; per CPU: its tasks.
     home: Vec<usize>,
     homed: Vec<Vec<Tid>>,
@@ -264,27 +287,38 @@ pub(crate) fn bound_task(id: u64) -> Option<Tid> {
 }
 
 /// Whether `t`'s outermost request of one unit of `r`, with nothing else
-/// of its CPU held, would be granted with no change but the holder: the
-/// resource is local to `t`'s CPU, locked by itself (no group), and a
-/// scratch machine grants it without changing `t`'s effective priority or
-/// location. `probe` is a machine with nothing held; the request is
-/// released again.
-fn fast_eligible(probe: &mut Locks, t: Tid, r: usize) -> bool {
+/// of its CPU (or, for a global resource, nothing of `r`) known to the
+/// machine, would be granted with no change but the holder and perhaps
+/// `t`'s own priority: the resource is local to `t`'s CPU or global,
+/// locked by itself (no group), its sections run where the caller is, and
+/// a scratch machine grants it without moving `t`. `Some(None)`: the priority stays; `Some(Some(e))`: the grant
+/// raises `t` to `e`. `probe` is a machine with nothing held; the request
+/// is released again.
+fn fast_eligible(probe: &mut Locks, t: Tid, r: usize) -> Option<Option<Eff>> {
     let rule = &probe.config().rules[r];
-    if rule.global
-        || rule.unit != r
-        || rule.domain.is_some()
-        || rule.scope != probe.config().home[t]
-    {
-        return false;
+    if rule.unit != r || rule.domain.is_some() || rule.global && gate_of(rule).is_some() {
+        return None;
+    }
+    if !rule.global && rule.scope != probe.config().home[t] {
+        return None;
     }
     let (eff, loc) = (probe.eff(t), probe.location(t));
-    let granted = matches!(probe.lock(t, r, 1), Ok(Outcome::Granted));
-    let same = probe.eff(t) == eff && probe.location(t) == loc;
-    if granted {
-        let _ = probe.unlock(t, r);
+    if !matches!(probe.lock(t, r, 1), Ok(Outcome::Granted)) {
+        return None;
     }
-    granted && same
+    let (held_eff, held_loc) = (probe.eff(t), probe.location(t));
+    let _ = probe.unlock(t, r);
+    (held_loc == loc).then_some((held_eff != eff).then_some(held_eff))
+}
+
+/// The CPU whose gate a resource closes while the machine holds it or a
+/// request waits for it: the CPU it is local to, or the one whose system
+/// ceiling it counts towards (DPCP's and DFLP's synchronization CPU,
+/// where local sections share the ceiling). `None`: a global resource
+/// arbitrated by its own queue, which has a gate of its own instead.
+fn gate_of(rule: &rtsync_protocols::Rule) -> Option<usize> {
+    let ceiling = matches!(rule.arbitration, Arbitration::Ceiling | Arbitration::Stack);
+    (!rule.global || ceiling).then_some(rule.scope)
 }
 
 impl Domain {
@@ -323,13 +357,7 @@ impl Domain {
                 .set_base(t, b, t as u64)
                 .expect("thread index in range");
         }
-        let gate_of: Vec<Option<usize>> = (0..nr)
-            .map(|r| {
-                let rule = &locks.config().rules[r];
-                let ceiling = matches!(rule.arbitration, Arbitration::Ceiling | Arbitration::Stack);
-                (!rule.global || ceiling).then_some(rule.scope)
-            })
-            .collect();
+        let gate_of: Vec<Option<usize>> = locks.config().rules.iter().map(gate_of).collect();
         let mut gated = vec![Vec::new(); cpus];
         for (r, g) in gate_of.iter().enumerate() {
             if let Some(c) = *g {
@@ -338,8 +366,33 @@ impl Domain {
         }
         let helping = locks.config().rules.iter().any(|r| r.helping);
         let mut probe = locks.clone();
-        let fast = (0..n * nr)
-            .map(|i| opts.fast_path && fast_eligible(&mut probe, i / nr, i % nr))
+        // A raising fast section changes the thread's priority by itself,
+        // unseen by the machine: only where priorities are applied and
+        // not logged (a log must show every change where it happened).
+        let raising = opts.realtime && !opts.record;
+        let (mut fast, mut fast_raise) = (vec![false; n * nr], vec![0; n * nr]);
+        if opts.fast_path {
+            for i in 0..n * nr {
+                match fast_eligible(&mut probe, i / nr, i % nr) {
+                    Some(None) => fast[i] = true,
+                    Some(Some(e)) if raising => {
+                        fast[i] = true;
+                        fast_raise[i] = map.fifo(e);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let base_fifo = (0..n).map(|t| map.fifo(locks.eff(t))).collect();
+        // The gate each resource's fast grants take: its CPU's, or its own
+        // (after the CPUs' in `gate`), open while anyone may take it fast.
+        let fast_gate: Vec<usize> = (0..nr).map(|r| gate_of[r].unwrap_or(cpus + r)).collect();
+        let own_gate_used = |r: usize| (0..n).any(|t| fast[t * nr + r]);
+        let gate = (0..cpus + nr)
+            .map(|g| {
+                let open = g < cpus || gate_of[g - cpus].is_none() && own_gate_used(g - cpus);
+                AtomicU64::new(if open { OPEN } else { CLOSED })
+            })
             .collect();
         let shown = (0..n).map(|t| locks.eff(t)).collect();
         let state = State {
@@ -365,6 +418,7 @@ impl Domain {
                         wake: AtomicU32::new(0),
                         depth: AtomicU32::new(0),
                         fast: AtomicU64::new(0),
+                        fast_gate: AtomicUsize::new(0),
                         epoch: AtomicU64::new(0),
                         cpu_epoch: AtomicU64::new(0),
                         prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
@@ -379,8 +433,11 @@ impl Domain {
                 units: sys.resources.iter().map(|r| r.units.max(1)).collect(),
                 base,
                 inconsistent: (0..nr).map(|_| AtomicBool::new(false)).collect(),
-                gate: (0..cpus).map(|_| AtomicU64::new(OPEN)).collect(),
+                gate,
+                fast_gate,
                 fast,
+                fast_raise,
+                base_fifo,
                 home,
                 homed,
                 gate_of,
@@ -492,6 +549,13 @@ impl Domain {
     /// Whether `task` may take resource `r` on the fast path.
     pub fn fast_path(&self, task: Tid, r: usize) -> bool {
         self.sh.fast[task * self.sh.resources.len() + r]
+    }
+
+    /// The SCHED_FIFO priority `task` raises itself to on the fast path
+    /// for `r` (IPCP's ceiling, a non-preemptive section), if it does.
+    pub fn fast_raise(&self, task: Tid, r: usize) -> Option<i32> {
+        let p = self.sh.fast_raise[task * self.sh.resources.len() + r];
+        (p != 0).then_some(p)
     }
 }
 
@@ -682,7 +746,7 @@ impl Shared {
             })
             .collect();
         let mut places = vec![None; n];
-        helping::plan(&st.locks, &runnable, self.gate.len(), &mut places);
+        helping::plan(&st.locks, &runnable, self.homed.len(), &mut places);
         if places == st.lent {
             return Vec::new();
         }
@@ -702,6 +766,18 @@ impl Shared {
         }
         st.lent = places;
         changed
+    }
+
+    /// The calling thread, task `t`, sets its own SCHED_FIFO priority on
+    /// the fast path (one system call, like PRIO_PROTECT's).
+    fn set_own_priority(&self, t: Tid, p: i32) -> Result<(), RtError> {
+        sys::set_priority(0, Some(p)).map_err(|error| RtError::Os {
+            what: format!(
+                "setting task `{}` to SCHED_FIFO priority {p}",
+                self.tasks[t]
+            ),
+            error,
+        })
     }
 
     fn wake(&self, t: Tid) {
@@ -733,17 +809,19 @@ impl Shared {
         }
     }
 
-    /// The CPUs a slow operation of `t` on `r` must settle: `t`'s own (a
-    /// fast section it holds must be known before it nests or waits; SRP's
-    /// start test reads its system ceiling) and the gate of `r`.
-    fn cpus(&self, t: Tid, r: Option<usize>) -> [usize; 2] {
+    /// The gates a slow operation of `t` on `r` must settle: its CPU's
+    /// (SRP's start test reads its system ceiling), the one of the fast
+    /// section `t` holds (known before it nests or waits), and `r`'s.
+    fn cpus(&self, t: Tid, r: Option<usize>) -> [usize; 3] {
         let own = self.home[t];
-        [own, r.and_then(|r| self.gate_of[r]).unwrap_or(own)]
+        let held = self.slots[t].fast_gate.load(Ordering::Relaxed);
+        let held = held.checked_sub(1).unwrap_or(own);
+        [own, held, r.map_or(own, |r| self.fast_gate[r])]
     }
 
-    /// Closes the gates of `cpus`; a fast holder found there is entered
+    /// Closes the gates `cpus`; a fast holder found in one is entered
     /// into the machine as holding its resource.
-    fn settle(&self, st: &mut State, cpus: [usize; 2]) {
+    fn settle(&self, st: &mut State, cpus: [usize; 3]) {
         for c in cpus {
             let gate = &self.gate[c];
             loop {
@@ -759,10 +837,16 @@ impl Shared {
                 }
                 if w != OPEN {
                     let (x, r) = fast_holder(w);
-                    // Nothing of this CPU was in the machine when `x` took
+                    // Nothing of this gate was in the machine when `x` took
                     // `r`, and nothing has been since: the machine grants.
                     let out = st.locks.lock(x, r, 1);
                     debug_assert_eq!(out, Ok(Outcome::Granted), "settling {x} on {r}");
+                    // A raising fast holder raised itself before taking
+                    // the gate: that is its priority now.
+                    let raised = self.fast_raise[x * self.resources.len() + r];
+                    if raised != 0 {
+                        st.prio[x] = Some(raised);
+                    }
                 }
                 break;
             }
@@ -774,13 +858,22 @@ impl Shared {
     /// no job there waits for SRP's start test. Then the machine would
     /// grant any of them to a thread that holds nothing, changing nothing
     /// else where [`fast_eligible`] said so.
-    fn reopen(&self, st: &State, cpus: [usize; 2]) {
+    /// A resource's own gate opens when nobody holds or waits for it.
+    fn reopen(&self, st: &State, cpus: [usize; 3]) {
         if !self.opts.fast_path {
             return;
         }
         for (i, &c) in cpus.iter().enumerate() {
-            if i == 1 && c == cpus[0] {
-                break;
+            if cpus[..i].contains(&c) {
+                continue;
+            }
+            if let Some(r) = c.checked_sub(self.homed.len()) {
+                let used = self.gate_of[r].is_none() && self.fast_gate[r] == c;
+                let waited = || (0..st.tid.len()).any(|x| st.locks.waiting(x) == Some(r));
+                if used && st.locks.holders(r).next().is_none() && !waited() {
+                    self.gate[c].store(OPEN, Ordering::Release);
+                }
+                continue;
             }
             let held = self.gated[c]
                 .iter()
@@ -807,8 +900,17 @@ impl Shared {
             && self.fast[t * self.resources.len() + r]
             && slot.depth.load(Ordering::Relaxed) == 0
         {
-            let gate = &self.gate[self.home[t]];
+            let g = self.fast_gate[r];
+            let gate = &self.gate[g];
             let me = fast_word(t, r);
+            // IPCP's immediate ceiling: raised before the section is
+            // entered, so it never runs below it. Nobody else decides
+            // this thread's priority meanwhile: it holds and waits for
+            // nothing the machine knows.
+            let raise = self.fast_raise[t * self.resources.len() + r];
+            if raise != 0 {
+                self.set_own_priority(t, raise)?;
+            }
             // Recording: the log must show the grant where it happened.
             let mut st = self.opts.record.then(|| self.state.lock());
             if gate
@@ -816,6 +918,7 @@ impl Shared {
                 .is_ok()
             {
                 slot.depth.store(1, Ordering::Relaxed);
+                slot.fast_gate.store(g + 1, Ordering::Relaxed);
                 let n = slot.fast.load(Ordering::Relaxed);
                 slot.fast.store(n + 1, Ordering::Relaxed);
                 return Ok(match st.as_mut() {
@@ -826,6 +929,13 @@ impl Shared {
         }
         let cpus = self.cpus(t, Some(r));
         let mut st = self.state.lock();
+        if units == 1 && slot.depth.load(Ordering::Relaxed) == 0 {
+            let raised = self.fast_raise[t * self.resources.len() + r];
+            if raised != 0 {
+                // Raised for a fast grant the gate then refused.
+                st.prio[t] = Some(raised);
+            }
+        }
         self.settle(&mut st, cpus);
         let out = self.acquire_locked(&mut st, t, r, units);
         self.reopen(&st, cpus);
@@ -923,13 +1033,18 @@ impl Shared {
     ) -> Result<(), RtError> {
         let slot = &self.slots[t];
         if inconsistent.is_none() && self.fast[t * self.resources.len() + r] {
-            let gate = &self.gate[self.home[t]];
+            let gate = &self.gate[self.fast_gate[r]];
             let mut st = self.opts.record.then(|| self.state.lock());
             if gate
                 .compare_exchange(fast_word(t, r), OPEN, Ordering::Release, Ordering::Relaxed)
                 .is_ok()
             {
                 slot.depth.store(0, Ordering::Relaxed);
+                slot.fast_gate.store(0, Ordering::Relaxed);
+                if self.fast_raise[t * self.resources.len() + r] != 0 {
+                    // Lowered last, the section closed: as a releaser.
+                    self.set_own_priority(t, self.base_fifo[t])?;
+                }
                 if let Some(st) = st.as_mut() {
                     st.record(Record::Released {
                         task: self.tasks[t].clone(),
@@ -946,8 +1061,12 @@ impl Shared {
         self.reopen(&st, cpus);
         let done = self.unlock(st);
         out?;
-        let d = slot.depth.load(Ordering::Relaxed);
-        slot.depth.store(d.saturating_sub(1), Ordering::Relaxed);
+        let d = slot.depth.load(Ordering::Relaxed).saturating_sub(1);
+        slot.depth.store(d, Ordering::Relaxed);
+        if d == 0 {
+            // The outermost section, the only one that can be fast.
+            slot.fast_gate.store(0, Ordering::Relaxed);
+        }
         done
     }
 
@@ -1135,6 +1254,7 @@ impl Drop for Binding {
         self.sh.reopen(&st, cpus);
         let _ = self.sh.unlock(st);
         self.sh.slots[self.t].depth.store(0, Ordering::Relaxed);
+        self.sh.slots[self.t].fast_gate.store(0, Ordering::Relaxed);
         let id = self.sh.id;
         BOUND.with(|b| b.borrow_mut().retain(|&(d, _)| d != id));
     }

@@ -411,3 +411,184 @@ body = [ { lock = "G", hold = "1ms" } ]
         }]
     );
 }
+
+/// A raising fast section (IPCP below the ceiling; MPCP's boost of a
+/// global resource) sets the thread's own priority, as PRIO_PROTECT does,
+/// and the kernel shows it; a nested request or a waiter then makes the
+/// machine learn the raised holder, and the slow release lowers it again.
+#[test]
+fn a_raising_fast_section_raises_in_the_kernel_and_is_lowered_through_the_machine() {
+    let test = "a_raising_fast_section_raises_in_the_kernel_and_is_lowered_through_the_machine";
+    if !realtime(test) {
+        return;
+    }
+    let ipcp = r#"
+[platform]
+cpus = 1
+protocol = "ipcp"
+[[resource]]
+name = "A"
+[[resource]]
+name = "B"
+[[task]]
+name = "T"
+period = "100ms"
+priority = 2
+body = [ { lock = "A", body = [ { lock = "B", hold = "1ms" } ] } ]
+[[task]]
+name = "H"
+period = "100ms"
+priority = 3
+body = [ { lock = "A", hold = "1ms" } ]
+"#;
+    // Not recording: a log must show every change where it happens, so a
+    // recording domain keeps raising sections in the machine.
+    let d = rtsync_rt::Domain::new(
+        &common::system(ipcp),
+        rtsync_rt::Options {
+            cpu_map: Some(vec![last_cpu()]),
+            wait_limit: Duration::from_secs(5),
+            ..rtsync_rt::Options::default()
+        },
+    )
+    .unwrap();
+    let (t, a, bb) = (
+        d.task("T").unwrap(),
+        d.resource("A").unwrap(),
+        d.resource("B").unwrap(),
+    );
+    let raised = d.fast_raise(t, a).expect("T raises itself for A");
+    let base = d.fifo_priority(d.eff(t));
+    assert!(raised > base);
+    let (held_tx, held_rx) = channel();
+    let (go_tx, go_rx) = channel::<()>();
+    let seen = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("T").unwrap();
+            let me = sys::gettid();
+            let prio = || sys::priority(me).unwrap();
+            let mut seen = Vec::new();
+            b.lock(a, 1).unwrap();
+            seen.push(prio());
+            b.unlock(a).unwrap();
+            seen.push(prio());
+            // Nested: B's request goes through the machine, which then
+            // knows T holds A (raised); A's release is a slow one.
+            b.lock(a, 1).unwrap();
+            b.lock(bb, 1).unwrap();
+            seen.push(prio());
+            b.unlock(bb).unwrap();
+            b.unlock(a).unwrap();
+            seen.push(prio());
+            // Another job of the CPU begins while T holds A on the fast
+            // path (T asleep): it settles the gate, no priority changes,
+            // and T's release is a slow one that must still lower T.
+            b.lock(a, 1).unwrap();
+            held_tx.send(()).unwrap();
+            go_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            b.unlock(a).unwrap();
+            seen.push(prio());
+            (seen, d.fast_grants(b.task()))
+        })
+    };
+    held_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("H").unwrap();
+            b.job_begin().unwrap();
+            b.job_end().unwrap();
+        })
+        .join()
+        .unwrap();
+    }
+    go_tx.send(()).unwrap();
+    let seen = seen.join().unwrap();
+    assert_eq!(
+        seen.0,
+        vec![
+            Some(raised),
+            Some(base),
+            Some(raised),
+            Some(base),
+            Some(base)
+        ]
+    );
+    assert_eq!(seen.1, 3);
+
+    let cpus = sys::allowed_cpus();
+    if cpus.len() < 2 {
+        eprintln!("skipped the MPCP half of {test}: needs 2 CPUs");
+        return;
+    }
+    let mpcp = r#"
+[platform]
+cpus = 2
+protocol = "mpcp"
+[[resource]]
+name = "A"
+[[task]]
+name = "T"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "H"
+period = "100ms"
+priority = 3
+cpu = 1
+body = [ { lock = "A", hold = "1ms" } ]
+"#;
+    let d = rtsync_rt::Domain::new(
+        &common::system(mpcp),
+        rtsync_rt::Options {
+            cpu_map: Some(vec![cpus[0], cpus[cpus.len() - 1]]),
+            wait_limit: Duration::from_secs(5),
+            ..rtsync_rt::Options::default()
+        },
+    )
+    .unwrap();
+    let (t, h, a) = (
+        d.task("T").unwrap(),
+        d.task("H").unwrap(),
+        d.resource("A").unwrap(),
+    );
+    let raised = d.fast_raise(t, a).expect("T boosts itself for A");
+    let base = d.fifo_priority(d.eff(t));
+    let (held_tx, held_rx) = channel();
+    let (go_tx, go_rx) = channel::<()>();
+    let holder = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("T").unwrap();
+            let me = sys::gettid();
+            b.lock(a, 1).unwrap();
+            held_tx.send(sys::priority(me).unwrap()).unwrap();
+            go_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+            b.unlock(a).unwrap();
+            (sys::priority(me).unwrap(), d.fast_grants(b.task()))
+        })
+    };
+    assert_eq!(
+        held_rx.recv_timeout(Duration::from_secs(5)).unwrap(),
+        Some(raised)
+    );
+    let waiter = {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind("H").unwrap();
+            b.lock(a, 1).unwrap();
+            b.unlock(a).unwrap();
+        })
+    };
+    // H's request settles A's gate: the machine learns that T holds A.
+    wait_until("H waits", || d.waiting(h).is_some());
+    go_tx.send(()).unwrap();
+    let (after, fast) = holder.join().unwrap();
+    waiter.join().unwrap();
+    assert_eq!(after, Some(base));
+    assert_eq!(fast, 1);
+    assert_eq!(d.waiting(h), None);
+}

@@ -8,6 +8,13 @@
 //! timed alone less the clock's own cost (the overhead profile wants each
 //! operation's tail, not a batch mean).
 //!
+//! A protocol's batches alternate, batch by batch, with batches of its
+//! peer (PRIO_INHERIT for the fast path, PRIO_PROTECT for a priority
+//! change) on the same thread at the same base priority: the ratio then
+//! compares the two under the same noise. (Measured one after the other,
+//! a VM's drift moved the ratio of the same binary between 0.93x and
+//! 1.6x.)
+//!
 //! The system is built so that the protocol does on the uncontended path
 //! what it does in general: on one CPU a higher-priority task also uses
 //! the resource (ceilings above the caller: IPCP raises); on two CPUs the
@@ -32,8 +39,9 @@ pub enum Class {
     /// Changes no priority and no CPU (rtsync's fast path): beside glibc's
     /// PRIO_INHERIT mutex.
     Unchanged,
-    /// Changes the caller's priority: beside PRIO_PROTECT.
-    Raises,
+    /// Changes the caller's priority: beside PRIO_PROTECT. `true`: on the
+    /// fast path (the thread raises itself, as PRIO_PROTECT does).
+    Raises(bool),
     /// Moves the caller to another CPU (DPCP, DFLP): beside nothing.
     Migrates,
 }
@@ -44,6 +52,8 @@ pub struct Row {
     pub class: Class,
     /// ns per lock+unlock pair, batch means.
     pub pair: [f64; 4],
+    /// The peer's batches, interleaved with this lock's.
+    pub peer: Option<[f64; 4]>,
     /// ns per lock and per unlock, each timed alone.
     pub lock: [f64; 4],
     pub unlock: [f64; 4],
@@ -76,6 +86,33 @@ fn batches(samples: usize, mut op: impl FnMut()) -> [f64; 4] {
     summary(v)
 }
 
+/// Batch means of `op` and of `peer`, alternating batch by batch.
+fn interleaved(samples: usize, mut op: impl FnMut(), mut peer: impl FnMut()) -> [[f64; 4]; 2] {
+    for _ in 0..BATCH * 4 {
+        op();
+        peer();
+    }
+    let time = |f: &mut dyn FnMut()| {
+        let t0 = Instant::now();
+        for _ in 0..BATCH {
+            f();
+        }
+        t0.elapsed().as_nanos() as f64 / BATCH as f64
+    };
+    let (mut a, mut b) = (Vec::with_capacity(samples), Vec::with_capacity(samples));
+    for i in 0..samples {
+        // Alternate which goes first, too.
+        if i % 2 == 0 {
+            a.push(time(&mut op));
+            b.push(time(&mut peer));
+        } else {
+            b.push(time(&mut peer));
+            a.push(time(&mut op));
+        }
+    }
+    [summary(a), summary(b)]
+}
+
 /// Single lock and unlock times, less the clock's cost.
 fn singles(
     n: usize,
@@ -106,12 +143,14 @@ pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<R
     let singles_n = samples * 16;
     let mut rows = Vec::new();
     sys::set_priority(me, Some(10)).map_err(|e| format!("SCHED_FIFO for the bench: {e}"))?;
+    let mut peers = Vec::new();
     for (name, proto) in [
         ("glibc (no protocol)", libc::PTHREAD_PRIO_NONE),
         ("glibc PRIO_INHERIT", libc::PTHREAD_PRIO_INHERIT),
         ("glibc PRIO_PROTECT", libc::PTHREAD_PRIO_PROTECT),
     ] {
-        let m = RawMutex::new(proto, 20).map_err(|e| format!("{name}: {e}"))?;
+        // The ceiling is above every priority a bench thread runs at.
+        let m = RawMutex::new(proto, 90).map_err(|e| format!("{name}: {e}"))?;
         // SAFETY (both closures): each unlock follows this thread's lock.
         let pair = batches(samples, || {
             m.lock();
@@ -123,9 +162,11 @@ pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<R
             protocol: None,
             class: Class::Peer,
             pair,
+            peer: None,
             lock,
             unlock,
         });
+        peers.push(m);
     }
     let _ = sys::set_priority(me, None);
     for p in Protocol::ALL {
@@ -146,12 +187,14 @@ pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<R
         .map_err(|e| e.to_string())?;
         let b = d.bind("T").map_err(|e| e.to_string())?;
         let (t, a) = (b.task(), d.resource("A").map_err(|e| e.to_string())?);
-        let class = if d.fast_path(t, a) {
-            Class::Unchanged
-        } else if p.needs_sync_cpu() {
+        let class = if p.needs_sync_cpu() {
             Class::Migrates
+        } else if !d.fast_path(t, a) {
+            Class::Raises(false)
+        } else if d.fast_raise(t, a).is_some() {
+            Class::Raises(true)
         } else {
-            Class::Raises
+            Class::Unchanged
         };
         let failed = std::cell::RefCell::new(None);
         let note = |r: Result<(), rtsync_rt::RtError>| {
@@ -159,7 +202,19 @@ pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<R
                 failed.borrow_mut().get_or_insert(e.to_string());
             }
         };
-        let pair = batches(samples, || note(b.lock(a, 1).and_then(|_| b.unlock(a))));
+        let op = || note(b.lock(a, 1).and_then(|_| b.unlock(a)));
+        let (pair, peer) = match class {
+            Class::Unchanged | Class::Raises(_) => {
+                let m = &peers[if class == Class::Unchanged { 1 } else { 2 }];
+                // SAFETY: each unlock follows this thread's lock.
+                let [pair, peer] = interleaved(samples, op, || {
+                    m.lock();
+                    unsafe { m.unlock() }
+                });
+                (pair, Some(peer))
+            }
+            _ => (batches(samples, op), None),
+        };
         let [lock, unlock] = singles(
             singles_n,
             clock,
@@ -174,6 +229,7 @@ pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<R
             protocol: Some(p),
             class,
             pair,
+            peer,
             lock,
             unlock,
         });
