@@ -182,19 +182,27 @@ impl Decision {
     }
 }
 
-/// A CPU's gate word: open (the fast path may take it), closed (the
-/// machine knows everything of this CPU), or the one fast holder.
-const OPEN: u64 = 0;
-const CLOSED: u64 = 1;
+/// A gate word (a CPU's, or a global resource's): open (the fast path
+/// may take it), closed (the machine knows everything of its scope), or
+/// the one fast holder. 32 bits: task + 1 and resource, 16 bits each (systems beyond that
+/// take no fast path), so that a resource's own gate keeps its state
+/// within 64 bytes.
+const OPEN: u32 = 0;
+const CLOSED: u32 = 1;
+/// The size of a gate word: one per CPU and one per resource.
+pub const GATE_BYTES: usize = std::mem::size_of::<AtomicU32>();
+/// Task indices below this and resource indices up to it fit a gate word.
+const GATE_FIELD: usize = 0xffff;
 
 /// The gate word of task `t` holding resource `r` on the fast path.
 #[inline]
-fn fast_word(t: Tid, r: usize) -> u64 {
-    ((t as u64 + 1) << 32) | r as u64
+fn fast_word(t: Tid, r: usize) -> u32 {
+    debug_assert!(t < GATE_FIELD && r <= GATE_FIELD);
+    ((t as u32 + 1) << 16) | r as u32
 }
 
-fn fast_holder(w: u64) -> (Tid, usize) {
-    ((w >> 32) as Tid - 1, (w & 0xffff_ffff) as usize)
+fn fast_holder(w: u32) -> (Tid, usize) {
+    ((w >> 16) as Tid - 1, (w & 0xffff) as usize)
 }
 
 struct State {
@@ -241,7 +249,7 @@ pub(crate) struct Shared {
     /// The gates of the fast path: one per system CPU, then one per
     /// resource (used by global resources with fast grants; the others
     /// stay closed).
-    gate: Vec<AtomicU64>,
+    gate: Vec<AtomicU32>,
     /// Per resource: the gate its fast grants take.
     fast_gate: Vec<usize>,
     /// `[t * resources + r]`: whether `t` may take `r` on the fast path.
@@ -371,7 +379,7 @@ impl Domain {
         // not logged (a log must show every change where it happened).
         let raising = opts.realtime && !opts.record;
         let (mut fast, mut fast_raise) = (vec![false; n * nr], vec![0; n * nr]);
-        if opts.fast_path {
+        if opts.fast_path && n < GATE_FIELD && nr <= GATE_FIELD {
             for i in 0..n * nr {
                 match fast_eligible(&mut probe, i / nr, i % nr) {
                     Some(None) => fast[i] = true,
@@ -391,7 +399,7 @@ impl Domain {
         let gate = (0..cpus + nr)
             .map(|g| {
                 let open = g < cpus || gate_of[g - cpus].is_none() && own_gate_used(g - cpus);
-                AtomicU64::new(if open { OPEN } else { CLOSED })
+                AtomicU32::new(if open { OPEN } else { CLOSED })
             })
             .collect();
         let shown = (0..n).map(|t| locks.eff(t)).collect();
@@ -977,8 +985,12 @@ impl Shared {
             return Err(RtError::Deadlock { cycle });
         }
         // The holder inherits (or the waiter moves, or is made
-        // non-preemptive to spin) before the waiter sleeps.
+        // non-preemptive to spin) before the waiter sleeps; a waiter that
+        // raised itself for a fast grant the gate refused comes down
+        // (itself, once it lets the lock go: a releaser must not lower
+        // every such waiter while its successor waits for the lock).
         self.apply(st, t, Phase::Raise)?;
+        self.apply(st, t, Phase::LowerDeferOwn)?;
         let start = Instant::now();
         let deadline = start + self.opts.wait_limit;
         loop {

@@ -423,7 +423,18 @@ priority = 1
 cpu = 1
 body = [ { lock = "A", hold = "10us" } ]
 "#;
-    let d = logic(src, true);
+    // Three threads on two cores: a spinner whose holder the OS has
+    // descheduled sleeps after 100 us instead of burning 50 ms.
+    let d = Domain::new(
+        &system(src),
+        Options {
+            realtime: false,
+            wait_limit: Duration::from_secs(5),
+            spin_limit: Duration::from_micros(100),
+            ..Options::default()
+        },
+    )
+    .unwrap();
     let a = d.resource("A").unwrap();
     let task = |n: &str| d.task(n).unwrap();
     assert!(d.fast_path(task("T1"), a) && d.fast_path(task("T2"), a));

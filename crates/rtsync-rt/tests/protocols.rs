@@ -575,16 +575,25 @@ body = [ { lock = "A", hold = "1ms" } ]
         held_rx.recv_timeout(Duration::from_secs(5)).unwrap(),
         Some(raised)
     );
+    let (tid_tx, tid_rx) = channel();
     let waiter = {
         let d = d.clone();
         std::thread::spawn(move || {
             let b = d.bind("H").unwrap();
+            tid_tx.send(sys::gettid()).unwrap();
             b.lock(a, 1).unwrap();
             b.unlock(a).unwrap();
         })
     };
     // H's request settles A's gate: the machine learns that T holds A.
     wait_until("H waits", || d.waiting(h).is_some());
+    // H raised itself for a fast grant the gate refused; it sleeps at its
+    // base priority (else the release would lower every such waiter).
+    let h_tid = tid_rx.recv_timeout(Duration::from_secs(5)).unwrap();
+    let h_base = d.fifo_priority(d.eff(h));
+    wait_until("H is back at its base while it waits", || {
+        sys::priority(h_tid).unwrap() == Some(h_base)
+    });
     go_tx.send(()).unwrap();
     let (after, fast) = holder.join().unwrap();
     waiter.join().unwrap();

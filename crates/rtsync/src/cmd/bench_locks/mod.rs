@@ -239,10 +239,12 @@ pub fn run(c: Config) -> u8 {
 
     // State size.
     let unit = rtsync_protocols::Locks::RESOURCE_STATE_BYTES;
+    let gate = rtsync_rt::domain::GATE_BYTES;
     println!(
-        "Lock state: {} bytes per resource ({unit} in the machine, 1 inconsistency flag) + 8 per CPU (fast-path gate); \
+        "Lock state: {} bytes per resource ({unit} in the machine, 1 inconsistency flag, \
+         {gate} for a global resource's own fast-path gate) + {gate} per CPU (its gate); \
          a Mutex<()> handle {} bytes; glibc's pthread_mutex_t {} bytes. Target: within 64.\n",
-        unit + 1,
+        unit + 1 + gate,
         std::mem::size_of::<rtsync_rt::Mutex<()>>(),
         std::mem::size_of::<libc::pthread_mutex_t>()
     );
