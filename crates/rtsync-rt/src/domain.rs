@@ -876,7 +876,9 @@ impl Shared {
                 continue;
             }
             if let Some(r) = c.checked_sub(self.homed.len()) {
-                let used = self.gate_of[r].is_none() && self.fast_gate[r] == c;
+                // Only a gate some grant takes is opened (as at the start).
+                let nr = self.resources.len();
+                let used = (0..self.tasks.len()).any(|t| self.fast[t * nr + r]);
                 let waited = || (0..st.tid.len()).any(|x| st.locks.waiting(x) == Some(r));
                 if used && st.locks.holders(r).next().is_none() && !waited() {
                     self.gate[c].store(OPEN, Ordering::Release);
@@ -1184,7 +1186,8 @@ impl Binding {
         self.rehelp(st)
     }
 
-    /// Carries out MrsP's helping after a job began or ended.
+    /// Carries out MrsP's helping after a job began or ended, or a
+    /// thread left the domain.
     fn rehelp(&self, st: &mut PiGuard<'_, State>) -> Result<(), RtError> {
         if !self.sh.helping {
             return Ok(());
@@ -1258,11 +1261,8 @@ impl Drop for Binding {
         }
         st.prio[self.t] = None;
         st.cpu[self.t] = None;
-        if self.sh.helping {
-            // A holder this thread lent its CPU to goes back.
-            let _ = self.sh.apply(&mut st, self.t, Phase::Raise);
-            let _ = self.sh.apply(&mut st, self.t, Phase::Lower);
-        }
+        // A holder this thread lent its CPU to goes back.
+        let _ = self.rehelp(&mut st);
         self.sh.reopen(&st, cpus);
         let _ = self.sh.unlock(st);
         self.sh.slots[self.t].depth.store(0, Ordering::Relaxed);
