@@ -556,13 +556,13 @@ impl Domain {
 
     /// Whether `task` may take resource `r` on the fast path.
     pub fn fast_path(&self, task: Tid, r: usize) -> bool {
-        self.sh.fast[task * self.sh.resources.len() + r]
+        self.sh.fast[self.sh.pair(task, r)]
     }
 
     /// The SCHED_FIFO priority `task` raises itself to on the fast path
     /// for `r` (IPCP's ceiling, a non-preemptive section), if it does.
     pub fn fast_raise(&self, task: Tid, r: usize) -> Option<i32> {
-        let p = self.sh.fast_raise[task * self.sh.resources.len() + r];
+        let p = self.sh.fast_raise[self.sh.pair(task, r)];
         (p != 0).then_some(p)
     }
 }
@@ -743,6 +743,11 @@ impl Shared {
     /// changed, to be woken once the holders have moved.
     fn replan(&self, st: &mut State) -> Vec<Tid> {
         let n = st.tid.len();
+        // Nobody spins and nobody is lent: nothing to place (the common
+        // case, kept free of allocations on the uncontended path).
+        if st.lent.iter().all(Option::is_none) && !(0..n).any(|t| st.locks.spinning(t)) {
+            return Vec::new();
+        }
         let runnable: Vec<bool> = (0..n)
             .map(|t| {
                 st.tid[t].is_some()
@@ -774,6 +779,12 @@ impl Shared {
         }
         st.lent = places;
         changed
+    }
+
+    /// The index of the pair (`t`, `r`) in the per-pair tables.
+    #[inline]
+    fn pair(&self, t: Tid, r: usize) -> usize {
+        t * self.resources.len() + r
     }
 
     /// The calling thread, task `t`, sets its own SCHED_FIFO priority on
@@ -851,7 +862,7 @@ impl Shared {
                     debug_assert_eq!(out, Ok(Outcome::Granted), "settling {x} on {r}");
                     // A raising fast holder raised itself before taking
                     // the gate: that is its priority now.
-                    let raised = self.fast_raise[x * self.resources.len() + r];
+                    let raised = self.fast_raise[self.pair(x, r)];
                     if raised != 0 {
                         st.prio[x] = Some(raised);
                     }
@@ -877,8 +888,7 @@ impl Shared {
             }
             if let Some(r) = c.checked_sub(self.homed.len()) {
                 // Only a gate some grant takes is opened (as at the start).
-                let nr = self.resources.len();
-                let used = (0..self.tasks.len()).any(|t| self.fast[t * nr + r]);
+                let used = (0..self.tasks.len()).any(|t| self.fast[self.pair(t, r)]);
                 let waited = || (0..st.tid.len()).any(|x| st.locks.waiting(x) == Some(r));
                 if used && st.locks.holders(r).next().is_none() && !waited() {
                     self.gate[c].store(OPEN, Ordering::Release);
@@ -906,10 +916,9 @@ impl Shared {
     /// whether the resource was marked inconsistent.
     pub(crate) fn acquire(&self, t: Tid, r: usize, units: u32) -> Result<bool, RtError> {
         let slot = &self.slots[t];
-        if units == 1
-            && self.fast[t * self.resources.len() + r]
-            && slot.depth.load(Ordering::Relaxed) == 0
-        {
+        // The priority this thread raised itself to for a fast attempt.
+        let mut raise = 0;
+        if units == 1 && self.fast[self.pair(t, r)] && slot.depth.load(Ordering::Relaxed) == 0 {
             let g = self.fast_gate[r];
             let gate = &self.gate[g];
             let me = fast_word(t, r);
@@ -917,7 +926,7 @@ impl Shared {
             // entered, so it never runs below it. Nobody else decides
             // this thread's priority meanwhile: it holds and waits for
             // nothing the machine knows.
-            let raise = self.fast_raise[t * self.resources.len() + r];
+            raise = self.fast_raise[self.pair(t, r)];
             if raise != 0 {
                 self.set_own_priority(t, raise)?;
             }
@@ -939,12 +948,9 @@ impl Shared {
         }
         let cpus = self.cpus(t, Some(r));
         let mut st = self.state.lock();
-        if units == 1 && slot.depth.load(Ordering::Relaxed) == 0 {
-            let raised = self.fast_raise[t * self.resources.len() + r];
-            if raised != 0 {
-                // Raised for a fast grant the gate then refused.
-                st.prio[t] = Some(raised);
-            }
+        if raise != 0 {
+            // Raised for a fast grant the gate then refused.
+            st.prio[t] = Some(raise);
         }
         self.settle(&mut st, cpus);
         let out = self.acquire_locked(&mut st, t, r, units);
@@ -1046,7 +1052,7 @@ impl Shared {
         inconsistent: Option<bool>,
     ) -> Result<(), RtError> {
         let slot = &self.slots[t];
-        if inconsistent.is_none() && self.fast[t * self.resources.len() + r] {
+        if inconsistent.is_none() && self.fast[self.pair(t, r)] {
             let gate = &self.gate[self.fast_gate[r]];
             let mut st = self.opts.record.then(|| self.state.lock());
             if gate
@@ -1055,7 +1061,7 @@ impl Shared {
             {
                 slot.depth.store(0, Ordering::Relaxed);
                 slot.fast_gate.store(0, Ordering::Relaxed);
-                if self.fast_raise[t * self.resources.len() + r] != 0 {
+                if self.fast_raise[self.pair(t, r)] != 0 {
                     // Lowered last, the section closed: as a releaser.
                     self.set_own_priority(t, self.base_fifo[t])?;
                 }

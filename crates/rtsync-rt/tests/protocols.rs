@@ -443,15 +443,7 @@ body = [ { lock = "A", hold = "1ms" } ]
 "#;
     // Not recording: a log must show every change where it happens, so a
     // recording domain keeps raising sections in the machine.
-    let d = rtsync_rt::Domain::new(
-        &common::system(ipcp),
-        rtsync_rt::Options {
-            cpu_map: Some(vec![last_cpu()]),
-            wait_limit: Duration::from_secs(5),
-            ..rtsync_rt::Options::default()
-        },
-    )
-    .unwrap();
+    let d = common::unrecorded(ipcp, &[last_cpu()]);
     let (t, a, bb) = (
         d.task("T").unwrap(),
         d.resource("A").unwrap(),
@@ -541,15 +533,7 @@ priority = 3
 cpu = 1
 body = [ { lock = "A", hold = "1ms" } ]
 "#;
-    let d = rtsync_rt::Domain::new(
-        &common::system(mpcp),
-        rtsync_rt::Options {
-            cpu_map: Some(vec![cpus[0], cpus[cpus.len() - 1]]),
-            wait_limit: Duration::from_secs(5),
-            ..rtsync_rt::Options::default()
-        },
-    )
-    .unwrap();
+    let d = common::unrecorded(mpcp, &[cpus[0], cpus[cpus.len() - 1]]);
     let (t, h, a) = (
         d.task("T").unwrap(),
         d.task("H").unwrap(),

@@ -59,6 +59,20 @@ pub fn domain_of(sys: &System, realtime: bool, cpus: &[usize]) -> Domain {
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A real-time domain that keeps no log, with system CPU c on `cpus[c]`:
+/// raising fast sections are taken only where no log must show them.
+pub fn unrecorded(src: &str, cpus: &[usize]) -> Domain {
+    Domain::new(
+        &system(src),
+        Options {
+            cpu_map: Some(cpus.to_vec()),
+            wait_limit: Duration::from_secs(5),
+            ..Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Polls `cond` every millisecond for at most 5 s.
 pub fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     let t0 = Instant::now();
