@@ -3,9 +3,12 @@
 //!
 //! The machine is deterministic and knows no time: the kernel calls
 //! [`Locks::lock`] and [`Locks::unlock`] in the order its events happen, and
-//! reads the consequences. Effective priorities are recomputed after every
-//! change (inheritance is a fixed point over the blocking relation, at most
-//! one pass per thread), so reading them is free.
+//! reads the consequences. Effective priorities are brought up to date
+//! after every change (inheritance is a fixed point over the blocking
+//! relation), so reading them is free; only the threads a change can reach
+//! are recomputed, so an operation costs the same with 1 or 64 waiters
+//! queued ([`Locks::verify`] checks the result against a recomputation
+//! from scratch).
 
 use crate::config::Config;
 use crate::eff::{Eff, Tier};
@@ -83,6 +86,37 @@ struct Unit {
     queue: Vec<Tid>,
 }
 
+/// A set of threads in insertion order, with membership in one read.
+#[derive(Clone, Debug)]
+struct Marks {
+    list: Vec<Tid>,
+    on: Vec<bool>,
+}
+
+impl Marks {
+    fn new(n: usize) -> Marks {
+        Marks {
+            list: Vec::new(),
+            on: vec![false; n],
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, t: Tid) {
+        if !self.on[t] {
+            self.on[t] = true;
+            self.list.push(t);
+        }
+    }
+
+    fn clear(&mut self) {
+        for &t in &self.list {
+            self.on[t] = false;
+        }
+        self.list.clear();
+    }
+}
+
 /// The state machine of one system's locks.
 #[derive(Clone, Debug)]
 pub struct Locks {
@@ -92,12 +126,26 @@ pub struct Locks {
     issued: u64,
     /// Grants so far (the grant order of [`Held`]).
     grants: u64,
-    /// Scratch for the inheritance pass.
-    order: Vec<Tid>,
-    /// Threads that held or waited for something at the last refresh, and
-    /// any that requested since: the only ones whose effective priority or
-    /// location can differ from their base and home.
-    involved: Vec<Tid>,
+    /// Threads whose own state (what they hold or wait for, their base)
+    /// or whose set of blocked waiters changed since the last refresh:
+    /// refresh recomputes these and the chains of holders above them, and
+    /// nobody else (see [`Locks::refresh`]).
+    dirty: Marks,
+    /// Scratch for refresh: the dirty threads and every thread whose
+    /// priority can depend on theirs, with their previous priority and
+    /// place.
+    affected: Marks,
+    before: Vec<(Eff, Cpu)>,
+    /// Priority-ordered queues that may be out of order: a waiter was
+    /// appended, or a queued waiter's priority changed.
+    unsorted: Vec<usize>,
+    /// Ceiling-refused waiters (not woken) per scope, in refusal order.
+    ceiling_waiters: Vec<Vec<Tid>>,
+    /// Ceiling-arbitrated units per scope.
+    ceiling_units: Vec<Vec<usize>>,
+    /// Threads whose effective priority or place changed since the kernel
+    /// last asked ([`Locks::take_changed`]).
+    changed: Marks,
     /// Where each thread must run, recomputed with the priorities.
     loc: Vec<Cpu>,
     /// Whether any resource uses stack arbitration (SRP's start test).
@@ -131,15 +179,28 @@ impl Locks {
                 ..Unit::default()
             })
             .collect();
+        let scopes = cfg
+            .home
+            .iter()
+            .chain(cfg.rules.iter().map(|r| &r.scope))
+            .map(|&c| c + 1)
+            .fold(cfg.cpus.max(1), usize::max);
+        let mut ceiling_units = vec![Vec::new(); scopes];
+        for (r, rule) in cfg.rules.iter().enumerate() {
+            if rule.arbitration == Arbitration::Ceiling && rule.unit == r {
+                ceiling_units[rule.scope].push(r);
+            }
+        }
+        let n = cfg.threads();
         Locks {
-            system_ceiling: vec![
-                None;
-                cfg.home
-                    .iter()
-                    .chain(cfg.rules.iter().map(|r| &r.scope))
-                    .map(|&c| c + 1)
-                    .fold(cfg.cpus.max(1), usize::max)
-            ],
+            system_ceiling: vec![None; scopes],
+            ceiling_waiters: vec![Vec::new(); scopes],
+            ceiling_units,
+            dirty: Marks::new(n),
+            affected: Marks::new(n),
+            before: Vec::new(),
+            unsorted: Vec::new(),
+            changed: Marks::new(n),
             loc: cfg.home.clone(),
             stack: cfg
                 .rules
@@ -150,8 +211,6 @@ impl Locks {
             units,
             issued: 0,
             grants: 0,
-            order: Vec::new(),
-            involved: Vec::new(),
         }
     }
 
@@ -169,11 +228,25 @@ impl Locks {
         th.seq = seq;
         if th.held.is_empty() && th.waiting.is_none() {
             // A job start: nothing held, nobody blocked on it.
-            th.eff = Eff::normal(key, seq);
+            let e = Eff::normal(key, seq);
+            if th.eff != e {
+                th.eff = e;
+                self.changed.insert(t);
+            }
         } else {
+            self.dirty.insert(t);
             self.refresh();
         }
         Ok(())
+    }
+
+    /// Moves the threads whose effective priority or location changed
+    /// since the last call into `out` (cleared first), so that a kernel
+    /// that mirrors them (the Linux runtime) visits only those.
+    pub fn take_changed(&mut self, out: &mut Vec<Tid>) {
+        out.clear();
+        out.extend_from_slice(&self.changed.list);
+        self.changed.clear();
     }
 
     /// The effective priority of `t`.
@@ -351,9 +424,7 @@ impl Locks {
         self.issued += 1;
         let issued = self.issued;
         let unit = rule.unit;
-        if !self.involved.contains(&t) {
-            self.involved.push(t);
-        }
+        self.dirty.insert(t);
         // An inner request of a group the thread already holds.
         if unit != r
             && th
@@ -387,15 +458,13 @@ impl Locks {
             return Ok(Outcome::Granted);
         }
         let spin = rule.wait == Wait::Spin;
-        if rule.arbitration != Arbitration::Ceiling {
-            self.units[unit].queue.push(t);
-        }
         self.threads[t].waiting = Some(Waiting {
             resource: r,
             units,
             issued,
             woken: false,
         });
+        self.enqueue(t, r);
         self.refresh();
         Ok(Outcome::Wait { spin })
     }
@@ -414,18 +483,67 @@ impl Locks {
             }
             Arbitration::Queue(_) | Arbitration::Stack => free,
         };
+        self.dirty.insert(t);
         if grant {
             self.take(t, w.resource, w.units, w.issued);
             self.refresh();
             return Ok(Outcome::Granted);
         }
-        if rule.arbitration != Arbitration::Ceiling {
-            self.units[rule.unit].queue.push(t);
-        }
         let spin = rule.wait == Wait::Spin;
         self.threads[t].waiting.as_mut().unwrap().woken = false;
+        self.enqueue(t, w.resource);
         self.refresh();
         Ok(Outcome::Wait { spin })
+    }
+
+    /// Enters `t`'s refused request for `r` where its release will find
+    /// it: the resource's queue, or its scope's ceiling-refused waiters.
+    /// (Its blocker, now lending to it, is recomputed with it.)
+    fn enqueue(&mut self, t: Tid, r: ResourceId) {
+        let rule = &self.cfg.rules[r];
+        match rule.arbitration {
+            Arbitration::Ceiling => self.ceiling_waiters[rule.scope].push(t),
+            Arbitration::Queue(order) => {
+                self.units[rule.unit].queue.push(t);
+                if order == Order::Priority {
+                    self.mark_unsorted(rule.unit);
+                }
+            }
+            Arbitration::Stack => {
+                self.units[rule.unit].queue.push(t);
+                self.mark_unsorted(rule.unit);
+            }
+        }
+    }
+
+    fn mark_unsorted(&mut self, unit: usize) {
+        if !self.unsorted.contains(&unit) {
+            self.unsorted.push(unit);
+        }
+    }
+
+    /// Whether `unit`'s queue is kept in priority order (its head is the
+    /// next waiter served and the highest one).
+    fn priority_ordered(&self, unit: usize) -> bool {
+        matches!(
+            self.cfg.rules[unit].arbitration,
+            Arbitration::Queue(Order::Priority) | Arbitration::Stack
+        )
+    }
+
+    /// Marks the threads that block ceiling-refused waiters of `scope`
+    /// (every holder of a ceiling-arbitrated unit there) for
+    /// recomputation: a grant or release there can move the system
+    /// ceiling, and with it whom those waiters lend their priority to.
+    fn touch_ceiling_holders(&mut self, scope: Cpu) {
+        if self.ceiling_waiters[scope].is_empty() {
+            return;
+        }
+        for &u in &self.ceiling_units[scope] {
+            for &(h, _) in &self.units[u].holders {
+                self.dirty.insert(h);
+            }
+        }
     }
 
     /// Whether `t` has a woken request to retry.
@@ -453,6 +571,7 @@ impl Locks {
             });
         }
         let h = self.threads[t].held.pop().unwrap();
+        self.dirty.insert(t);
         let mut granted = Vec::new();
         if h.owns {
             let rule = &self.cfg.rules[r];
@@ -460,6 +579,12 @@ impl Locks {
             let u = &mut self.units[unit];
             u.free += h.units;
             u.holders.retain(|&(x, _)| x != t);
+            // The queue's waiters now lend to the next holder, if any (a
+            // multi-unit resource whose waiters inherit: no protocol
+            // combines the two today).
+            if let Some(&(x, _)) = u.holders.first() {
+                self.dirty.insert(x);
+            }
             let handoff = rule.handoff;
             match arb {
                 Arbitration::Queue(order) => self.serve_queue(unit, order, handoff, &mut granted),
@@ -483,7 +608,19 @@ impl Locks {
         let Some(w) = self.threads[t].waiting.take() else {
             return Err(LockError::NothingToRetry { thread: t });
         };
-        let unit = self.cfg.rules[w.resource].unit;
+        let rule = &self.cfg.rules[w.resource];
+        let (unit, scope, arb) = (rule.unit, rule.scope, rule.arbitration);
+        // Whoever it lent to is recomputed without it.
+        self.dirty.insert(t);
+        if !w.woken {
+            if let Some(&(x, _)) = self.units[unit].holders.first() {
+                self.dirty.insert(x);
+            }
+            if arb == Arbitration::Ceiling {
+                self.touch_ceiling_holders(scope);
+                self.ceiling_waiters[scope].retain(|&x| x != t);
+            }
+        }
         self.units[unit].queue.retain(|&x| x != t);
         self.refresh();
         Ok(w.resource)
@@ -535,7 +672,13 @@ impl Locks {
     }
 
     fn take(&mut self, t: Tid, r: ResourceId, units: u32, issued: u64) {
-        let unit = self.cfg.rules[r].unit;
+        let rule = &self.cfg.rules[r];
+        let unit = rule.unit;
+        self.dirty.insert(t);
+        if rule.arbitration == Arbitration::Ceiling {
+            // It may become the system ceiling's holder.
+            self.touch_ceiling_holders(rule.scope);
+        }
         let u = &mut self.units[unit];
         u.free -= units;
         u.holders.push((t, units));
@@ -570,9 +713,10 @@ impl Locks {
             if q.is_empty() {
                 return;
             }
+            // A priority-ordered queue is kept sorted (see `refresh`),
+            // unless an append or a priority change since is pending.
             let pick = match order {
-                Order::Fifo => 0,
-                Order::Priority => {
+                Order::Priority if self.unsorted.contains(&unit) => {
                     let mut best = 0;
                     for i in 1..q.len() {
                         if self.queue_key(q[i]) > self.queue_key(q[best]) {
@@ -581,6 +725,7 @@ impl Locks {
                     }
                     best
                 }
+                Order::Fifo | Order::Priority => 0,
             };
             let w = q[pick];
             let wt = self.threads[w]
@@ -618,29 +763,38 @@ impl Locks {
     /// Wakes the ceiling-refused requests of `scope`: any release there
     /// may lower the system ceiling, and the woken threads compete again
     /// by priority when they run.
+    /// They are named in thread order, as the kernel's dispatcher would
+    /// find them.
     fn wake_ceiling(&mut self, scope: Cpu, granted: &mut Vec<Granted>) {
-        for (x, th) in self.threads.iter_mut().enumerate() {
-            let Some(w) = &mut th.waiting else { continue };
-            let rule = &self.cfg.rules[w.resource];
-            if rule.arbitration == Arbitration::Ceiling && rule.scope == scope && !w.woken {
-                w.woken = true;
-                granted.push(Granted {
-                    thread: x,
-                    resource: w.resource,
-                    granted: false,
-                });
-            }
+        if self.ceiling_waiters[scope].is_empty() {
+            return;
         }
+        // The holders they lent to lose it.
+        self.touch_ceiling_holders(scope);
+        let mut woken = std::mem::take(&mut self.ceiling_waiters[scope]);
+        woken.sort_unstable();
+        for &x in &woken {
+            let w = self.threads[x]
+                .waiting
+                .as_mut()
+                .expect("refused thread waits");
+            w.woken = true;
+            granted.push(Granted {
+                thread: x,
+                resource: w.resource,
+                granted: false,
+            });
+        }
+        woken.clear();
+        self.ceiling_waiters[scope] = woken;
     }
 
     /// The highest ceiling among ceiling-arbitrated resources of `scope`
     /// held by threads other than `t`, with the thread holding it.
     fn ceiling_holder(&self, scope: Cpu, t: Tid) -> Option<(u64, Tid)> {
         let mut best: Option<(u64, Tid)> = None;
-        for (r, rule) in self.cfg.rules.iter().enumerate() {
-            if rule.arbitration != Arbitration::Ceiling || rule.scope != scope || rule.unit != r {
-                continue;
-            }
+        for &r in &self.ceiling_units[scope] {
+            let rule = &self.cfg.rules[r];
             for &(h, _) in &self.units[r].holders {
                 if h != t && best.is_none_or(|(c, _)| rule.ceiling > c) {
                     best = Some((rule.ceiling, h));
@@ -705,71 +859,244 @@ impl Locks {
         }
     }
 
-    /// Recomputes every effective priority: each thread's own (base, and
-    /// the rules of what it holds and waits for), then inheritance along
-    /// the blocking relation until nothing changes.
-    fn refresh(&mut self) {
-        let mut involved = std::mem::take(&mut self.involved);
-        let mut inherit = false;
-        let mut i = 0;
-        while i < involved.len() {
-            let t = involved[i];
-            let th = &self.threads[t];
-            if th.held.is_empty() && th.waiting.is_none() {
-                // Released its last section: back to base, at home.
-                self.threads[t].eff = Eff::normal(th.base, th.seq);
-                self.loc[t] = self.cfg.home[t];
-                involved.swap_remove(i);
-                continue;
-            }
-            let mut e = Eff::normal(th.base, th.seq);
-            for h in &th.held {
-                let rule: &Rule = &self.cfg.rules[h.resource];
-                e = e.max(self.hold_eff(t, rule.holding, h.resource, h.issued, h.granted));
-            }
-            if let Some(w) = &th.waiting {
-                let rule = &self.cfg.rules[w.resource];
-                e = e.max(self.hold_eff(t, rule.waiting, w.resource, w.issued, w.issued));
-                inherit |= rule.inherit;
-            }
-            self.threads[t].eff = e;
-            self.loc[t] = self.compute_location(t);
-            i += 1;
-        }
-        if inherit {
-            let mut order = std::mem::take(&mut self.order);
-            order.clear();
-            order.extend(involved.iter().copied().filter(|&t| {
-                self.threads[t]
+    /// Checks the incrementally kept state against a recomputation from
+    /// scratch: every effective priority and location (own priority, then
+    /// inheritance along the blocking relation over all threads until
+    /// nothing changes), priority-ordered queues sorted, and the lists of
+    /// ceiling-refused waiters. For tests; quadratic in the threads.
+    pub fn verify(&self) -> Result<(), String> {
+        let n = self.threads.len();
+        let mut eff: Vec<Eff> = (0..n).map(|t| self.own_eff(t)).collect();
+        for _ in 0..=n {
+            let mut changed = false;
+            for w in 0..n {
+                let inherits = self.threads[w]
                     .waiting
                     .as_ref()
-                    .is_some_and(|w| self.cfg.rules[w.resource].inherit)
-            }));
+                    .is_some_and(|x| self.cfg.rules[x.resource].inherit);
+                let Some(b) = self.blocker(w).filter(|&b| inherits && b != w) else {
+                    continue;
+                };
+                let we = eff[w];
+                if (we.tier, we.key) > (eff[b].tier, eff[b].key) {
+                    eff[b].tier = we.tier;
+                    eff[b].key = we.key;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for (t, &e) in eff.iter().enumerate() {
+            if self.threads[t].eff != e {
+                return Err(format!(
+                    "thread {t}: effective priority {:?}, from scratch {e:?}",
+                    self.threads[t].eff
+                ));
+            }
+            let loc = self.compute_location(t);
+            if self.loc[t] != loc {
+                return Err(format!(
+                    "thread {t}: on CPU {}, from scratch {loc}",
+                    self.loc[t]
+                ));
+            }
+        }
+        for (u, unit) in self.units.iter().enumerate() {
+            if self.priority_ordered(u) && !self.unsorted.contains(&u) {
+                let keys: Vec<_> = unit.queue.iter().map(|&w| self.queue_key(w)).collect();
+                if keys.windows(2).any(|k| k[0] < k[1]) {
+                    return Err(format!(
+                        "unit {u}: queue {:?} out of priority order",
+                        unit.queue
+                    ));
+                }
+            }
+        }
+        for t in 0..n {
+            let Some(w) = &self.threads[t].waiting else {
+                continue;
+            };
+            let rule = &self.cfg.rules[w.resource];
+            let listed = self.ceiling_waiters[rule.scope].contains(&t);
+            let refused = rule.arbitration == Arbitration::Ceiling && !w.woken;
+            if listed != refused {
+                return Err(format!(
+                    "thread {t}: ceiling-refused {refused}, listed {listed}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The priority `t` has of its own: its base, raised by the rules of
+    /// what it holds and of what it waits for.
+    fn own_eff(&self, t: Tid) -> Eff {
+        let th = &self.threads[t];
+        let mut e = Eff::normal(th.base, th.seq);
+        for h in &th.held {
+            let rule: &Rule = &self.cfg.rules[h.resource];
+            e = e.max(self.hold_eff(t, rule.holding, h.resource, h.issued, h.granted));
+        }
+        if let Some(w) = &th.waiting {
+            let rule = &self.cfg.rules[w.resource];
+            e = e.max(self.hold_eff(t, rule.waiting, w.resource, w.issued, w.issued));
+        }
+        e
+    }
+
+    /// The highest `(tier, key)` lent to `x` by the threads it blocks
+    /// whose rule inherits: the waiters queued on a unit it is the first
+    /// holder of (the head, where the queue is in priority order), and
+    /// the ceiling-refused waiters of a scope where it holds the system
+    /// ceiling (or their own resource).
+    fn lent_to(&self, x: Tid) -> Option<(Tier, u64)> {
+        let mut best: Option<(Tier, u64)> = None;
+        let mut lend = |w: Tid| {
+            let e = self.threads[w].eff;
+            if best.is_none_or(|b| (e.tier, e.key) > b) {
+                best = Some((e.tier, e.key));
+            }
+        };
+        let held = &self.threads[x].held;
+        for (i, h) in held.iter().enumerate() {
+            if !h.owns {
+                continue;
+            }
+            let rule = &self.cfg.rules[h.resource];
+            let u = &self.units[rule.unit];
+            if u.holders.first().is_some_and(|&(f, _)| f == x) {
+                let sorted =
+                    self.priority_ordered(rule.unit) && !self.unsorted.contains(&rule.unit);
+                for &w in &u.queue {
+                    let inherits = self.threads[w]
+                        .waiting
+                        .as_ref()
+                        .is_some_and(|ww| self.cfg.rules[ww.resource].inherit);
+                    if inherits && w != x {
+                        lend(w);
+                        if sorted {
+                            break; // the highest inheriting waiter
+                        }
+                    }
+                }
+            }
+            let scope = rule.scope;
+            let seen = held[..i].iter().any(|p| {
+                p.owns
+                    && self.cfg.rules[p.resource].arbitration == Arbitration::Ceiling
+                    && self.cfg.rules[p.resource].scope == scope
+            });
+            if rule.arbitration != Arbitration::Ceiling || seen {
+                continue;
+            }
+            for &w in &self.ceiling_waiters[scope] {
+                let inherits = self.threads[w]
+                    .waiting
+                    .as_ref()
+                    .is_some_and(|ww| self.cfg.rules[ww.resource].inherit);
+                if inherits && self.blocker(w) == Some(x) {
+                    lend(w);
+                }
+            }
+        }
+        best
+    }
+
+    /// Brings effective priorities and locations up to date after a
+    /// change. Only the dirty threads (whose own state, or whose set of
+    /// blocked waiters, changed) and the holders they lend to, along
+    /// blocking chains, can change; every other thread's priority depends
+    /// on unchanged threads alone and stays. The affected ones are reset
+    /// to their own priority, then inheritance is passed along until
+    /// nothing changes (at most one pass per link: the least fixed point,
+    /// as from scratch, even around a deadlock cycle). Queues in priority
+    /// order are re-sorted where an affected waiter sits. The result is
+    /// the same as recomputing everything ([`Locks::verify`] checks it).
+    fn refresh(&mut self) {
+        // The affected set: dirty threads and the chains above them.
+        let mut affected = std::mem::replace(&mut self.affected, Marks::new(0));
+        for i in 0..self.dirty.list.len() {
+            let mut cur = self.dirty.list[i];
+            for _ in 0..=self.threads.len() {
+                if affected.on[cur] {
+                    break;
+                }
+                affected.on[cur] = true;
+                affected.list.push(cur);
+                let inherits = self.threads[cur]
+                    .waiting
+                    .as_ref()
+                    .is_some_and(|w| !w.woken && self.cfg.rules[w.resource].inherit);
+                if !inherits {
+                    break;
+                }
+                match self.blocker(cur) {
+                    Some(b) if b != cur => cur = b,
+                    _ => break,
+                }
+            }
+        }
+        self.dirty.clear();
+        let mut before = std::mem::take(&mut self.before);
+        before.clear();
+        let mut inherit = false;
+        for &t in &affected.list {
+            before.push((self.threads[t].eff, self.loc[t]));
+            self.threads[t].eff = self.own_eff(t);
+            self.loc[t] = self.compute_location(t);
+            let th = &self.threads[t];
+            inherit |= !th.held.is_empty();
+            // A queued waiter's priority orders its queue.
+            if let Some(w) = th.waiting.as_ref().filter(|w| !w.woken) {
+                let unit = self.cfg.rules[w.resource].unit;
+                if self.priority_ordered(unit) {
+                    self.mark_unsorted(unit);
+                }
+            }
+        }
+        if inherit {
             // Inheritance is transitive; at most one pass per link of the
-            // longest chain. Blockers hold something, so they are involved.
-            for _ in 0..involved.len() {
+            // longest chain, and one more to see nothing change.
+            for _ in 0..=affected.list.len() {
                 let mut changed = false;
-                for &w in &order {
-                    let Some(b) = self.blocker(w) else { continue };
-                    let we = self.threads[w].eff;
-                    if we > self.threads[b].eff && b != w {
+                for &b in &affected.list {
+                    let Some((tier, key)) = self.lent_to(b) else {
+                        continue;
+                    };
+                    let be = &mut self.threads[b].eff;
+                    if (tier, key) > (be.tier, be.key) {
                         // The holder runs at the waiter's priority, in its
                         // own place among equals.
-                        let be = &mut self.threads[b].eff;
-                        if (we.tier, we.key) > (be.tier, be.key) {
-                            be.tier = we.tier;
-                            be.key = we.key;
-                            changed = true;
-                        }
+                        be.tier = tier;
+                        be.key = key;
+                        changed = true;
                     }
                 }
                 if !changed {
                     break;
                 }
             }
-            self.order = order;
         }
-        self.involved = involved;
+        let mut unsorted = std::mem::take(&mut self.unsorted);
+        for &u in &unsorted {
+            let mut q = std::mem::take(&mut self.units[u].queue);
+            // Stable: equal keys keep arrival order (keys are unique
+            // anyway: they end with the request's issue number).
+            q.sort_by_key(|&w| Reverse(self.queue_key(w)));
+            self.units[u].queue = q;
+        }
+        unsorted.clear();
+        self.unsorted = unsorted;
+        for (i, &t) in affected.list.iter().enumerate() {
+            if before[i] != (self.threads[t].eff, self.loc[t]) {
+                self.changed.insert(t);
+            }
+        }
+        affected.clear();
+        self.affected = affected;
+        self.before = before;
         if self.stack {
             self.system_ceiling.fill(None);
             for (r, rule) in self.cfg.rules.iter().enumerate() {

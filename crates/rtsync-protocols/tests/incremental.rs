@@ -1,9 +1,12 @@
-//! The machine keeps two things incrementally for speed: the set of threads
-//! whose priority or location can differ from base and home (only those are
-//! recomputed), and SRP's system ceiling per CPU (the start test of a job
-//! that holds nothing is one comparison). Random request/release sequences
-//! check both against references computed here from scratch, from the
-//! public state and the configuration alone.
+//! The machine keeps three things incrementally for speed: effective
+//! priorities and locations (only the threads a change can reach are
+//! recomputed; [`Locks::verify`] recomputes everything from scratch after
+//! every request, release, retry and cancellation here), the set of
+//! threads that may differ from base and home, and SRP's system ceiling
+//! per CPU (the start test of a job that holds nothing is one comparison).
+//! Random request/release sequences over random resource usage (so that
+//! ceilings differ) check them against references computed here from
+//! scratch, from the public state and the configuration alone.
 
 use proptest::prelude::*;
 use rtsync_model::{Protocol, load_str};
@@ -14,9 +17,11 @@ const THREADS: usize = 5;
 const RESOURCES: usize = 3;
 
 /// Five tasks on `cpus` CPUs (thread i on CPU i % cpus, priority 5 - i),
-/// three resources under `p`, each with `units` units (SRP only); every
-/// task may use every resource, up to all its units.
-fn system(p: Protocol, cpus: usize, units: u32) -> Locks {
+/// three resources under `p`, each with `units` units (SRP only); task i
+/// uses the resources of bit mask `uses[i]` (at least one), up to all
+/// their units, so that ceilings differ and several sections can be open
+/// at once under the ceiling protocols.
+fn system(p: Protocol, cpus: usize, units: u32, uses: &[u8]) -> Locks {
     let mut src = format!("[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n", p.name());
     for r in 0..RESOURCES {
         src += &format!("[[resource]]\nname = \"r{r}\"\n");
@@ -27,9 +32,11 @@ fn system(p: Protocol, cpus: usize, units: u32) -> Locks {
             src += &format!("sync_cpu = {}\n", cpus - 1);
         }
     }
-    for t in 0..THREADS {
+    for (t, &used) in uses.iter().enumerate().take(THREADS) {
         let n = if p == Protocol::Srp { units } else { 1 };
+        let mask = used | 1 << (t % RESOURCES);
         let body: Vec<String> = (0..RESOURCES)
+            .filter(|r| mask & 1 << r != 0)
             .map(|r| format!("{{ lock = \"r{r}\", units = {n}, hold = \"1ms\" }}"))
             .collect();
         src += &format!(
@@ -78,6 +85,9 @@ fn start_test(m: &Locks, held: &Held, t: usize) -> bool {
 }
 
 fn check(m: &Locks, held: &Held, p: Protocol) {
+    if let Err(e) = m.verify() {
+        panic!("{p}: {e}");
+    }
     for t in 0..THREADS {
         let base = Eff::normal(m.base(t), t as u64);
         assert!(m.eff(t) >= base, "{p}: t{t} below its base");
@@ -119,8 +129,8 @@ fn record_grant(held: &mut Held, t: usize, r: usize, units: u32) {
     held.stack[t].push(r);
 }
 
-fn run(p: Protocol, cpus: usize, units: u32, ops: &[(usize, usize, u32, bool)]) {
-    let mut m = system(p, cpus, units);
+fn run(p: Protocol, cpus: usize, units: u32, uses: &[u8], ops: &[(usize, usize, u32, bool)]) {
+    let mut m = system(p, cpus, units, uses);
     let mut held = Held {
         stack: vec![Vec::new(); THREADS],
         ..Held::default()
@@ -134,7 +144,12 @@ fn run(p: Protocol, cpus: usize, units: u32, ops: &[(usize, usize, u32, bool)]) 
                 record_grant(&mut held, t, r, n);
             }
         } else if m.waiting(t).is_some() {
-            continue;
+            if !release {
+                continue;
+            }
+            // It gives up (a timeout): whoever it lent to takes it back.
+            m.cancel(t).expect("a waiting thread cancels");
+            held.asked.remove(&t);
         } else if release && let Some(&inner) = held.stack[t].last() {
             let granted = m.unlock(t, inner).expect("innermost release");
             held.stack[t].pop();
@@ -180,6 +195,11 @@ fn run(p: Protocol, cpus: usize, units: u32, ops: &[(usize, usize, u32, bool)]) 
     }
 }
 
+/// Which resources each task uses (bit masks; everything, often).
+fn uses() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop_oneof![Just(7u8), 0u8..8], THREADS)
+}
+
 fn ops() -> impl Strategy<Value = Vec<(usize, usize, u32, bool)>> {
     prop::collection::vec(
         (
@@ -198,15 +218,15 @@ proptest! {
     #[test]
     fn uniprocessor_protocols(p in prop::sample::select(vec![
         Protocol::Npcs, Protocol::Pip, Protocol::Pcp, Protocol::Ipcp, Protocol::Srp,
-    ]), units in 1u32..=3, ops in ops()) {
-        run(p, 1, units, &ops);
+    ]), units in 1u32..=3, uses in uses(), ops in ops()) {
+        run(p, 1, units, &uses, &ops);
     }
 
     #[test]
     fn multiprocessor_protocols(p in prop::sample::select(vec![
         Protocol::Mpcp, Protocol::Dpcp, Protocol::FmlpS, Protocol::FmlpL,
         Protocol::Dflp, Protocol::Msrp, Protocol::Mrsp,
-    ]), ops in ops()) {
-        run(p, 2, 1, &ops);
+    ]), uses in uses(), ops in ops()) {
+        run(p, 2, 1, &uses, &ops);
     }
 }

@@ -275,3 +275,38 @@ fn a_cancelled_wait_returns_the_lent_priority_and_leaves_the_queue() {
     assert_eq!(woken.len(), 1);
     assert_eq!(woken[0].thread, 1);
 }
+
+/// PCP, one CPU: H (priority 1) holds r0, used up to priority 3; M
+/// (priority 4, above that ceiling) takes r1, whose ceiling is 5; W
+/// (priority 3) asks for r0 and is refused. It lends its 3 to H, the
+/// holder of r0 (not to M, the system ceiling's holder). M's release
+/// wakes W to compete again: woken, W blocks nobody, and H must fall back
+/// to its base at once although H itself did nothing.
+#[test]
+fn a_release_elsewhere_that_wakes_a_ceiling_waiter_takes_back_its_loan() {
+    let mut m = machine(
+        Protocol::Pcp,
+        1,
+        2,
+        &[(1, 0, &[0]), (4, 0, &[1]), (3, 0, &[0]), (5, 0, &[1])],
+    );
+    let (h, mid, w) = (0, 1, 2);
+    assert_eq!(m.lock(h, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(mid, 1, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(w, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(h).key, 3, "W lends to the holder of its resource");
+    assert_eq!(m.eff(mid).key, 4);
+    let woken = m.unlock(mid, 1).unwrap();
+    assert_eq!(woken.len(), 1);
+    assert_eq!((woken[0].thread, woken[0].granted), (w, false));
+    assert_eq!(
+        m.eff(h),
+        Eff::normal(1, h as u64),
+        "the loan ends with the wait"
+    );
+    m.verify().unwrap();
+    // W retries: r0 is still H's, so W is refused and lends again.
+    assert_eq!(m.retry(w), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(h).key, 3);
+    m.verify().unwrap();
+}

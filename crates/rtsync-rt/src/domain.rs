@@ -60,6 +60,7 @@ use crate::sys;
 use rtsync_model::{Scheduler, System};
 use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
 use std::cell::RefCell;
+use std::cmp::Reverse;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -226,6 +227,18 @@ struct State {
     /// The lock holder's own decision, carried out once it lets the lock
     /// go ([`Decision`]).
     own: Option<Decision>,
+    /// Threads whose applied priority or CPU may differ from what the
+    /// machine (or helping) says: the only ones [`Shared::apply`] visits,
+    /// so that an operation costs the same with 1 or 64 waiters.
+    pending: Vec<Tid>,
+    pending_on: Vec<bool>,
+    /// Scratch for the machine's changed threads.
+    changed: Vec<Tid>,
+    /// Ceiling-refused waiters the machine woke that are still asleep,
+    /// with their scope, and those woken here that have not retried yet
+    /// (see [`Shared::wake_next`]).
+    deferred: Vec<(Tid, usize)>,
+    signaled: Vec<(Tid, usize)>,
     seq: u64,
     /// Records with their time since the domain was made.
     log: Vec<(Duration, Record)>,
@@ -413,6 +426,11 @@ impl Domain {
             active: vec![false; n],
             lent: vec![None; n],
             own: None,
+            pending: Vec::new(),
+            pending_on: vec![false; n],
+            changed: Vec::new(),
+            deferred: Vec::new(),
+            signaled: Vec::new(),
             seq: n as u64,
             log: Vec::new(),
             made: Instant::now(),
@@ -472,6 +490,7 @@ impl Domain {
                 return Err(RtError::AlreadyBound { task: task.into() });
             }
             st.tid[t] = Some(tid);
+            st.mark(t);
             self.sh.apply(&mut st, t, Phase::Raise)?;
             self.sh.unlock(st)?;
         }
@@ -579,6 +598,15 @@ impl State {
     fn record(&mut self, r: Record) {
         self.log.push((self.made.elapsed(), r));
     }
+
+    /// Marks `t` for [`Shared::apply`] to reconcile.
+    #[inline]
+    fn mark(&mut self, t: Tid) {
+        if !self.pending_on[t] {
+            self.pending_on[t] = true;
+            self.pending.push(t);
+        }
+    }
 }
 
 impl Shared {
@@ -597,8 +625,29 @@ impl Shared {
     /// effective priority.
     fn apply(&self, st: &mut State, me: Tid, phase: Phase) -> Result<(), RtError> {
         let n = st.tid.len();
+        let mut changed = std::mem::take(&mut st.changed);
+        st.locks.take_changed(&mut changed);
+        changed.iter().for_each(|&t| st.mark(t));
+        // A sleeping woken waiter raised (it holds something a blocked
+        // thread needs) may now outrank those already woken.
+        if !st.deferred.is_empty() {
+            for &t in &changed {
+                if let Some(&(_, scope)) = st.deferred.iter().find(|d| d.0 == t) {
+                    self.wake_next(st, scope);
+                }
+            }
+        }
+        st.changed = changed;
+        let lend = if phase == Phase::Raise && self.helping {
+            // A lent holder's priority follows its spinner's as well.
+            (0..n).for_each(|t| st.mark(t));
+            self.replan(st)
+        } else {
+            Vec::new()
+        };
         if phase == Phase::Raise && self.opts.record {
-            for t in 0..n {
+            for i in 0..st.pending.len() {
+                let t = st.pending[i];
                 let e = st.locks.eff(t);
                 if e != st.shown[t] {
                     let was = st.shown[t].label(self.base[t], false);
@@ -613,67 +662,88 @@ impl Shared {
                 }
             }
         }
-        let lend = if phase == Phase::Raise && self.helping {
-            self.replan(st)
-        } else {
-            Vec::new()
-        };
-        if self.opts.realtime {
-            for t in 0..n {
-                let Some(tid) = st.tid[t] else { continue };
-                // A helping holder runs where the spinner is, at the higher
-                // of the two priorities (the spinner's CPU is its now).
-                let (eff, loc) = match st.lent[t] {
-                    Some(l) => (st.locks.eff(t).max(st.locks.eff(l.spinner)), l.cpu),
-                    None => (st.locks.eff(t), st.locks.location(t)),
-                };
-                let want = self.map.fifo(eff);
-                let cpu = self.cpu_map[loc % self.cpu_map.len()];
-                let slot = &self.slots[t];
-                let change = match (phase, st.prio[t]) {
-                    (_, None) => phase == Phase::Raise,
-                    (Phase::Raise, Some(p)) => want > p,
-                    (Phase::Lower | Phase::LowerDeferOwn, Some(p)) => want < p,
-                };
-                let prio = change.then(|| {
-                    st.prio[t] = Some(want);
-                    (want, slot.epoch.fetch_add(1, Ordering::AcqRel) + 1)
-                });
-                let moves = phase == Phase::Raise && st.cpu[t] != Some(cpu);
-                let cpu = moves.then(|| {
-                    st.cpu[t] = Some(cpu);
-                    (cpu, slot.cpu_epoch.fetch_add(1, Ordering::AcqRel) + 1)
-                });
-                let d = Decision {
-                    t,
-                    tid,
-                    prio,
-                    cpu,
-                    lower: phase != Phase::Raise,
-                };
-                if t != me {
-                    self.carry_out(d)?;
-                    continue;
-                }
-                // Raising itself never stalls the caller (it runs);
-                // moving itself or lowering itself at a release waits.
-                let (now, later) = match phase {
-                    Phase::Raise => (Decision { cpu: None, ..d }, Decision { prio: None, ..d }),
-                    Phase::LowerDeferOwn => (Decision { prio: None, ..d }, d),
-                    Phase::Lower => (d, Decision { prio: None, ..d }),
-                };
-                self.carry_out(now)?;
-                if later.prio.is_some() || later.cpu.is_some() {
-                    st.own = Some(match st.own {
-                        Some(o) => o.then(later),
-                        None => later,
-                    });
-                }
-            }
-        }
+        let mut pending = std::mem::take(&mut st.pending);
+        // In thread order, as the kernel sees the changes.
+        pending.sort_unstable();
+        let out = self.carry_out_pending(st, &pending, me, phase);
+        let on = &st.pending_on;
+        pending.retain(|&t| on[t]);
+        st.pending = pending;
+        out?;
         // The holders are in the spinners' places (or back home): a
         // spinner that lends now stops spinning, one lent back resumes.
         lend.iter().for_each(|&s| self.wake(s));
+        Ok(())
+    }
+
+    /// [`Shared::apply`]'s decisions for the threads of `pending`.
+    fn carry_out_pending(
+        &self,
+        st: &mut State,
+        pending: &[Tid],
+        me: Tid,
+        phase: Phase,
+    ) -> Result<(), RtError> {
+        for &t in pending {
+            let Some(tid) = st.tid[t].filter(|_| self.opts.realtime) else {
+                // Unbound, or nothing to carry out (not real-time).
+                st.pending_on[t] = false;
+                continue;
+            };
+            // A helping holder runs where the spinner is, at the higher
+            // of the two priorities (the spinner's CPU is its now).
+            let (eff, loc) = match st.lent[t] {
+                Some(l) => (st.locks.eff(t).max(st.locks.eff(l.spinner)), l.cpu),
+                None => (st.locks.eff(t), st.locks.location(t)),
+            };
+            let want = self.map.fifo(eff);
+            let cpu = self.cpu_map[loc % self.cpu_map.len()];
+            let slot = &self.slots[t];
+            let change = match (phase, st.prio[t]) {
+                (_, None) => phase == Phase::Raise,
+                (Phase::Raise, Some(p)) => want > p,
+                (Phase::Lower | Phase::LowerDeferOwn, Some(p)) => want < p,
+            };
+            let prio = change.then(|| {
+                st.prio[t] = Some(want);
+                (want, slot.epoch.fetch_add(1, Ordering::AcqRel) + 1)
+            });
+            let moves = phase == Phase::Raise && st.cpu[t] != Some(cpu);
+            let cpu_to = moves.then(|| {
+                st.cpu[t] = Some(cpu);
+                (cpu, slot.cpu_epoch.fetch_add(1, Ordering::AcqRel) + 1)
+            });
+            // Reconciled (or about to be, by its own decision): off the
+            // list until something changes it again.
+            if st.prio[t] == Some(want) && st.cpu[t] == Some(cpu) {
+                st.pending_on[t] = false;
+            }
+            let d = Decision {
+                t,
+                tid,
+                prio,
+                cpu: cpu_to,
+                lower: phase != Phase::Raise,
+            };
+            if t != me {
+                self.carry_out(d)?;
+                continue;
+            }
+            // Raising itself never stalls the caller (it runs);
+            // moving itself or lowering itself at a release waits.
+            let (now, later) = match phase {
+                Phase::Raise => (Decision { cpu: None, ..d }, Decision { prio: None, ..d }),
+                Phase::LowerDeferOwn => (Decision { prio: None, ..d }, d),
+                Phase::Lower => (d, Decision { prio: None, ..d }),
+            };
+            self.carry_out(now)?;
+            if later.prio.is_some() || later.cpu.is_some() {
+                st.own = Some(match st.own {
+                    Some(o) => o.then(later),
+                    None => later,
+                });
+            }
+        }
         Ok(())
     }
 
@@ -799,6 +869,48 @@ impl Shared {
         })
     }
 
+    /// Ceiling-refused waiters woken by one release (PCP, DPCP) compete
+    /// again in priority order: on their CPU the highest runs first and
+    /// retries, and a lower one could not run before it. So they are
+    /// woken one at a time, the highest first, each when the one before
+    /// it has retried, instead of all at once by the releaser: the
+    /// release wakes one thread however many wait. Wakes the highest
+    /// sleeping one of `scope` unless one woken already outranks it.
+    fn wake_next(&self, st: &mut State, scope: usize) {
+        let key = |t: Tid| (st.locks.eff(t), Reverse(t));
+        let Some(i) = (0..st.deferred.len())
+            .filter(|&i| st.deferred[i].1 == scope)
+            .max_by_key(|&i| key(st.deferred[i].0))
+        else {
+            return;
+        };
+        let top = st.deferred[i].0;
+        if st
+            .signaled
+            .iter()
+            .any(|&(x, sc)| sc == scope && key(x) > key(top))
+        {
+            return;
+        }
+        st.deferred.swap_remove(i);
+        st.signaled.push((top, scope));
+        self.wake(top);
+    }
+
+    /// `t`, a woken waiter, retries (or leaves): the next one's turn.
+    fn forget_woken(&self, st: &mut State, t: Tid) {
+        // Nearly always among the few woken (a deferred one that leaves
+        // timed out or died).
+        let scope = match st.signaled.iter().position(|d| d.0 == t) {
+            Some(i) => st.signaled.swap_remove(i).1,
+            None => match st.deferred.iter().position(|d| d.0 == t) {
+                Some(i) => st.deferred.swap_remove(i).1,
+                None => return,
+            },
+        };
+        self.wake_next(st, scope);
+    }
+
     fn wake(&self, t: Tid) {
         let w = &self.slots[t].wake;
         w.fetch_add(1, Ordering::Release);
@@ -865,6 +977,7 @@ impl Shared {
                     let raised = self.fast_raise[self.pair(x, r)];
                     if raised != 0 {
                         st.prio[x] = Some(raised);
+                        st.mark(x);
                     }
                 }
                 break;
@@ -951,6 +1064,7 @@ impl Shared {
         if raise != 0 {
             // Raised for a fast grant the gate then refused.
             st.prio[t] = Some(raise);
+            st.mark(t);
         }
         self.settle(&mut st, cpus);
         let out = self.acquire_locked(&mut st, t, r, units);
@@ -1011,7 +1125,10 @@ impl Shared {
                 return Ok(self.granted(st, t, r));
             }
             if st.locks.woken(t) {
-                // Woken to compete again (PIP, PCP, SRP: no hand-over).
+                // Woken to compete again (PIP, PCP, SRP: no hand-over);
+                // the next ceiling-woken waiter follows once this one
+                // has had its turn.
+                self.forget_woken(st, t);
                 let out = st.locks.retry(t).map_err(|e| self.refused(t, Some(r), e))?;
                 self.apply(st, t, Phase::Raise)?;
                 if out == Outcome::Granted {
@@ -1112,8 +1229,19 @@ impl Shared {
             });
         }
         self.apply(st, t, Phase::Raise)?;
+        let mut scope = None;
         for g in &woken {
-            self.wake(g.thread);
+            let rule = &st.locks.config().rules[g.resource];
+            if !g.granted && rule.arbitration == Arbitration::Ceiling {
+                let sc = rule.scope;
+                scope = Some(sc);
+                st.deferred.push((g.thread, sc));
+            } else {
+                self.wake(g.thread);
+            }
+        }
+        if let Some(scope) = scope {
+            self.wake_next(st, scope);
         }
         for x in 0..st.starting.len() {
             if st.starting[x] {
@@ -1245,6 +1373,7 @@ impl Drop for Binding {
             let mut st = self.sh.state.lock();
             self.sh.settle(&mut st, cpus);
             let _ = st.locks.cancel(self.t);
+            self.sh.forget_woken(&mut st, self.t);
             st.starting[self.t] = false;
             st.active[self.t] = false;
             st.locks.held(self.t).collect()

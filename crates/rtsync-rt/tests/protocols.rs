@@ -201,6 +201,46 @@ fn pcp_refuses_a_free_resource_below_the_system_ceiling() {
     assert_eq!(granted(&d.log()), ["L A", "M B"]);
 }
 
+/// PCP, one CPU: W1 < W2 < W3 in priority but first in thread order; L
+/// holds A and each W is refused by the ceiling. L's release wakes them to
+/// compete again, one at a time, highest first (each when the one before
+/// has retried), so the grants go in priority order, never in thread or
+/// request order, and nobody is left asleep. Without SCHED_FIFO only the
+/// wake order decides, so the test means the same there.
+#[test]
+fn pcp_waiters_woken_by_a_release_compete_highest_first() {
+    let src = r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+[[resource]]
+name = "A"
+[[task]]
+name = "W1"
+period = "100ms"
+priority = 2
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "W2"
+period = "100ms"
+priority = 3
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "W3"
+period = "100ms"
+priority = 4
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "L"
+period = "100ms"
+priority = 1
+body = [ { lock = "A", hold = "1ms" } ]
+"#;
+    let rt = realtime("pcp_waiters_woken_by_a_release_compete_highest_first");
+    let (log, _, _, _) = contend(src, rt, &["W1", "W2", "W3"]);
+    assert_eq!(granted(&log), ["L A", "W3 A", "W2 A", "W1 A"]);
+}
+
 #[test]
 fn dpcp_section_runs_on_the_synchronization_cpu() {
     if !realtime("dpcp_section_runs_on_the_synchronization_cpu") {
