@@ -629,10 +629,12 @@ impl Shared {
         st.locks.take_changed(&mut changed);
         changed.iter().for_each(|&t| st.mark(t));
         // A sleeping woken waiter raised (it holds something a blocked
-        // thread needs) may now outrank those already woken.
+        // thread needs), or one already awake lowered, may change which
+        // of them runs first.
         if !st.deferred.is_empty() {
             for &t in &changed {
-                if let Some(&(_, scope)) = st.deferred.iter().find(|d| d.0 == t) {
+                let scope = st.deferred.iter().chain(&st.signaled).find(|d| d.0 == t);
+                if let Some(&(_, scope)) = scope {
                     self.wake_next(st, scope);
                 }
             }
