@@ -870,10 +870,7 @@ impl Locks {
         for _ in 0..=n {
             let mut changed = false;
             for w in 0..n {
-                let inherits = self.threads[w]
-                    .waiting
-                    .as_ref()
-                    .is_some_and(|x| self.cfg.rules[x.resource].inherit);
+                let inherits = self.lends(w);
                 let Some(b) = self.blocker(w).filter(|&b| inherits && b != w) else {
                     continue;
                 };
@@ -946,6 +943,16 @@ impl Locks {
         e
     }
 
+    /// Whether `w` lends its priority to whoever blocks it: it waits (not
+    /// woken to retry) under a rule that inherits.
+    #[inline]
+    fn lends(&self, w: Tid) -> bool {
+        self.threads[w]
+            .waiting
+            .as_ref()
+            .is_some_and(|x| !x.woken && self.cfg.rules[x.resource].inherit)
+    }
+
     /// The highest `(tier, key)` lent to `x` by the threads it blocks
     /// whose rule inherits: the waiters queued on a unit it is the first
     /// holder of (the head, where the queue is in priority order), and
@@ -970,10 +977,7 @@ impl Locks {
                 let sorted =
                     self.priority_ordered(rule.unit) && !self.unsorted.contains(&rule.unit);
                 for &w in &u.queue {
-                    let inherits = self.threads[w]
-                        .waiting
-                        .as_ref()
-                        .is_some_and(|ww| self.cfg.rules[ww.resource].inherit);
+                    let inherits = self.lends(w);
                     if inherits && w != x {
                         lend(w);
                         if sorted {
@@ -992,10 +996,7 @@ impl Locks {
                 continue;
             }
             for &w in &self.ceiling_waiters[scope] {
-                let inherits = self.threads[w]
-                    .waiting
-                    .as_ref()
-                    .is_some_and(|ww| self.cfg.rules[ww.resource].inherit);
+                let inherits = self.lends(w);
                 if inherits && self.blocker(w) == Some(x) {
                     lend(w);
                 }
@@ -1025,10 +1026,7 @@ impl Locks {
                 }
                 affected.on[cur] = true;
                 affected.list.push(cur);
-                let inherits = self.threads[cur]
-                    .waiting
-                    .as_ref()
-                    .is_some_and(|w| !w.woken && self.cfg.rules[w.resource].inherit);
+                let inherits = self.lends(cur);
                 if !inherits {
                     break;
                 }
