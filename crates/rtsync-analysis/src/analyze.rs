@@ -232,8 +232,14 @@ fn decide(
 
 fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
     let a = fp::analyse(cx, opts.first_miss);
+    // A verdict-only run leaves the demands of tasks below the first miss
+    // uncomputed; their rows say no blocking (their response is Unbounded:
+    // not analysed).
+    let demands: Vec<crate::blocking::Demand> = (0..cx.n())
+        .map(|i| a.demands.computed(i).unwrap_or_default())
+        .collect();
     let tasks: Vec<TaskResult> = (0..cx.n())
-        .map(|i| task_row(cx, i, &a.demands[i], base[i], a.responses[i]))
+        .map(|i| task_row(cx, i, &demands[i], base[i], a.responses[i]))
         .collect();
     let mut tests = Vec::new();
     if matches!(opts.tests, TestSelection::Rta | TestSelection::All) {
@@ -260,7 +266,12 @@ fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
             detail: Some("the system is scheduled by fixed priority".into()),
         });
     }
-    tests.extend(bound_outcomes(cx, &a.demands, opts.tests));
+    if matches!(
+        opts.tests,
+        TestSelection::Ll | TestSelection::Hyperbolic | TestSelection::All
+    ) {
+        tests.extend(bound_outcomes(cx, &a.demands.into_vec(), opts.tests));
+    }
     decide(Scheduler::Fp, cx.protocol, tests, tasks)
 }
 

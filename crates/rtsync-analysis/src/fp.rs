@@ -22,14 +22,16 @@
 //! round can only raise bounds, and a bound past its deadline stops, so the
 //! iteration ends.
 
-use crate::blocking::{Demand, demands, foreign_load};
+use crate::blocking::{DemandTable, foreign_load};
 use crate::context::Cx;
 use crate::result::Response;
 use rtsync_model::{TaskId, Time};
 
 /// Per-task demand and response-time bound.
-pub struct FpAnalysis {
-    pub demands: Vec<Demand>,
+pub struct FpAnalysis<'c> {
+    /// The demands; with `first_miss`, only those of the tasks analysed
+    /// and of the tasks above them are computed.
+    pub demands: DemandTable<'c>,
     pub responses: Vec<Response>,
     /// Rounds of the system-wide fixed point.
     pub rounds: usize,
@@ -37,47 +39,82 @@ pub struct FpAnalysis {
 
 /// Runs the analysis on a partitioned system; with `first_miss`, stops at
 /// the first task whose bound passes its deadline.
-pub fn analyse(cx: &Cx, first_miss: bool) -> FpAnalysis {
-    analyse_with(cx, demands(cx), first_miss)
+pub fn analyse<'c>(cx: &'c Cx<'c>, first_miss: bool) -> FpAnalysis<'c> {
+    analyse_with(cx, DemandTable::new(cx), first_miss)
 }
 
-/// Runs the fixed point with given demands (the overhead-free analysis and
-/// tests reuse it).
-pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalysis {
+/// Runs the fixed point with the given demand table (the overhead-free
+/// analysis and tests pass demands computed elsewhere).
+///
+/// Tasks are analysed in decreasing priority order, so that in the first
+/// round every task above the one analysed already has its first bound
+/// (fewer rounds), and a verdict-only run meets a miss before it has
+/// computed the demands of the tasks below it. The order changes neither
+/// the verdict nor, when the iteration converges, the bounds: each round
+/// only raises estimates that stay below the least fixed point.
+pub fn analyse_with<'c>(
+    cx: &'c Cx<'c>,
+    demands: DemandTable<'c>,
+    first_miss: bool,
+) -> FpAnalysis<'c> {
     let n = cx.n();
+    let mut order: Vec<TaskId> = (0..n).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(cx.prio(i)), i));
     let e = Engine::new(cx, &demands);
-    // Which tasks' bounds a task's bound depends on (through jitter or
-    // agent load): only those need a new look when one of them changes.
-    let deps: Vec<Vec<TaskId>> = (0..n)
-        .map(|i| {
-            let mut d: Vec<TaskId> = e.hp[i].iter().copied().filter(|&h| e.suspends[h]).collect();
-            d.extend(e.agents(i).iter().map(|&(x, _)| x).filter(|&x| x != i));
-            d
-        })
-        .collect();
+    // Start from the job's own demand, a lower bound of the fixed point;
+    // set when a task is first looked at (as itself, interferer or agent).
+    let mut resp = vec![Time::ZERO; n];
+    let mut seen = vec![false; n];
+    let mut first_look = |x: TaskId, resp: &mut [Time]| {
+        if !seen[x] {
+            seen[x] = true;
+            resp[x] = cx.jitter[x].saturating_add(e.own(x));
+        }
+    };
     // The suspension-oblivious form needs no response times unless agents
-    // run on the CPU: compute it once where it can.
+    // run on the CPU: computed once there, at the first look.
     let no_resp = vec![Time::ZERO; n];
-    let oblivious: Vec<Option<Option<Time>>> = (0..n)
-        .map(|i| e.agents(i).is_empty().then(|| e.oblivious(i, &no_resp)))
-        .collect();
-    // Start from the job's own demand: a lower bound of the fixed point.
-    let mut resp: Vec<Time> = (0..n)
-        .map(|i| cx.jitter[i].saturating_add(e.own(i)))
-        .collect();
+    let mut oblivious: Vec<Option<Option<Time>>> = vec![None; n];
     let mut out = vec![Response::Unbounded; n];
+    // From the second round on, which tasks' bounds a task's bound depends
+    // on (through jitter or agent load): only those need a new look when
+    // one of them changes. Every demand is known by then.
+    let mut deps: Vec<Vec<TaskId>> = Vec::new();
     let mut changed = vec![true; n];
     let max_rounds = 4 * n + 8;
     let mut rounds = 0;
     loop {
         rounds += 1;
+        if rounds == 2 {
+            deps = (0..n)
+                .map(|i| {
+                    let mut d: Vec<TaskId> =
+                        e.hp[i].iter().copied().filter(|&h| e.suspends(h)).collect();
+                    d.extend(e.agents(i).iter().map(|&(x, _)| x).filter(|&x| x != i));
+                    d
+                })
+                .collect();
+        }
         let mut any = false;
         let mut now_changed = vec![false; n];
-        for i in 0..n {
+        for &i in &order {
             if rounds > 1 && !deps[i].iter().any(|&h| changed[h]) {
                 continue;
             }
-            let obl = oblivious[i].unwrap_or_else(|| e.oblivious(i, &resp));
+            if rounds == 1 {
+                first_look(i, &mut resp);
+                for &h in &e.hp[i] {
+                    first_look(h, &mut resp);
+                }
+                for &(x, _) in e.agents(i) {
+                    first_look(x, &mut resp);
+                }
+            }
+            let obl = if e.agents(i).is_empty() {
+                *oblivious[i].get_or_insert_with(|| e.oblivious(i, &no_resp))
+            } else {
+                e.oblivious(i, &resp)
+            };
             let r = e.response(i, &resp, obl);
             out[i] = r;
             if first_miss && !matches!(r, Response::Bounded(_)) {
@@ -119,6 +156,7 @@ pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalys
             break;
         }
     }
+    drop(e);
     FpAnalysis {
         demands,
         responses: out,
@@ -130,24 +168,25 @@ pub fn analyse_with(cx: &Cx, demands: Vec<Demand>, first_miss: bool) -> FpAnalys
 /// suspends, and the agents' work per CPU.
 struct Engine<'a> {
     cx: &'a Cx<'a>,
-    d: &'a [Demand],
+    d: &'a DemandTable<'a>,
     hp: Vec<Vec<TaskId>>,
-    suspends: Vec<bool>,
     foreign: Vec<Vec<(TaskId, Time)>>,
 }
 
 impl<'a> Engine<'a> {
-    fn new(cx: &'a Cx<'a>, d: &'a [Demand]) -> Engine<'a> {
+    fn new(cx: &'a Cx<'a>, d: &'a DemandTable<'a>) -> Engine<'a> {
         let n = cx.n();
         Engine {
             cx,
             d,
             hp: (0..n).map(|i| cx.interfering(i).collect()).collect(),
-            suspends: (0..n)
-                .map(|i| d[i].suspends() || cx.f.tasks[i].suspensions > 0)
-                .collect(),
             foreign: (0..cx.f.cpus).map(|c| foreign_load(cx, c)).collect(),
         }
+    }
+
+    /// Whether `h` can suspend (remote blocking or its own suspensions).
+    fn suspends(&self, h: TaskId) -> bool {
+        self.d.get(h).suspends() || self.cx.f.tasks[h].suspensions > 0
     }
 
     fn agents(&self, i: TaskId) -> &[(TaskId, Time)] {
@@ -156,7 +195,7 @@ impl<'a> Engine<'a> {
 
     /// The job's own demand: execution, spin, blocking, suspension.
     fn own(&self, i: TaskId) -> Time {
-        let d = &self.d[i];
+        let d = self.d.get(i);
         d.cpu_time()
             .saturating_add(d.local)
             .saturating_add(d.remote)
@@ -170,14 +209,15 @@ impl<'a> Engine<'a> {
 
     /// Form 2 (suspension as execution), `None` past the deadline.
     fn oblivious(&self, i: TaskId, resp: &[Time]) -> Option<Time> {
-        let (cx, d) = (self.cx, self.d);
+        let cx = self.cx;
         self.fixed_point(i, self.own(i), self.limit(i), resp, |h| {
-            let c = if self.suspends[h] {
-                d[h].cpu_time()
-                    .saturating_add(d[h].remote)
+            let d = self.d.get(h);
+            let c = if self.suspends(h) {
+                d.cpu_time()
+                    .saturating_add(d.remote)
                     .saturating_add(cx.f.tasks[h].suspension)
             } else {
-                d[h].cpu_time()
+                d.cpu_time()
             };
             (c, cx.jitter[h])
         })
@@ -186,7 +226,7 @@ impl<'a> Engine<'a> {
     /// The smaller of form 1 (suspension as jitter, from the current
     /// response estimates) and form 2 (`oblivious`, already computed).
     fn response(&self, i: TaskId, resp: &[Time], oblivious: Option<Time>) -> Response {
-        let (cx, d) = (self.cx, self.d);
+        let cx = self.cx;
         let (base, limit) = (self.own(i), self.limit(i));
         if base > limit {
             // A demand past the deadline (including the saturated "beyond
@@ -196,10 +236,10 @@ impl<'a> Engine<'a> {
         // Form 1 need not look past form 2's answer: the smaller is kept.
         let cap = oblivious.map_or(limit, |o| o.min(limit));
         let jitter_form =
-            if self.hp[i].iter().any(|&h| self.suspends[h]) || !self.agents(i).is_empty() {
+            if self.hp[i].iter().any(|&h| self.suspends(h)) || !self.agents(i).is_empty() {
                 self.fixed_point(i, base, cap, resp, |h| {
-                    let c = d[h].cpu_time();
-                    let j = if self.suspends[h] {
+                    let c = self.d.get(h).cpu_time();
+                    let j = if self.suspends(h) {
                         resp[h].saturating_sub(c).max(cx.jitter[h])
                     } else {
                         cx.jitter[h]

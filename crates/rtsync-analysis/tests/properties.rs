@@ -179,6 +179,40 @@ proptest! {
         }
     }
 
+    /// The verdict-only mode (stop at the first miss, demands computed
+    /// only as far as needed) gives the verdict of the full analysis, and
+    /// the same bounds when it finds no miss.
+    #[test]
+    fn verdict_mode_agrees_with_the_full_analysis(p in protocol(), seed in any::<u64>(), util in 0.4f64..1.1) {
+        let s = system(p, seed, 8, util, 3);
+        let full = run(&s);
+        let quick = analyze(&s, &Options { tests: TestSelection::Rta, first_miss: true, ..Options::default() })
+            .unwrap().result;
+        let rta = |r: &SystemResult| r.tests.iter().find(|o| o.test == Test::Rta || o.test == Test::EdfDemand).unwrap().verdict;
+        prop_assert_eq!(rta(&full), rta(&quick), "{}", to_toml(&s));
+        if rta(&full) == Verdict::Schedulable {
+            for (x, y) in full.tasks.iter().zip(&quick.tasks) {
+                prop_assert_eq!(x.response, y.response, "{}", &x.name);
+            }
+        }
+    }
+
+    /// The order in which a spec lists its tasks changes no bound: the
+    /// system-wide fixed point is the least one whichever task is looked
+    /// at first.
+    #[test]
+    fn task_order_changes_no_bound(p in protocol(), seed in any::<u64>(), util in 0.4f64..1.0) {
+        let s = system(p, seed, 8, util, 3);
+        let mut shuffled = s.clone();
+        shuffled.tasks.reverse();
+        let (a, b) = (run(&s), run(&shuffled));
+        for x in &a.tasks {
+            let y = b.tasks.iter().find(|y| y.name == x.name).unwrap();
+            prop_assert_eq!(x.response, y.response, "{}: {}", &x.name, to_toml(&s));
+            prop_assert_eq!(x.blocking, y.blocking, "{}", &x.name);
+        }
+    }
+
     /// Charging overheads never improves a bound.
     #[test]
     fn overheads_never_help(p in protocol(), seed in any::<u64>(), cs_ns in 0u64..5000, lock_ns in 0u64..3000) {

@@ -28,6 +28,7 @@ pub mod srp;
 
 use crate::context::Cx;
 use rtsync_model::{Cpu, Protocol, ResourceId, TaskId, Time};
+use std::cell::OnceCell;
 
 /// What a job of one task asks of the platform.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,26 +60,40 @@ impl Demand {
 /// tasks' response times: those enter through release jitter and agent
 /// load, which the engine iterates.
 pub fn demands(cx: &Cx) -> Vec<Demand> {
-    let n = cx.n();
-    let Some(p) = cx.protocol else {
-        return (0..n)
-            .map(|i| Demand {
-                exec: cx.f.tasks[i].wcet,
-                ..Demand::default()
-            })
-            .collect();
-    };
-    match p {
-        Protocol::Mpcp => {
-            let tb = mpcp::Tables::new(cx);
-            (0..n).map(|i| mpcp::demand(cx, &tb, i)).collect()
-        }
-        Protocol::Dpcp => {
-            let tb = dpcp::Tables::new(cx);
-            (0..n).map(|i| dpcp::demand(cx, &tb, i)).collect()
-        }
-        _ => {
-            let one: fn(&Cx, TaskId) -> Demand = match p {
+    DemandTable::new(cx).into_vec()
+}
+
+/// Each task's demand, computed the first time it is asked for.
+///
+/// The bounds of different tasks are independent of one another, so a
+/// verdict-only analysis that stops at the first miss computes the demands
+/// of the tasks it looked at (and of the tasks above them) and no others;
+/// in sweeps of overloaded systems that is most of the cost saved.
+pub struct DemandTable<'c> {
+    cx: &'c Cx<'c>,
+    rule: Rule,
+    cells: Vec<OnceCell<Demand>>,
+}
+
+/// How one task's demand is computed.
+enum Rule {
+    /// No protocol: the task's execution alone.
+    Plain,
+    Mpcp(mpcp::Tables),
+    Dpcp(dpcp::Tables),
+    Each(fn(&Cx, TaskId) -> Demand),
+    /// Every demand was given; nothing is computed.
+    Given,
+}
+
+impl<'c> DemandTable<'c> {
+    /// Builds the protocol's per-system tables; computes no demand yet.
+    pub fn new(cx: &'c Cx<'c>) -> DemandTable<'c> {
+        let rule = match cx.protocol {
+            None => Rule::Plain,
+            Some(Protocol::Mpcp) => Rule::Mpcp(mpcp::Tables::new(cx)),
+            Some(Protocol::Dpcp) => Rule::Dpcp(dpcp::Tables::new(cx)),
+            Some(p) => Rule::Each(match p {
                 Protocol::Npcs => npcs::demand,
                 Protocol::Pip => pip::demand,
                 Protocol::Pcp | Protocol::Ipcp => pcp::demand,
@@ -89,9 +104,51 @@ pub fn demands(cx: &Cx) -> Vec<Demand> {
                 Protocol::Msrp => msrp::demand,
                 Protocol::Mrsp => mrsp::demand,
                 Protocol::Mpcp | Protocol::Dpcp => unreachable!("handled above"),
-            };
-            (0..n).map(|i| one(cx, i)).collect()
+            }),
+        };
+        DemandTable {
+            cx,
+            rule,
+            cells: (0..cx.n()).map(|_| OnceCell::new()).collect(),
         }
+    }
+
+    /// A table of demands computed elsewhere (tests, the overhead-free
+    /// analysis).
+    pub fn given(cx: &'c Cx<'c>, demands: Vec<Demand>) -> DemandTable<'c> {
+        assert_eq!(demands.len(), cx.n(), "one demand per task");
+        DemandTable {
+            cx,
+            rule: Rule::Given,
+            cells: demands.into_iter().map(OnceCell::from).collect(),
+        }
+    }
+
+    /// The demand of task `i`, computed now if it was not before.
+    pub fn get(&self, i: TaskId) -> Demand {
+        *self.cells[i].get_or_init(|| {
+            let cx = self.cx;
+            match &self.rule {
+                Rule::Plain => Demand {
+                    exec: cx.f.tasks[i].wcet,
+                    ..Demand::default()
+                },
+                Rule::Mpcp(tb) => mpcp::demand(cx, tb, i),
+                Rule::Dpcp(tb) => dpcp::demand(cx, tb, i),
+                Rule::Each(one) => one(cx, i),
+                Rule::Given => unreachable!("every given demand is set"),
+            }
+        })
+    }
+
+    /// The demand of `i` if it has been computed.
+    pub fn computed(&self, i: TaskId) -> Option<Demand> {
+        self.cells[i].get().copied()
+    }
+
+    /// Every demand, computing those not yet asked for.
+    pub fn into_vec(self) -> Vec<Demand> {
+        (0..self.cells.len()).map(|i| self.get(i)).collect()
     }
 }
 

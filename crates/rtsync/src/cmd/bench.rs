@@ -63,6 +63,12 @@ pub struct Args {
     /// Largest number of queued waiters, powers of two up to it (locks).
     #[arg(long, default_value_t = 64)]
     pub max_waiters: usize,
+    /// Analysis: only this shape (`a` or `b`; both when absent).
+    #[arg(long, value_parser = ["a", "b"])]
+    pub shape: Option<String>,
+    /// Analysis: only this protocol (`mpcp` or `dpcp`; both when absent).
+    #[arg(long, value_parser = ["mpcp", "dpcp"])]
+    pub protocol: Option<String>,
     /// Where the locks bench writes the overhead profile that `analyze
     /// --overheads` and `simulate --overheads` read.
     #[arg(long, default_value = "overheads.toml")]
@@ -70,6 +76,7 @@ pub struct Args {
 }
 
 struct Shape {
+    key: &'static str,
     name: &'static str,
     cpus: usize,
     tasks: usize,
@@ -79,6 +86,7 @@ struct Shape {
 
 const SHAPES: [Shape; 2] = [
     Shape {
+        key: "a",
         name: "(a) m=4 n=16 U=2.0 4 res",
         cpus: 4,
         tasks: 16,
@@ -86,6 +94,7 @@ const SHAPES: [Shape; 2] = [
         resources: 4,
     },
     Shape {
+        key: "b",
         name: "(b) m=8 n=80 U=5.6 8 res",
         cpus: 8,
         tasks: 80,
@@ -160,10 +169,18 @@ pub fn run(a: Args) -> u8 {
         "threads for the parallel column: {}\n",
         rayon::current_num_threads()
     );
-    let bar = indicatif::ProgressBar::new((SHAPES.len() * 2) as u64);
+    let shapes: Vec<&Shape> = SHAPES
+        .iter()
+        .filter(|s| a.shape.as_deref().is_none_or(|k| k == s.key))
+        .collect();
+    let protocols: Vec<Protocol> = [Protocol::Mpcp, Protocol::Dpcp]
+        .into_iter()
+        .filter(|p| a.protocol.as_deref().is_none_or(|k| k == p.to_string()))
+        .collect();
+    let bar = indicatif::ProgressBar::new((shapes.len() * protocols.len()) as u64);
     let mut rows = Vec::new();
-    for shape in &SHAPES {
-        for p in [Protocol::Mpcp, Protocol::Dpcp] {
+    for shape in shapes {
+        for &p in &protocols {
             let sets = sets(shape, p, a.sets, a.seed);
             // Warm-up pass (also the verdict count).
             let ok = sets.iter().filter(|s| once(s)).count();
