@@ -22,10 +22,12 @@
 //! round can only raise bounds, and a bound past its deadline stops, so the
 //! iteration ends.
 
-use crate::blocking::{DemandTable, foreign_load};
+use crate::blocking::{DemandTable, foreign_loads};
 use crate::context::Cx;
+use crate::recurrence::{self, Term};
 use crate::result::Response;
 use rtsync_model::{TaskId, Time};
+use std::cell::RefCell;
 
 /// Per-task demand and response-time bound.
 pub struct FpAnalysis<'c> {
@@ -77,33 +79,38 @@ pub fn analyse_with<'c>(
     let mut oblivious: Vec<Option<Option<Time>>> = vec![None; n];
     let mut out = vec![Response::Unbounded; n];
     // From the second round on, which tasks' bounds a task's bound depends
-    // on (through jitter or agent load): only those need a new look when
-    // one of them changes. Every demand is known by then.
+    // on (through jitter or agent load): a task needs a new look only when
+    // one of them rose after its last look (`rose` and `looked` read one
+    // clock). In decreasing priority order, a task's interferers have
+    // their first-round bounds before it is looked at, so without agents
+    // the second round confirms and recomputes nothing. Every demand is
+    // known by then.
     let mut deps: Vec<Vec<TaskId>> = Vec::new();
-    let mut changed = vec![true; n];
+    let (mut clock, mut rose, mut looked) = (0u64, vec![0u64; n], vec![0u64; n]);
     let max_rounds = 4 * n + 8;
     let mut rounds = 0;
     loop {
         rounds += 1;
+        let round_start = clock;
         if rounds == 2 {
             deps = (0..n)
                 .map(|i| {
-                    let mut d: Vec<TaskId> =
-                        e.hp[i].iter().copied().filter(|&h| e.suspends(h)).collect();
+                    let mut d: Vec<TaskId> = e.hp(i).filter(|&h| e.suspends(h)).collect();
                     d.extend(e.agents(i).iter().map(|&(x, _)| x).filter(|&x| x != i));
                     d
                 })
                 .collect();
         }
         let mut any = false;
-        let mut now_changed = vec![false; n];
         for &i in &order {
-            if rounds > 1 && !deps[i].iter().any(|&h| changed[h]) {
+            if rounds > 1 && !deps[i].iter().any(|&h| rose[h] > looked[i]) {
                 continue;
             }
+            clock += 1;
+            looked[i] = clock;
             if rounds == 1 {
                 first_look(i, &mut resp);
-                for &h in &e.hp[i] {
+                for h in e.hp(i) {
                     first_look(h, &mut resp);
                 }
                 for &(x, _) in e.agents(i) {
@@ -138,18 +145,18 @@ pub fn analyse_with<'c>(
             };
             if v > resp[i] {
                 resp[i] = v;
-                now_changed[i] = true;
+                clock += 1;
+                rose[i] = clock;
                 any = true;
             }
         }
-        changed = now_changed;
         if !any {
             break;
         }
         if rounds >= max_rounds {
             // Not converged: the current values are not yet bounds.
             for (i, o) in out.iter_mut().enumerate() {
-                if changed[i] {
+                if rose[i] > round_start {
                     *o = Response::Unbounded;
                 }
             }
@@ -169,8 +176,13 @@ pub fn analyse_with<'c>(
 struct Engine<'a> {
     cx: &'a Cx<'a>,
     d: &'a DemandTable<'a>,
-    hp: Vec<Vec<TaskId>>,
+    /// Per task, the tasks of its CPU with equal or higher priority, itself
+    /// included (a prefix of the CPU's list, which is sorted by priority);
+    /// [`Engine::hp`] leaves the task out.
+    at_or_above: Vec<&'a [TaskId]>,
     foreign: Vec<Vec<(TaskId, Time)>>,
+    /// The terms of the recurrence being solved, kept to reuse their space.
+    scratch: RefCell<Vec<Term>>,
 }
 
 impl<'a> Engine<'a> {
@@ -179,9 +191,25 @@ impl<'a> Engine<'a> {
         Engine {
             cx,
             d,
-            hp: (0..n).map(|i| cx.interfering(i).collect()).collect(),
-            foreign: (0..cx.f.cpus).map(|c| foreign_load(cx, c)).collect(),
+            at_or_above: (0..n)
+                .map(|i| match cx.cpu(i) {
+                    Some(c) => {
+                        let list = &cx.f.on_cpu[c][..];
+                        let p = cx.prio(i);
+                        &list[..list.partition_point(|&h| cx.prio(h) >= p)]
+                    }
+                    None => &[],
+                })
+                .collect(),
+            foreign: foreign_loads(cx),
+            scratch: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The tasks that can preempt `i` on its CPU: equal or higher priority
+    /// (the same set as [`Cx::interfering`], without building a list).
+    fn hp(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
+        self.at_or_above[i].iter().copied().filter(move |&h| h != i)
     }
 
     /// Whether `h` can suspend (remote blocking or its own suspensions).
@@ -235,21 +263,20 @@ impl<'a> Engine<'a> {
         }
         // Form 1 need not look past form 2's answer: the smaller is kept.
         let cap = oblivious.map_or(limit, |o| o.min(limit));
-        let jitter_form =
-            if self.hp[i].iter().any(|&h| self.suspends(h)) || !self.agents(i).is_empty() {
-                self.fixed_point(i, base, cap, resp, |h| {
-                    let c = self.d.get(h).cpu_time();
-                    let j = if self.suspends(h) {
-                        resp[h].saturating_sub(c).max(cx.jitter[h])
-                    } else {
-                        cx.jitter[h]
-                    };
-                    (c, j)
-                })
-            } else {
-                // Nothing above suspends: both forms are the same equation.
-                oblivious
-            };
+        let jitter_form = if self.hp(i).any(|h| self.suspends(h)) || !self.agents(i).is_empty() {
+            self.fixed_point(i, base, cap, resp, |h| {
+                let c = self.d.get(h).cpu_time();
+                let j = if self.suspends(h) {
+                    resp[h].saturating_sub(c).max(cx.jitter[h])
+                } else {
+                    cx.jitter[h]
+                };
+                (c, j)
+            })
+        } else {
+            // Nothing above suspends: both forms are the same equation.
+            oblivious
+        };
         let best = match (jitter_form, oblivious) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -271,30 +298,17 @@ impl<'a> Engine<'a> {
         param: impl Fn(TaskId) -> (Time, Time),
     ) -> Option<Time> {
         let cx = self.cx;
-        let agents = self.agents(i);
-        let mut w = base;
-        loop {
-            if w > limit {
-                return None;
-            }
-            let mut next = base;
-            for &h in &self.hp[i] {
-                let (c, j) = param(h);
-                next = next.saturating_add(
-                    c.checked_mul(w.saturating_add(j).div_ceil(cx.period[h]))
-                        .unwrap_or(Time::MAX),
-                );
-            }
-            for &(x, load) in agents {
-                if x != i {
-                    let k = w.saturating_add(resp[x]).div_ceil(cx.period[x]);
-                    next = next.saturating_add(load.checked_mul(k).unwrap_or(Time::MAX));
-                }
-            }
-            if next == w {
-                return Some(w);
-            }
-            w = next;
+        let mut terms = self.scratch.borrow_mut();
+        terms.clear();
+        for h in self.hp(i) {
+            let (c, j) = param(h);
+            terms.push(Term::new(c, j, cx.period[h]));
         }
+        for &(x, load) in self.agents(i) {
+            if x != i {
+                terms.push(Term::new(load, resp[x], cx.period[x]));
+            }
+        }
+        recurrence::solve(base, limit, &mut terms)
     }
 }

@@ -14,6 +14,7 @@ pub mod fp;
 pub mod generate;
 pub mod overheads;
 pub mod partition;
+mod recurrence;
 pub mod result;
 
 pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result};

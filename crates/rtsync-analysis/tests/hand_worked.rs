@@ -227,6 +227,49 @@ fn dpcp_hand_worked() {
     assert_eq!(bounded(t1.response), Time::from_ms(6));
 }
 
+/// The agents' work on a synchronization CPU enters a hosted task's window
+/// with the requesting task's response time as jitter (`⌈(w + R_x)/T_x⌉ L_x`),
+/// so the hosted task's bound must follow R_x up even when R_x is found
+/// after it (here x is the lowest priority and is analysed last).
+/// x (CPU 1, under y: C 3, T 5) runs 1ms and one 1ms section on CPU 0:
+/// its request waits for nobody, W = 1ms; own demand 2ms;
+/// R_x: w = 2 + ceil(w/5) 3 -> 5 -> 5. a (CPU 0, C 6, T 20) suffers x's
+/// 1ms section with jitter 5: w = 6 + ceil((6 + 5)/10) 1 = 8, and
+/// ceil((8 + 5)/10) = 2 keeps it at 8. With x's first estimate (its own
+/// 2ms) a would stop at 7: not a bound.
+#[test]
+fn agent_load_follows_the_requesting_tasks_response() {
+    let r = run(&sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "r"
+sync_cpu = 0
+[[task]]
+name = "a"
+period = "20ms"
+priority = 3
+cpu = 0
+body = [ { compute = "6ms" } ]
+[[task]]
+name = "y"
+period = "5ms"
+priority = 2
+cpu = 1
+body = [ { compute = "3ms" } ]
+[[task]]
+name = "x"
+period = "10ms"
+priority = 1
+cpu = 1
+body = [ { compute = "1ms" }, { lock = "r", hold = "1ms" } ]
+"#));
+    assert_eq!(task(&r, "x").blocking.remote, Time::from_ms(1));
+    assert_eq!(bounded(task(&r, "x").response), Time::from_ms(5));
+    assert_eq!(bounded(task(&r, "a").response), Time::from_ms(8));
+}
+
 /// DFLP: FIFO, one section of every other task: t1 waits t3 2ms + t2 0.5ms
 /// and runs its own 1ms: W = 3.5ms; R = 2 + 3.5 = 5.5ms.
 #[test]

@@ -39,16 +39,28 @@ pub struct TaskFacts {
     pub requests: Vec<Request>,
 }
 
+/// What one task does with one resource, kept together so that a bound
+/// reading a pair touches one cache line.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pair {
+    /// Longest section at any nesting level.
+    cs: Time,
+    /// Longest outermost section.
+    outer_cs: Time,
+    /// Sections per job.
+    count: u32,
+    /// Most units held at once.
+    units: u32,
+}
+
 #[derive(Clone, Debug)]
 pub struct Facts {
     pub n_tasks: usize,
     pub n_resources: usize,
     pub cpus: usize,
     pub tasks: Vec<TaskFacts>,
-    max_cs: Vec<Time>,
-    max_outer_cs: Vec<Time>,
-    count: Vec<u32>,
-    max_units: Vec<u32>,
+    /// `[task * n_resources + resource]`: what a task does with a resource.
+    pairs: Vec<Pair>,
     /// Tasks that lock each resource (at any nesting level).
     pub users: Vec<Vec<TaskId>>,
     /// Highest priority among a resource's users (the PCP/IPCP ceiling).
@@ -85,29 +97,29 @@ impl Facts {
         let nr = sys.resources.len();
         let cpus = sys.platform.cpus;
         let mut tasks = Vec::with_capacity(nt);
-        let mut max_cs = vec![Time::ZERO; nt * nr];
-        let mut max_outer_cs = vec![Time::ZERO; nt * nr];
-        let mut count = vec![0u32; nt * nr];
-        let mut max_units = vec![0u32; nt * nr];
+        let mut pairs = vec![Pair::default(); nt * nr];
         let mut users = vec![Vec::new(); nr];
         let mut nesting = Vec::new();
+        let mut held = Vec::new();
         for (ti, t) in sys.tasks.iter().enumerate() {
             let mut tf = TaskFacts {
                 wcet: Time::ZERO,
                 suspension: Time::ZERO,
                 suspensions: 0,
-                requests: Vec::new(),
+                requests: Vec::with_capacity(count_sections(&t.body)),
             };
-            walk(&t.body, &mut Vec::new(), &mut tf);
+            tf.wcet = walk(&t.body, &mut held, &mut tf);
             for rq in &tf.requests {
-                let k = ti * nr + rq.resource;
-                max_cs[k] = max_cs[k].max(rq.length);
+                let p = &mut pairs[ti * nr + rq.resource];
+                p.cs = p.cs.max(rq.length);
                 if rq.is_outermost() {
-                    max_outer_cs[k] = max_outer_cs[k].max(rq.length);
+                    p.outer_cs = p.outer_cs.max(rq.length);
                 }
-                count[k] += 1;
-                max_units[k] = max_units[k].max(rq.units);
-                if !users[rq.resource].contains(&ti) {
+                p.count += 1;
+                p.units = p.units.max(rq.units);
+                // Tasks are visited in order, so a task already listed is
+                // the last one.
+                if users[rq.resource].last() != Some(&ti) {
                     users[rq.resource].push(ti);
                 }
                 for &h in &rq.held {
@@ -153,7 +165,7 @@ impl Facts {
         let level: Vec<u32> = sys
             .tasks
             .iter()
-            .map(|t| deadlines.iter().position(|&d| d == t.deadline).unwrap() as u32 + 1)
+            .map(|t| deadlines.partition_point(|&d| d > t.deadline) as u32 + 1)
             .collect();
         let level_ceiling = users
             .iter()
@@ -183,7 +195,14 @@ impl Facts {
         for r in 0..nr {
             group[r] = find(&mut group, r);
         }
-        let mut on_cpu = vec![Vec::new(); cpus];
+        let mut on_cpu: Vec<Vec<TaskId>> = vec![Vec::new(); cpus];
+        let mut per_cpu = vec![0usize; cpus];
+        for c in cpu_of.iter().flatten().filter(|&&c| c < cpus) {
+            per_cpu[*c] += 1;
+        }
+        for (list, &k) in on_cpu.iter_mut().zip(&per_cpu) {
+            list.reserve_exact(k);
+        }
         for (t, c) in cpu_of.iter().enumerate() {
             if let Some(c) = *c
                 && c < cpus
@@ -199,10 +218,7 @@ impl Facts {
             n_resources: nr,
             cpus,
             tasks,
-            max_cs,
-            max_outer_cs,
-            count,
-            max_units,
+            pairs,
             users,
             ceiling,
             local_ceiling,
@@ -221,22 +237,22 @@ impl Facts {
     /// Longest section of `task` on `res` at any nesting level (zero if none).
     #[inline]
     pub fn cs(&self, task: TaskId, res: ResourceId) -> Time {
-        self.max_cs[task * self.n_resources + res]
+        self.pairs[task * self.n_resources + res].cs
     }
     /// Longest outermost section of `task` on `res`.
     #[inline]
     pub fn outer_cs(&self, task: TaskId, res: ResourceId) -> Time {
-        self.max_outer_cs[task * self.n_resources + res]
+        self.pairs[task * self.n_resources + res].outer_cs
     }
     /// Number of sections of `task` on `res` per job.
     #[inline]
     pub fn requests(&self, task: TaskId, res: ResourceId) -> u32 {
-        self.count[task * self.n_resources + res]
+        self.pairs[task * self.n_resources + res].count
     }
     /// Largest number of units of `res` that `task` holds at once.
     #[inline]
     pub fn units(&self, task: TaskId, res: ResourceId) -> u32 {
-        self.max_units[task * self.n_resources + res]
+        self.pairs[task * self.n_resources + res].units
     }
     /// Longest outermost section of `task` (any resource).
     pub fn longest_outer_cs(&self, task: TaskId) -> Time {
@@ -247,10 +263,14 @@ impl Facts {
     }
 }
 
-fn walk(body: &[Segment], held: &mut Vec<ResourceId>, tf: &mut TaskFacts) {
+/// Records the sections of `body` in body order (outer before inner) and
+/// returns the body's execution, saturating at [`Time::MAX`] (as
+/// [`crate::system::body_execution`] reports overflow).
+fn walk(body: &[Segment], held: &mut Vec<ResourceId>, tf: &mut TaskFacts) -> Time {
+    let mut exec = Time::ZERO;
     for s in body {
         match s {
-            Segment::Compute(c) => tf.wcet = tf.wcet.saturating_add(*c),
+            Segment::Compute(c) => exec = exec.saturating_add(*c),
             Segment::Suspend(d) => {
                 tf.suspension = tf.suspension.saturating_add(*d);
                 tf.suspensions += 1;
@@ -260,17 +280,30 @@ fn walk(body: &[Segment], held: &mut Vec<ResourceId>, tf: &mut TaskFacts) {
                 units,
                 body,
             } => {
-                let length = crate::system::body_execution(body).unwrap_or(Time::MAX);
+                let k = tf.requests.len();
                 tf.requests.push(Request {
                     resource: *resource,
                     units: *units,
-                    length,
+                    length: Time::ZERO,
                     held: held.clone(),
                 });
                 held.push(*resource);
-                walk(body, held, tf);
+                let length = walk(body, held, tf);
                 held.pop();
+                tf.requests[k].length = length;
+                exec = exec.saturating_add(length);
             }
         }
     }
+    exec
+}
+
+/// Number of sections in `body`, nested ones included.
+fn count_sections(body: &[Segment]) -> usize {
+    body.iter()
+        .map(|s| match s {
+            Segment::Lock { body, .. } => 1 + count_sections(body),
+            _ => 0,
+        })
+        .sum()
 }

@@ -12,6 +12,13 @@ mod table;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// mimalloc instead of glibc's allocator: analysis sweeps build and drop
+/// small tables for every system, and glibc's consolidation of freed
+/// chunks cost them about a fifth of their time (`rtsync bench analysis`,
+/// docs/PERFORMANCE.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "rtsync",

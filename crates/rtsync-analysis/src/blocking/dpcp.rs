@@ -15,12 +15,14 @@
 //! `+ 1` counts a job released before the window that is still pending, and
 //! holds while every task meets its deadline. The job's own CPU runs only
 //! the code outside sections. Tasks hosted on a synchronization CPU suffer
-//! the agents' work as interference (see [`super::foreign_load`]).
+//! the agents' work as interference (see [`super::foreign_loads`]).
 
-use super::mpcp::fixed_point;
+use super::mpcp::beyond_deadline;
 use super::{Demand, own_sections, sync_cpu, times};
 use crate::context::Cx;
+use crate::recurrence::{self, Term};
 use rtsync_model::{Priority, ResourceId, TaskId, Time};
+use std::cell::RefCell;
 
 /// Per-system tables, computed once.
 pub struct Tables {
@@ -31,20 +33,26 @@ pub struct Tables {
     /// Per resource: its users' `(priority, running max of cs)` sorted by
     /// priority, for "longest section of a task below priority p".
     below: Vec<Vec<(Priority, Time)>>,
+    /// The terms of the recurrence being solved, kept to reuse their space.
+    scratch: RefCell<Vec<Term>>,
 }
 
 impl Tables {
     pub fn new(cx: &Cx) -> Tables {
         let f = &cx.f;
         let mut load = vec![Vec::new(); f.cpus];
+        let mut per = vec![Time::ZERO; f.cpus];
         for x in 0..cx.n() {
-            let mut per = vec![Time::ZERO; f.cpus];
+            per.fill(Time::ZERO);
             for r in 0..f.n_resources {
-                if let Some(s) = sync_cpu(cx, r) {
-                    per[s] = per[s].saturating_add(times(f.cs(x, r), f.requests(x, r) as u64));
+                let n = f.requests(x, r);
+                if n > 0
+                    && let Some(s) = sync_cpu(cx, r)
+                {
+                    per[s] = per[s].saturating_add(times(f.cs(x, r), n as u64));
                 }
             }
-            for (s, l) in per.into_iter().enumerate() {
+            for (s, &l) in per.iter().enumerate() {
                 if !l.is_zero() {
                     load[s].push((cx.prio(x), cx.period[x], l, x));
                 }
@@ -68,7 +76,11 @@ impl Tables {
                 v
             })
             .collect();
-        Tables { load, below }
+        Tables {
+            load,
+            below,
+            scratch: RefCell::new(Vec::new()),
+        }
     }
 
     /// Longest section on `r` of a task with priority strictly below `p`.
@@ -90,16 +102,17 @@ pub fn request_response(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time 
     for r in (0..f.n_resources).filter(|&r| sync_cpu(cx, r) == Some(s) && f.ceiling[r] >= pi) {
         low = low.max(tb.longest_below(r, pi));
     }
-    let high = |w: Time| {
-        let mut sum = Time::ZERO;
-        for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
-            if x != i {
-                sum = sum.saturating_add(times(load, w.div_ceil(period) + 1));
-            }
+    // Each `(⌈W / T_h⌉ + 1) · load` term puts `load` into the base.
+    let mut base = f.cs(i, q).saturating_add(low);
+    let mut terms = tb.scratch.borrow_mut();
+    terms.clear();
+    for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
+        if x != i {
+            base = base.saturating_add(load);
+            terms.push(Term::new(load, Time::ZERO, period));
         }
-        sum
-    };
-    fixed_point(f.cs(i, q).saturating_add(low), high, cx.deadline[i])
+    }
+    beyond_deadline(recurrence::solve(base, cx.deadline[i], &mut terms))
 }
 
 pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {

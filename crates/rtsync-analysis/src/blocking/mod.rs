@@ -152,31 +152,33 @@ impl<'c> DemandTable<'c> {
     }
 }
 
-/// Execution that the protocol places on `cpu` on behalf of tasks of other
-/// CPUs (agents on a synchronization CPU): `(task, per-job time)`. Tasks
-/// hosted on `cpu` suffer it as interference above every normal priority.
-pub fn foreign_load(cx: &Cx, cpu: Cpu) -> Vec<(TaskId, Time)> {
+/// Per CPU, the execution that the protocol places there on behalf of tasks
+/// of other CPUs (agents on a synchronization CPU): `(task, per-job time)`.
+/// Tasks hosted on that CPU suffer it as interference above every normal
+/// priority.
+pub fn foreign_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
     match cx.protocol {
-        Some(Protocol::Dpcp) | Some(Protocol::Dflp) => sync_cpu_load(cx, cpu),
-        _ => Vec::new(),
+        Some(Protocol::Dpcp) | Some(Protocol::Dflp) => sync_cpu_loads(cx),
+        _ => vec![Vec::new(); cx.f.cpus],
     }
 }
 
-/// Per task, the total length of its sections whose resource is
-/// synchronized on `cpu`.
-pub(crate) fn sync_cpu_load(cx: &Cx, cpu: Cpu) -> Vec<(TaskId, Time)> {
-    let mut out = Vec::new();
+/// Per CPU and task, the total length of the task's outermost sections
+/// whose resource is synchronized on that CPU (tasks without any omitted).
+pub(crate) fn sync_cpu_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
+    let mut out = vec![Vec::new(); cx.f.cpus];
+    let mut per = vec![Time::ZERO; cx.f.cpus];
     for t in 0..cx.n() {
-        let load = Time::checked_sum(
-            cx.f.tasks[t]
-                .requests
-                .iter()
-                .filter(|rq| rq.is_outermost() && sync_cpu(cx, rq.resource) == Some(cpu))
-                .map(|rq| rq.length),
-        )
-        .unwrap_or(Time::MAX);
-        if !load.is_zero() {
-            out.push((t, load));
+        per.fill(Time::ZERO);
+        for rq in cx.f.tasks[t].requests.iter().filter(|rq| rq.is_outermost()) {
+            if let Some(s) = sync_cpu(cx, rq.resource).filter(|&s| s < per.len()) {
+                per[s] = per[s].saturating_add(rq.length);
+            }
+        }
+        for (s, &load) in per.iter().enumerate() {
+            if !load.is_zero() {
+                out[s].push((t, load));
+            }
         }
     }
     out

@@ -25,7 +25,9 @@
 
 use super::{Demand, ceiling_blocking, times};
 use crate::context::Cx;
+use crate::recurrence::{self, Term};
 use rtsync_model::{ResourceId, TaskId, Time};
+use std::cell::RefCell;
 
 /// Per-system tables, computed once: every global section's length with
 /// the higher-ceiling sections its CPU can run inside it (`L'`), and each
@@ -34,6 +36,8 @@ pub struct Tables {
     gcs: Vec<Time>,
     longest_global: Vec<Time>,
     nr: usize,
+    /// The terms of the recurrence being solved, kept to reuse their space.
+    scratch: RefCell<Vec<Term>>,
 }
 
 impl Tables {
@@ -89,6 +93,7 @@ impl Tables {
             gcs,
             longest_global,
             nr,
+            scratch: RefCell::new(Vec::new()),
         }
     }
 
@@ -111,36 +116,25 @@ pub fn request_wait(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
         .map(|&x| tb.gcs_response(x, q))
         .max()
         .unwrap_or(Time::ZERO);
-    let high = |w: Time| {
-        let mut sum = Time::ZERO;
-        for &x in users {
-            if x != i && cx.prio(x) >= pi {
-                let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
-                sum = sum.saturating_add(times(c, w.div_ceil(cx.period[x]) + 1));
-            }
+    // Each `(⌈W / T_x⌉ + 1) · c` term puts `c` into the base.
+    let mut base = low;
+    let mut terms = tb.scratch.borrow_mut();
+    terms.clear();
+    for &x in users {
+        if x != i && cx.prio(x) >= pi {
+            let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
+            base = base.saturating_add(c);
+            terms.push(Term::new(c, Time::ZERO, cx.period[x]));
         }
-        sum
-    };
-    fixed_point(low, high, cx.deadline[i])
+    }
+    beyond_deadline(recurrence::solve(base, cx.deadline[i], &mut terms))
 }
 
-/// `w = base + interference(w)`, iterated from `base` (the interference
-/// terms are of the form `(⌈w / T⌉ + 1) · c`). Once `w` passes `limit` (the
-/// task's deadline) the request alone makes the task miss it, and the
-/// result is [`Time::MAX`] ("beyond the deadline"), never the partial value
-/// of the iteration, which would not be a bound.
-pub(crate) fn fixed_point(base: Time, interference: impl Fn(Time) -> Time, limit: Time) -> Time {
-    let mut w = base;
-    loop {
-        if w > limit {
-            return Time::MAX;
-        }
-        let next = base.saturating_add(interference(w));
-        if next == w {
-            return w;
-        }
-        w = next;
-    }
+/// A request wait that passes `limit` (the task's deadline) alone makes
+/// the task miss it: reported as [`Time::MAX`] ("beyond the deadline"),
+/// never a partial value of the iteration, which would not be a bound.
+pub(crate) fn beyond_deadline(w: Option<Time>) -> Time {
+    w.unwrap_or(Time::MAX)
 }
 
 pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
