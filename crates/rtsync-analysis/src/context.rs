@@ -86,19 +86,6 @@ impl<'a> Cx<'a> {
             .copied()
             .filter(move |&j| j != i && self.is_lower(j, i))
     }
-    /// Tasks on the same CPU as `i` that can preempt it: higher or equal
-    /// priority (equal priorities are served FIFO, so an equal-priority job
-    /// released earlier runs first).
-    pub fn interfering(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
-        let cpu = self.cpu(i);
-        let list: &[TaskId] = match cpu {
-            Some(c) => &self.f.on_cpu[c],
-            None => &[],
-        };
-        list.iter()
-            .copied()
-            .filter(move |&h| h != i && self.f.priority[h] >= self.f.priority[i])
-    }
     /// Number of self-suspension segments of `t`.
     pub fn suspensions(&self, t: TaskId) -> u64 {
         self.f.tasks[t].suspensions as u64

@@ -45,8 +45,8 @@ pub fn analyse<'c>(cx: &'c Cx<'c>, first_miss: bool) -> FpAnalysis<'c> {
     analyse_with(cx, DemandTable::new(cx), first_miss)
 }
 
-/// Runs the fixed point with the given demand table (the overhead-free
-/// analysis and tests pass demands computed elsewhere).
+/// Runs the fixed point over `demands`, which computes each task's demand
+/// when the analysis first needs it.
 ///
 /// Tasks are analysed in decreasing priority order, so that in the first
 /// round every task above the one analysed already has its first bound
@@ -207,7 +207,8 @@ impl<'a> Engine<'a> {
     }
 
     /// The tasks that can preempt `i` on its CPU: equal or higher priority
-    /// (the same set as [`Cx::interfering`], without building a list).
+    /// (equal priorities are served FIFO, so an equal-priority job released
+    /// earlier runs first).
     fn hp(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
         self.at_or_above[i].iter().copied().filter(move |&h| h != i)
     }

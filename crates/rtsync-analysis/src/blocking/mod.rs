@@ -82,8 +82,6 @@ enum Rule {
     Mpcp(mpcp::Tables),
     Dpcp(dpcp::Tables),
     Each(fn(&Cx, TaskId) -> Demand),
-    /// Every demand was given; nothing is computed.
-    Given,
 }
 
 impl<'c> DemandTable<'c> {
@@ -113,17 +111,6 @@ impl<'c> DemandTable<'c> {
         }
     }
 
-    /// A table of demands computed elsewhere (tests, the overhead-free
-    /// analysis).
-    pub fn given(cx: &'c Cx<'c>, demands: Vec<Demand>) -> DemandTable<'c> {
-        assert_eq!(demands.len(), cx.n(), "one demand per task");
-        DemandTable {
-            cx,
-            rule: Rule::Given,
-            cells: demands.into_iter().map(OnceCell::from).collect(),
-        }
-    }
-
     /// The demand of task `i`, computed now if it was not before.
     pub fn get(&self, i: TaskId) -> Demand {
         *self.cells[i].get_or_init(|| {
@@ -136,7 +123,6 @@ impl<'c> DemandTable<'c> {
                 Rule::Mpcp(tb) => mpcp::demand(cx, tb, i),
                 Rule::Dpcp(tb) => dpcp::demand(cx, tb, i),
                 Rule::Each(one) => one(cx, i),
-                Rule::Given => unreachable!("every given demand is set"),
             }
         })
     }
