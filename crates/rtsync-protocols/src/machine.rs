@@ -63,9 +63,93 @@ struct Waiting {
     resource: ResourceId,
     units: u32,
     issued: u64,
-    /// A ceiling-refused request woken by a release: runnable, not blocked,
-    /// to be retried.
+    /// A queued request chosen by a release without hand-off: runnable,
+    /// not blocked, to be retried.
     woken: bool,
+    /// A ceiling-refused request: its scope's wake count when it was
+    /// refused. Every release there wakes all of them at once by counting
+    /// one more wake, so a request whose count is behind is woken
+    /// ([`Locks::is_woken`]) without anyone writing to it.
+    batch: u64,
+}
+
+/// A ceiling waiter's place in its scope's lists: effective priority,
+/// then the lower thread first (as the runtime wakes them), ascending, so
+/// that the highest is last.
+type Rank = (Eff, Reverse<Tid>);
+
+/// What a ceiling waiter asks for: the resource and its units.
+type Ask = (ResourceId, u32);
+
+/// Ceiling waiters in [`Rank`] order, with a summary of what they ask
+/// for: which requests occur, and how many waiters hold something.
+#[derive(Clone, Debug, Default)]
+struct Ranked {
+    list: Vec<Rank>,
+    /// Distinct requests with their counts (few: the resources of one
+    /// scope).
+    asks: Vec<(Ask, u32)>,
+    /// Waiters holding some resource.
+    holding: u32,
+}
+
+impl Ranked {
+    fn insert(&mut self, x: Rank, ask: Ask, holds: bool) {
+        let at = self.list.partition_point(|y| *y < x);
+        self.list.insert(at, x);
+        match self.asks.iter_mut().find(|a| a.0 == ask) {
+            Some(a) => a.1 += 1,
+            None => self.asks.push((ask, 1)),
+        }
+        self.holding += u32::from(holds);
+    }
+
+    /// Removes `t` (searched from the top, where retries come from).
+    fn remove(&mut self, t: Tid, ask: Ask, holds: bool) -> bool {
+        let Some(i) = self.list.iter().rposition(|x| x.1.0 == t) else {
+            return false;
+        };
+        self.list.remove(i);
+        if let Some(a) = self.asks.iter().position(|a| a.0 == ask) {
+            self.asks[a].1 -= 1;
+            if self.asks[a].1 == 0 {
+                self.asks.swap_remove(a);
+            }
+        }
+        self.holding -= u32::from(holds);
+        true
+    }
+
+    /// Moves every entry of `other` here.
+    fn absorb(&mut self, other: &mut Ranked) {
+        if self.list.is_empty() {
+            std::mem::swap(self, other);
+            return;
+        }
+        // Two sorted runs: the stable sort merges them in one pass.
+        self.list.append(&mut other.list);
+        self.list.sort();
+        for (ask, n) in other.asks.drain(..) {
+            match self.asks.iter_mut().find(|a| a.0 == ask) {
+                Some(a) => a.1 += n,
+                None => self.asks.push((ask, n)),
+            }
+        }
+        self.holding += std::mem::take(&mut other.holding);
+    }
+}
+
+/// The ceiling waiters of one scope (PCP's CPU, DPCP's synchronization
+/// CPU).
+#[derive(Clone, Debug, Default)]
+struct CeilingWaiters {
+    /// Refused and blocked: they lend their priority to the system
+    /// ceiling's holder.
+    refused: Ranked,
+    /// Woken by a release and not yet retried (or cancelled).
+    woken: Ranked,
+    /// Releases that woke the refused so far.
+    wakes: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -139,8 +223,8 @@ pub struct Locks {
     /// Priority-ordered queues that may be out of order: a waiter was
     /// appended, or a queued waiter's priority changed.
     unsorted: Vec<usize>,
-    /// Ceiling-refused waiters (not woken) per scope, in refusal order.
-    ceiling_waiters: Vec<Vec<Tid>>,
+    /// Ceiling waiters per scope, refused and woken.
+    ceiling: Vec<CeilingWaiters>,
     /// Ceiling-arbitrated units per scope.
     ceiling_units: Vec<Vec<usize>>,
     /// Threads whose effective priority or place changed since the kernel
@@ -194,7 +278,7 @@ impl Locks {
         let n = cfg.threads();
         Locks {
             system_ceiling: vec![None; scopes],
-            ceiling_waiters: vec![Vec::new(); scopes],
+            ceiling: vec![CeilingWaiters::default(); scopes],
             ceiling_units,
             dirty: Marks::new(n),
             affected: Marks::new(n),
@@ -463,6 +547,7 @@ impl Locks {
             units,
             issued,
             woken: false,
+            batch: 0,
         });
         self.enqueue(t, r);
         self.refresh();
@@ -472,10 +557,14 @@ impl Locks {
     /// Retries `t`'s woken request (see [`Granted`]).
     pub fn retry(&mut self, t: Tid) -> Result<Outcome, LockError> {
         self.thread(t)?;
-        let Some(w) = self.threads[t].waiting.clone().filter(|w| w.woken) else {
+        let Some(w) = self.threads[t].waiting.clone().filter(|w| self.is_woken(w)) else {
             return Err(LockError::NothingToRetry { thread: t });
         };
         let rule = &self.cfg.rules[w.resource];
+        if rule.arbitration == Arbitration::Ceiling {
+            let (ask, holds) = ((w.resource, w.units), !self.threads[t].held.is_empty());
+            self.ceiling[rule.scope].woken.remove(t, ask, holds);
+        }
         let free = self.units[rule.unit].free >= w.units;
         let grant = match rule.arbitration {
             Arbitration::Ceiling => {
@@ -502,7 +591,15 @@ impl Locks {
     fn enqueue(&mut self, t: Tid, r: ResourceId) {
         let rule = &self.cfg.rules[r];
         match rule.arbitration {
-            Arbitration::Ceiling => self.ceiling_waiters[rule.scope].push(t),
+            Arbitration::Ceiling => {
+                let c = &mut self.ceiling[rule.scope];
+                let th = &mut self.threads[t];
+                let w = th.waiting.as_mut().unwrap();
+                w.batch = c.wakes;
+                let ask = (w.resource, w.units);
+                c.refused
+                    .insert((th.eff, Reverse(t)), ask, !th.held.is_empty());
+            }
             Arbitration::Queue(order) => {
                 self.units[rule.unit].queue.push(t);
                 if order == Order::Priority {
@@ -536,7 +633,7 @@ impl Locks {
     /// recomputation: a grant or release there can move the system
     /// ceiling, and with it whom those waiters lend their priority to.
     fn touch_ceiling_holders(&mut self, scope: Cpu) {
-        if self.ceiling_waiters[scope].is_empty() {
+        if self.ceiling[scope].refused.list.is_empty() {
             return;
         }
         for &u in &self.ceiling_units[scope] {
@@ -549,12 +646,112 @@ impl Locks {
     /// Whether `t` has a woken request to retry.
     #[inline]
     pub fn woken(&self, t: Tid) -> bool {
-        self.threads[t].waiting.as_ref().is_some_and(|w| w.woken)
+        self.threads[t]
+            .waiting
+            .as_ref()
+            .is_some_and(|w| self.is_woken(w))
+    }
+
+    /// Whether a request is woken: chosen from its queue without
+    /// hand-off, or refused by a ceiling before the last release of its
+    /// scope.
+    #[inline]
+    fn is_woken(&self, w: &Waiting) -> bool {
+        w.woken || {
+            let rule = &self.cfg.rules[w.resource];
+            rule.arbitration == Arbitration::Ceiling && w.batch != self.ceiling[rule.scope].wakes
+        }
+    }
+
+    /// The woken ceiling waiters of `scope` that have not retried yet,
+    /// highest effective priority first (the lower thread first among
+    /// equals).
+    pub fn ceiling_woken(&self, scope: Cpu) -> impl Iterator<Item = Tid> + '_ {
+        self.ceiling
+            .get(scope)
+            .into_iter()
+            .flat_map(|c| c.woken.list.iter().rev().map(|x| x.1.0))
+    }
+
+    /// Whether the woken ceiling waiters of `scope` all ask for the same
+    /// resource and units and hold nothing. Then, if the highest one's
+    /// retry is futile ([`Locks::retry_is_futile`]), so is every other's:
+    /// the resource is held (by one of the others, whom they all wait
+    /// for), or it is free and the highest is refused by a system ceiling
+    /// that none of them holds, which refuses the lower ones as well and
+    /// makes them wait for the same holder.
+    pub fn ceiling_woken_alike(&self, scope: Cpu) -> bool {
+        self.ceiling
+            .get(scope)
+            .is_none_or(|c| c.woken.asks.len() <= 1 && c.woken.holding == 0)
+    }
+
+    /// The number of ceiling scopes (CPUs, and synchronization CPUs).
+    pub fn scopes(&self) -> usize {
+        self.ceiling.len()
+    }
+
+    /// The scope of `t`'s woken ceiling request, if it has one.
+    pub fn ceiling_scope(&self, t: Tid) -> Option<Cpu> {
+        let w = self.threads[t].waiting.as_ref()?;
+        let rule = &self.cfg.rules[w.resource];
+        (rule.arbitration == Arbitration::Ceiling && self.is_woken(w)).then_some(rule.scope)
+    }
+
+    /// Whether retrying `t`'s woken ceiling request now would change
+    /// nothing but the request's own list: it would be refused again and
+    /// wait suspended, and whom it would wait for already runs at or above
+    /// its priority (or its rule does not inherit), so nobody's priority
+    /// would move. Until a release in its scope or a change of priority,
+    /// such a retry stays futile, so a kernel may leave the thread asleep
+    /// instead of waking it to find that out.
+    pub fn retry_is_futile(&self, t: Tid) -> bool {
+        let Some(w) = self.threads[t].waiting.as_ref() else {
+            return false;
+        };
+        let rule = &self.cfg.rules[w.resource];
+        if rule.arbitration != Arbitration::Ceiling || rule.wait != Wait::Suspend {
+            return false;
+        }
+        let e = self.threads[t].eff;
+        let free = self.units[rule.unit].free >= w.units;
+        if free && e.key > self.system_ceiling(rule.scope, t) {
+            return false;
+        }
+        if !rule.inherit {
+            return true;
+        }
+        self.blocking(t, w).is_some_and(|b| {
+            let be = self.threads[b].eff;
+            (be.tier, be.key) >= (e.tier, e.key)
+        })
     }
 
     /// Releases `r`, which must be `t`'s innermost section. Returns the
-    /// threads granted a resource as a consequence, in grant order.
+    /// threads granted a resource as a consequence, in grant order, then
+    /// the ceiling-refused ones woken (in thread order).
     pub fn unlock(&mut self, t: Tid, r: ResourceId) -> Result<Vec<Granted>, LockError> {
+        self.release(t, r, true).map(|(g, _)| g)
+    }
+
+    /// Like [`Locks::unlock`], but the ceiling-refused waiters woken are
+    /// not named one by one: the second value is the scope whose waiters
+    /// were woken, and [`Locks::ceiling_woken`] lists them. A release then
+    /// costs the same however many wait.
+    pub fn unlock_scoped(
+        &mut self,
+        t: Tid,
+        r: ResourceId,
+    ) -> Result<(Vec<Granted>, Option<Cpu>), LockError> {
+        self.release(t, r, false)
+    }
+
+    fn release(
+        &mut self,
+        t: Tid,
+        r: ResourceId,
+        named: bool,
+    ) -> Result<(Vec<Granted>, Option<Cpu>), LockError> {
         self.thread(t)?;
         let th = &self.threads[t];
         let Some(pos) = th.held.iter().rposition(|h| h.resource == r) else {
@@ -571,8 +768,13 @@ impl Locks {
             });
         }
         let h = self.threads[t].held.pop().unwrap();
+        if self.threads[t].held.is_empty() {
+            // A ceiling waiter's list counts the waiters holding something.
+            self.recount_holding(t);
+        }
         self.dirty.insert(t);
         let mut granted = Vec::new();
+        let mut woke = None;
         if h.owns {
             let rule = &self.cfg.rules[r];
             let (unit, scope, arb) = (rule.unit, rule.scope, rule.arbitration);
@@ -593,10 +795,12 @@ impl Locks {
                 }
                 Arbitration::Ceiling => {}
             }
-            self.wake_ceiling(scope, &mut granted);
+            if self.wake_ceiling(scope, named.then_some(&mut granted)) {
+                woke = Some(scope);
+            }
         }
         self.refresh();
-        Ok(granted)
+        Ok((granted, woke))
     }
 
     /// Withdraws `t`'s pending request (a kernel gives up waiting: a
@@ -612,14 +816,17 @@ impl Locks {
         let (unit, scope, arb) = (rule.unit, rule.scope, rule.arbitration);
         // Whoever it lent to is recomputed without it.
         self.dirty.insert(t);
-        if !w.woken {
+        let (ask, holds) = ((w.resource, w.units), !self.threads[t].held.is_empty());
+        if !self.is_woken(&w) {
             if let Some(&(x, _)) = self.units[unit].holders.first() {
                 self.dirty.insert(x);
             }
             if arb == Arbitration::Ceiling {
                 self.touch_ceiling_holders(scope);
-                self.ceiling_waiters[scope].retain(|&x| x != t);
+                self.ceiling[scope].refused.remove(t, ask, holds);
             }
+        } else if arb == Arbitration::Ceiling {
+            self.ceiling[scope].woken.remove(t, ask, holds);
         }
         self.units[unit].queue.retain(|&x| x != t);
         self.refresh();
@@ -762,31 +969,72 @@ impl Locks {
 
     /// Wakes the ceiling-refused requests of `scope`: any release there
     /// may lower the system ceiling, and the woken threads compete again
-    /// by priority when they run.
-    /// They are named in thread order, as the kernel's dispatcher would
-    /// find them.
-    fn wake_ceiling(&mut self, scope: Cpu, granted: &mut Vec<Granted>) {
-        if self.ceiling_waiters[scope].is_empty() {
-            return;
+    /// by priority when they run. One more wake counted marks them all
+    /// woken, and their list joins the woken list; where `named`, they
+    /// are also named in thread order, as the kernel's dispatcher would
+    /// find them. Returns whether any was woken.
+    fn wake_ceiling(&mut self, scope: Cpu, named: Option<&mut Vec<Granted>>) -> bool {
+        if self.ceiling[scope].refused.list.is_empty() {
+            return false;
         }
         // The holders they lent to lose it.
         self.touch_ceiling_holders(scope);
-        let mut woken = std::mem::take(&mut self.ceiling_waiters[scope]);
-        woken.sort_unstable();
-        for &x in &woken {
-            let w = self.threads[x]
-                .waiting
-                .as_mut()
-                .expect("refused thread waits");
-            w.woken = true;
-            granted.push(Granted {
-                thread: x,
-                resource: w.resource,
-                granted: false,
-            });
+        let c = &mut self.ceiling[scope];
+        c.wakes += 1;
+        if let Some(granted) = named {
+            let start = granted.len();
+            for &(_, Reverse(x)) in &c.refused.list {
+                let w = self.threads[x]
+                    .waiting
+                    .as_ref()
+                    .expect("refused thread waits");
+                granted.push(Granted {
+                    thread: x,
+                    resource: w.resource,
+                    granted: false,
+                });
+            }
+            granted[start..].sort_unstable_by_key(|g| g.thread);
         }
-        woken.clear();
-        self.ceiling_waiters[scope] = woken;
+        let CeilingWaiters { refused, woken, .. } = c;
+        woken.absorb(refused);
+        true
+    }
+
+    /// Ceiling waiter `t` let its last section go (the machine allows a
+    /// waiter to release; a kernel's waiter is asleep): its list no longer
+    /// counts it among those holding something.
+    fn recount_holding(&mut self, t: Tid) {
+        let Some(w) = self.threads[t].waiting.as_ref() else {
+            return;
+        };
+        let rule = &self.cfg.rules[w.resource];
+        if rule.arbitration != Arbitration::Ceiling {
+            return;
+        }
+        let woken = self.is_woken(w);
+        let c = &mut self.ceiling[rule.scope];
+        let list = if woken { &mut c.woken } else { &mut c.refused };
+        list.holding -= 1;
+    }
+
+    /// Moves ceiling waiter `t`, whose priority changed, to its new place
+    /// in its list.
+    fn rerank(&mut self, t: Tid) {
+        let Some(w) = self.threads[t].waiting.as_ref() else {
+            return;
+        };
+        let rule = &self.cfg.rules[w.resource];
+        if rule.arbitration != Arbitration::Ceiling {
+            return;
+        }
+        let woken = self.is_woken(w);
+        let (ask, holds) = ((w.resource, w.units), !self.threads[t].held.is_empty());
+        let c = &mut self.ceiling[rule.scope];
+        let list = if woken { &mut c.woken } else { &mut c.refused };
+        if list.remove(t, ask, holds) {
+            list.insert((self.threads[t].eff, Reverse(t)), ask, holds);
+        }
     }
 
     /// The highest ceiling among ceiling-arbitrated resources of `scope`
@@ -812,7 +1060,15 @@ impl Locks {
     /// resource (the longest-waiting holder of a multi-unit one), or, for
     /// a ceiling refusal, the holder of the system ceiling.
     fn blocker(&self, t: Tid) -> Option<Tid> {
-        let w = self.threads[t].waiting.as_ref().filter(|w| !w.woken)?;
+        let w = self.threads[t]
+            .waiting
+            .as_ref()
+            .filter(|w| !self.is_woken(w))?;
+        self.blocking(t, w)
+    }
+
+    /// Whom `t`'s request `w` waits for, were it refused now.
+    fn blocking(&self, t: Tid, w: &Waiting) -> Option<Tid> {
         let rule = &self.cfg.rules[w.resource];
         if let Some(&(h, _)) = self.units[rule.unit].holders.first() {
             return Some(h);
@@ -916,12 +1172,68 @@ impl Locks {
                 continue;
             };
             let rule = &self.cfg.rules[w.resource];
-            let listed = self.ceiling_waiters[rule.scope].contains(&t);
-            let refused = rule.arbitration == Arbitration::Ceiling && !w.woken;
-            if listed != refused {
-                return Err(format!(
-                    "thread {t}: ceiling-refused {refused}, listed {listed}"
-                ));
+            let ceiling = rule.arbitration == Arbitration::Ceiling;
+            let woken = self.is_woken(w);
+            let c = &self.ceiling[rule.scope];
+            let rank = (self.threads[t].eff, Reverse(t));
+            for (name, list, on) in [
+                ("refused", &c.refused.list, ceiling && !woken),
+                ("woken", &c.woken.list, ceiling && woken),
+            ] {
+                let listed = list.iter().find(|x| x.1.0 == t);
+                if listed.is_some() != on {
+                    return Err(format!(
+                        "thread {t}: ceiling-{name} {on}, listed {}",
+                        listed.is_some()
+                    ));
+                }
+                if listed.is_some_and(|x| *x != rank) {
+                    return Err(format!(
+                        "thread {t}: listed as {listed:?} among the ceiling-{name}, ranks {rank:?}"
+                    ));
+                }
+            }
+        }
+        for (scope, c) in self.ceiling.iter().enumerate() {
+            for (name, ranked) in [("refused", &c.refused), ("woken", &c.woken)] {
+                let list = &ranked.list;
+                let mut asks: Vec<(Ask, u32)> = Vec::new();
+                let mut holding = 0;
+                for &(_, Reverse(t)) in list {
+                    if let Some(w) = &self.threads[t].waiting {
+                        match asks.iter_mut().find(|a| a.0 == (w.resource, w.units)) {
+                            Some(a) => a.1 += 1,
+                            None => asks.push(((w.resource, w.units), 1)),
+                        }
+                    }
+                    holding += u32::from(!self.threads[t].held.is_empty());
+                }
+                let mut kept = ranked.asks.clone();
+                kept.sort_unstable();
+                asks.sort_unstable();
+                if (kept, ranked.holding) != (asks.clone(), holding) {
+                    return Err(format!(
+                        "scope {scope}: ceiling-{name} summary {:?} holding {}, from scratch {asks:?} holding {holding}",
+                        ranked.asks, ranked.holding
+                    ));
+                }
+                if list.windows(2).any(|x| x[0] >= x[1]) {
+                    return Err(format!(
+                        "scope {scope}: ceiling-{name} {list:?} out of order"
+                    ));
+                }
+                let wrong = list.iter().find(|x| {
+                    let t = x.1.0;
+                    self.threads[t].waiting.as_ref().is_none_or(|w| {
+                        self.cfg.rules[w.resource].scope != scope
+                            || self.is_woken(w) != (name == "woken")
+                    })
+                });
+                if let Some(x) = wrong {
+                    return Err(format!(
+                        "scope {scope}: {x:?} listed among the ceiling-{name}"
+                    ));
+                }
             }
         }
         Ok(())
@@ -950,7 +1262,7 @@ impl Locks {
         self.threads[w]
             .waiting
             .as_ref()
-            .is_some_and(|x| !x.woken && self.cfg.rules[x.resource].inherit)
+            .is_some_and(|x| !self.is_woken(x) && self.cfg.rules[x.resource].inherit)
     }
 
     /// The highest `(tier, key)` lent to `x` by the threads it blocks
@@ -995,7 +1307,7 @@ impl Locks {
             if rule.arbitration != Arbitration::Ceiling || seen {
                 continue;
             }
-            for &w in &self.ceiling_waiters[scope] {
+            for &(_, Reverse(w)) in &self.ceiling[scope].refused.list {
                 let inherits = self.lends(w);
                 if inherits && self.blocker(w) == Some(x) {
                     lend(w);
@@ -1047,7 +1359,7 @@ impl Locks {
             let th = &self.threads[t];
             inherit |= !th.held.is_empty();
             // A queued waiter's priority orders its queue.
-            if let Some(w) = th.waiting.as_ref().filter(|w| !w.woken) {
+            if let Some(w) = th.waiting.as_ref().filter(|w| !self.is_woken(w)) {
                 let unit = self.cfg.rules[w.resource].unit;
                 if self.priority_ordered(unit) {
                     self.mark_unsorted(unit);
@@ -1090,6 +1402,9 @@ impl Locks {
         for (i, &t) in affected.list.iter().enumerate() {
             if before[i] != (self.threads[t].eff, self.loc[t]) {
                 self.changed.insert(t);
+                if before[i].0 != self.threads[t].eff {
+                    self.rerank(t);
+                }
             }
         }
         affected.clear();

@@ -88,6 +88,33 @@ fn check(m: &Locks, held: &Held, p: Protocol) {
     if let Err(e) = m.verify() {
         panic!("{p}: {e}");
     }
+    // Where the woken ceiling waiters of a scope are alike and the
+    // highest one's retry is futile, every one's is: each retried alone
+    // is refused and moves no priority.
+    for scope in 0..m.config().cpus {
+        let woken: Vec<_> = m.ceiling_woken(scope).collect();
+        let Some(&top) = woken.first() else {
+            continue;
+        };
+        if !(m.ceiling_woken_alike(scope) && m.retry_is_futile(top)) {
+            continue;
+        }
+        for &x in &woken {
+            let mut alone = m.clone();
+            assert_eq!(
+                alone.retry(x),
+                Ok(Outcome::Wait { spin: false }),
+                "{p}: t{x} below futile t{top} would be granted"
+            );
+            for y in 0..THREADS {
+                assert_eq!(
+                    (alone.eff(y), alone.location(y)),
+                    (m.eff(y), m.location(y)),
+                    "{p}: t{x}'s retry below futile t{top} moves t{y}"
+                );
+            }
+        }
+    }
     for t in 0..THREADS {
         let base = Eff::normal(m.base(t), t as u64);
         assert!(m.eff(t) >= base, "{p}: t{t} below its base");
@@ -139,7 +166,21 @@ fn run(p: Protocol, cpus: usize, units: u32, uses: &[u8], ops: &[(usize, usize, 
     for &(t, r, n, release) in ops {
         let n = n.clamp(1, m.config().units[r]);
         if m.woken(t) {
-            if let Ok(Outcome::Granted) = m.retry(t) {
+            // A retry said to be futile is refused and moves no priority
+            // and no thread.
+            let futile = m.retry_is_futile(t);
+            let was: Vec<_> = (0..THREADS).map(|x| (m.eff(x), m.location(x))).collect();
+            let out = m.retry(t);
+            if futile {
+                assert_eq!(
+                    out,
+                    Ok(Outcome::Wait { spin: false }),
+                    "{p}: futile retry of t{t}"
+                );
+                let now: Vec<_> = (0..THREADS).map(|x| (m.eff(x), m.location(x))).collect();
+                assert_eq!(was, now, "{p}: a futile retry of t{t} moved priorities");
+            }
+            if let Ok(Outcome::Granted) = out {
                 let (r, n) = held.asked.remove(&t).unwrap();
                 record_grant(&mut held, t, r, n);
             }
@@ -151,7 +192,47 @@ fn run(p: Protocol, cpus: usize, units: u32, uses: &[u8], ops: &[(usize, usize, 
             m.cancel(t).expect("a waiting thread cancels");
             held.asked.remove(&t);
         } else if release && let Some(&inner) = held.stack[t].last() {
-            let granted = m.unlock(t, inner).expect("innermost release");
+            // Named one by one, or as a scope: the same release.
+            let mut named = m.clone();
+            let granted = named.unlock(t, inner).expect("innermost release");
+            let (handed, woke) = m.unlock_scoped(t, inner).expect("innermost release");
+            let ceiling_woken: Vec<_> = granted
+                .iter()
+                .filter(|g| !g.granted && m.ceiling_scope(g.thread).is_some())
+                .map(|g| g.thread)
+                .collect();
+            assert_eq!(
+                handed,
+                granted
+                    .iter()
+                    .filter(|g| !ceiling_woken.contains(&g.thread))
+                    .copied()
+                    .collect::<Vec<_>>(),
+                "{p}: hand-offs differ between the two forms of release"
+            );
+            match woke {
+                None => assert!(
+                    ceiling_woken.is_empty(),
+                    "{p}: woken ceiling waiters, no scope"
+                ),
+                Some(scope) => {
+                    let listed: Vec<_> = m.ceiling_woken(scope).collect();
+                    assert!(!ceiling_woken.is_empty(), "{p}: a scope woke nobody");
+                    for x in &ceiling_woken {
+                        assert!(
+                            listed.contains(x),
+                            "{p}: t{x} named woken, not listed in {listed:?}"
+                        );
+                    }
+                }
+            }
+            for x in 0..THREADS {
+                assert_eq!(
+                    (named.eff(x), named.woken(x), named.waiting(x)),
+                    (m.eff(x), m.woken(x), m.waiting(x)),
+                    "{p}: t{x} differs between the two forms of release"
+                );
+            }
             held.stack[t].pop();
             held.units.remove(&(t, inner));
             for g in granted.into_iter().filter(|g| g.granted) {

@@ -310,3 +310,69 @@ fn a_release_elsewhere_that_wakes_a_ceiling_waiter_takes_back_its_loan() {
     assert_eq!(m.eff(h).key, 3);
     m.verify().unwrap();
 }
+
+/// A release wakes every ceiling-refused waiter of its CPU at once; a
+/// woken waiter whose retry would only be refused again, lending to a
+/// thread already at or above it, may be left asleep. Below such a
+/// waiter, another may still need its turn: here `x` waits for a resource
+/// held by `c`, who runs below `x` once `x` no longer lends to it, so
+/// the woken waiters are not alike, and `x`'s retry is not futile.
+#[test]
+fn a_futile_top_ceiling_waiter_does_not_speak_for_unlike_ones_below() {
+    // b (5) uses r0, r2; t (4) uses r0; x (3) uses r1; c (1) uses r1.
+    let (b, t, x, c) = (0, 1, 2, 3);
+    let mut m = machine(
+        Protocol::Pcp,
+        1,
+        3,
+        &[(5, 0, &[0, 2]), (4, 0, &[0]), (3, 0, &[1]), (1, 0, &[1])],
+    );
+    assert_eq!(m.lock(c, 1, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(b, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(b, 2, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(t, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.lock(x, 1, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(c).key, 3, "c inherits x's priority");
+    let (handed, woke) = m.unlock_scoped(b, 2).unwrap();
+    assert!(handed.is_empty());
+    assert_eq!(woke, Some(0));
+    assert!(m.woken(t) && m.woken(x));
+    assert_eq!(m.ceiling_woken(0).collect::<Vec<_>>(), vec![t, x]);
+    assert_eq!(m.eff(c).key, 1, "woken, x lends nothing");
+    assert!(m.retry_is_futile(t), "t would wait again for b, above it");
+    assert!(!m.retry_is_futile(x), "x would lend to c, below it");
+    assert!(!m.ceiling_woken_alike(0));
+    assert_eq!(m.retry(x), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(c).key, 3, "x's retry made c inherit again");
+    m.verify().unwrap();
+}
+
+/// The same, with every woken waiter asking for what the top one asks
+/// for and holding nothing: alike, and all futile with the top.
+#[test]
+fn alike_ceiling_waiters_are_futile_with_the_top_one() {
+    let (b, t, x) = (0, 1, 2);
+    let mut m = machine(
+        Protocol::Pcp,
+        1,
+        3,
+        &[(5, 0, &[0, 2]), (4, 0, &[0]), (3, 0, &[0])],
+    );
+    assert_eq!(m.lock(b, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(b, 2, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(x, 0, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.lock(t, 0, 1), Ok(Outcome::Wait { spin: false }));
+    let (_, woke) = m.unlock_scoped(b, 2).unwrap();
+    assert_eq!(woke, Some(0));
+    // Highest first, whatever the order of their requests.
+    assert_eq!(m.ceiling_woken(0).collect::<Vec<_>>(), vec![t, x]);
+    assert!(m.ceiling_woken_alike(0));
+    assert!(m.retry_is_futile(t) && m.retry_is_futile(x));
+    // Once b lets r0 go, the top one would be granted.
+    m.unlock_scoped(b, 0).unwrap();
+    assert!(!m.retry_is_futile(t));
+    assert_eq!(m.retry(t), Ok(Outcome::Granted));
+    // Now x would wait for t, above it.
+    assert!(m.retry_is_futile(x));
+    m.verify().unwrap();
+}

@@ -60,7 +60,6 @@ use crate::sys;
 use rtsync_model::{Scheduler, System};
 use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
 use std::cell::RefCell;
-use std::cmp::Reverse;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -234,10 +233,8 @@ struct State {
     pending_on: Vec<bool>,
     /// Scratch for the machine's changed threads.
     changed: Vec<Tid>,
-    /// Ceiling-refused waiters the machine woke that are still asleep,
-    /// with their scope, and those woken here that have not retried yet
-    /// (see [`Shared::wake_next`]).
-    deferred: Vec<(Tid, usize)>,
+    /// Ceiling waiters the machine woke that were woken here and have not
+    /// retried yet, with their scope (see [`Shared::wake_next`]).
     signaled: Vec<(Tid, usize)>,
     seq: u64,
     /// Records with their time since the domain was made.
@@ -429,7 +426,6 @@ impl Domain {
             pending: Vec::new(),
             pending_on: vec![false; n],
             changed: Vec::new(),
-            deferred: Vec::new(),
             signaled: Vec::new(),
             seq: n as u64,
             log: Vec::new(),
@@ -628,16 +624,10 @@ impl Shared {
         let mut changed = std::mem::take(&mut st.changed);
         st.locks.take_changed(&mut changed);
         changed.iter().for_each(|&t| st.mark(t));
-        // A sleeping woken waiter raised (it holds something a blocked
-        // thread needs), or one already awake lowered, may change which
-        // of them runs first.
-        if !st.deferred.is_empty() {
-            for &t in &changed {
-                let scope = st.deferred.iter().chain(&st.signaled).find(|d| d.0 == t);
-                if let Some(&(_, scope)) = scope {
-                    self.wake_next(st, scope);
-                }
-            }
+        // Any change of priority may change which woken ceiling waiter
+        // runs first, or make a futile retry useful (see `wake_next`).
+        if phase == Phase::Raise && !changed.is_empty() {
+            self.wake_all_next(st);
         }
         st.changed = changed;
         let lend = if phase == Phase::Raise && self.helping {
@@ -876,41 +866,56 @@ impl Shared {
     /// retries, and a lower one could not run before it. So they are
     /// woken one at a time, the highest first, each when the one before
     /// it has retried, instead of all at once by the releaser: the
-    /// release wakes one thread however many wait. Wakes the highest
-    /// sleeping one of `scope` unless one woken already outranks it.
+    /// release wakes one thread however many wait. The machine keeps them
+    /// in that order ([`Locks::ceiling_woken`]).
+    ///
+    /// One whose retry is futile now ([`Locks::retry_is_futile`]: it
+    /// would be refused and lend nothing) is left asleep: it stays so
+    /// until a release in its scope or a change of priority, and both
+    /// call here again. Below a futile one the others are futile too
+    /// where they are alike ([`Locks::ceiling_woken_alike`]: the common
+    /// case, and what makes a hand-off cost the same with 1 or 64
+    /// waiters); otherwise the next one is looked at.
     fn wake_next(&self, st: &mut State, scope: usize) {
-        let key = |t: Tid| (st.locks.eff(t), Reverse(t));
-        let Some(i) = (0..st.deferred.len())
-            .filter(|&i| st.deferred[i].1 == scope)
-            .max_by_key(|&i| key(st.deferred[i].0))
-        else {
-            return;
-        };
-        let top = st.deferred[i].0;
-        if st
-            .signaled
-            .iter()
-            .any(|&(x, sc)| sc == scope && key(x) > key(top))
-        {
-            return;
+        let alike = st.locks.ceiling_woken_alike(scope);
+        let mut next = None;
+        for x in st.locks.ceiling_woken(scope) {
+            if st.signaled.iter().any(|&(y, _)| y == x) {
+                // It outranks every one below, and runs first.
+                return;
+            }
+            if !st.locks.retry_is_futile(x) {
+                next = Some(x);
+                break;
+            }
+            if alike {
+                return;
+            }
         }
-        st.deferred.swap_remove(i);
-        st.signaled.push((top, scope));
-        self.wake(top);
+        if let Some(x) = next {
+            st.signaled.push((x, scope));
+            self.wake(x);
+        }
     }
 
-    /// `t`, a woken waiter, retries (or leaves): the next one's turn.
-    fn forget_woken(&self, st: &mut State, t: Tid) {
-        // Nearly always among the few woken (a deferred one that leaves
-        // timed out or died).
-        let scope = match st.signaled.iter().position(|d| d.0 == t) {
-            Some(i) => st.signaled.swap_remove(i).1,
-            None => match st.deferred.iter().position(|d| d.0 == t) {
-                Some(i) => st.deferred.swap_remove(i).1,
-                None => return,
-            },
-        };
-        self.wake_next(st, scope);
+    /// [`Shared::wake_next`] for every scope with woken ceiling waiters.
+    fn wake_all_next(&self, st: &mut State) {
+        for scope in 0..st.locks.scopes() {
+            if st.locks.ceiling_woken(scope).next().is_some() {
+                self.wake_next(st, scope);
+            }
+        }
+    }
+
+    /// `t`, a woken waiter, leaves the woken ones (it retried, gave up or
+    /// died): the next one's turn.
+    fn forget_woken(&self, st: &mut State, t: Tid, scope: Option<usize>) {
+        if let Some(i) = st.signaled.iter().position(|d| d.0 == t) {
+            st.signaled.swap_remove(i);
+        }
+        if let Some(scope) = scope {
+            self.wake_next(st, scope);
+        }
     }
 
     fn wake(&self, t: Tid) {
@@ -1130,8 +1135,10 @@ impl Shared {
                 // Woken to compete again (PIP, PCP, SRP: no hand-over);
                 // the next ceiling-woken waiter follows once this one
                 // has had its turn.
-                self.forget_woken(st, t);
-                let out = st.locks.retry(t).map_err(|e| self.refused(t, Some(r), e))?;
+                let scope = st.locks.ceiling_scope(t);
+                let out = st.locks.retry(t).map_err(|e| self.refused(t, Some(r), e));
+                self.forget_woken(st, t, scope);
+                let out = out?;
                 self.apply(st, t, Phase::Raise)?;
                 if out == Outcome::Granted {
                     return Ok(self.granted(st, t, r));
@@ -1217,9 +1224,9 @@ impl Shared {
         r: usize,
         inconsistent: Option<bool>,
     ) -> Result<(), RtError> {
-        let woken = st
+        let (handed, _) = st
             .locks
-            .unlock(t, r)
+            .unlock_scoped(t, r)
             .map_err(|e| self.refused(t, Some(r), e))?;
         if let Some(m) = inconsistent {
             self.inconsistent[r].store(m, Ordering::Relaxed);
@@ -1231,20 +1238,13 @@ impl Shared {
             });
         }
         self.apply(st, t, Phase::Raise)?;
-        let mut scope = None;
-        for g in &woken {
-            let rule = &st.locks.config().rules[g.resource];
-            if !g.granted && rule.arbitration == Arbitration::Ceiling {
-                let sc = rule.scope;
-                scope = Some(sc);
-                st.deferred.push((g.thread, sc));
-            } else {
-                self.wake(g.thread);
-            }
+        for g in &handed {
+            self.wake(g.thread);
         }
-        if let Some(scope) = scope {
-            self.wake_next(st, scope);
-        }
+        // The release may let a woken ceiling waiter of its scope through,
+        // those it woke now or earlier ones left asleep.
+        let scope = st.locks.config().rules[r].scope;
+        self.wake_next(st, scope);
         for x in 0..st.starting.len() {
             if st.starting[x] {
                 self.wake(x);
@@ -1374,8 +1374,9 @@ impl Drop for Binding {
         let held: Vec<usize> = {
             let mut st = self.sh.state.lock();
             self.sh.settle(&mut st, cpus);
+            let scope = st.locks.ceiling_scope(self.t);
             let _ = st.locks.cancel(self.t);
-            self.sh.forget_woken(&mut st, self.t);
+            self.sh.forget_woken(&mut st, self.t, scope);
             st.starting[self.t] = false;
             st.active[self.t] = false;
             st.locks.held(self.t).collect()

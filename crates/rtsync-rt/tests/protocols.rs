@@ -625,3 +625,107 @@ body = [ { lock = "A", hold = "1ms" } ]
     assert_eq!(fast, 1);
     assert_eq!(d.waiting(h), None);
 }
+
+/// A release wakes every ceiling-refused waiter of its CPU; the runtime
+/// leaves asleep one whose retry would be futile (refused again, lending
+/// to a thread at or above it), and need not look below it when the
+/// others ask for the same and hold nothing. Here they are not alike:
+/// `T` waits for `r0`, held by `B` above it (futile), while `X` waits for
+/// `r1`, held by `C` below it. `X` must still be woken to retry, so that
+/// `C` inherits its priority again (logic domain: the machine's
+/// priorities, recorded; no real-time threads needed).
+#[test]
+fn a_woken_ceiling_waiter_below_a_futile_one_still_retries_and_lends() {
+    let src = r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+[[resource]]
+name = "r0"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "B"
+period = "100ms"
+priority = 5
+body = [ { lock = "r0", body = [ { lock = "r2", hold = "1ms" } ] } ]
+[[task]]
+name = "T"
+period = "100ms"
+priority = 4
+body = [ { lock = "r0", hold = "1ms" } ]
+[[task]]
+name = "X"
+period = "100ms"
+priority = 3
+body = [ { lock = "r1", hold = "1ms" } ]
+[[task]]
+name = "C"
+period = "100ms"
+priority = 1
+body = [ { lock = "r1", hold = "1ms" } ]
+"#;
+    let d = domain(src, false, &[0]);
+    let r = |n: &str| d.resource(n).unwrap();
+    let (r0, r1, r2) = (r("r0"), r("r1"), r("r2"));
+    let task = |n: &str| d.task(n).unwrap();
+    let (t, x, c) = (task("T"), task("X"), task("C"));
+    // A holder thread: takes `rs` in order, then releases them innermost
+    // first, one per message.
+    let holder = |name: &'static str, rs: Vec<usize>| {
+        let (go, wait) = channel::<()>();
+        let (done, taken) = channel::<()>();
+        let d = d.clone();
+        let h = std::thread::spawn(move || {
+            let b = d.bind(name).unwrap();
+            for &r in &rs {
+                b.lock(r, 1).unwrap();
+            }
+            done.send(()).unwrap();
+            for &r in rs.iter().rev() {
+                wait.recv().unwrap();
+                b.unlock(r).unwrap();
+            }
+        });
+        taken.recv().unwrap();
+        (go, h)
+    };
+    let waiter = |name: &'static str, r: usize| {
+        let d = d.clone();
+        std::thread::spawn(move || {
+            let b = d.bind(name).unwrap();
+            b.lock(r, 1).unwrap();
+            b.unlock(r).unwrap();
+        })
+    };
+    let (release_c, hc) = holder("C", vec![r1]);
+    let (release_b, hb) = holder("B", vec![r0, r2]);
+    let ht = waiter("T", r0);
+    let hx = waiter("X", r1);
+    wait_until("T and X wait", || {
+        d.waiting(t).is_some() && d.waiting(x).is_some()
+    });
+    assert_eq!(d.eff(c).key, 3, "C inherits X's priority");
+    let raised = |d: &rtsync_rt::Domain| {
+        d.log()
+            .iter()
+            .filter(
+                |r| matches!(r, Record::Priority { task, label } if task == "C" && label == "3"),
+            )
+            .count()
+    };
+    assert_eq!(raised(&d), 1);
+    // B lets r2 go: T and X are woken; X retries, is refused, lends again.
+    release_b.send(()).unwrap();
+    wait_until("C inherits X's priority again", || raised(&d) == 2);
+    assert_eq!(d.eff(c).key, 3);
+    // Everything drains.
+    release_c.send(()).unwrap();
+    release_b.send(()).unwrap();
+    for h in [hc, hb, ht, hx] {
+        h.join().unwrap();
+    }
+    assert!(d.waiting(t).is_none() && d.waiting(x).is_none());
+}
