@@ -531,10 +531,7 @@ impl Locks {
             Arbitration::Queue(_) | Arbitration::Stack => {
                 self.units[unit].free >= units && self.units[unit].queue.is_empty()
             }
-            Arbitration::Ceiling => {
-                self.units[unit].free >= units
-                    && self.threads[t].eff.key > self.system_ceiling(rule.scope, t)
-            }
+            Arbitration::Ceiling => self.ceiling_admits(t, r, units),
         };
         if grant {
             self.take(t, r, units, issued);
@@ -560,17 +557,13 @@ impl Locks {
         let Some(w) = self.threads[t].waiting.clone().filter(|w| self.is_woken(w)) else {
             return Err(LockError::NothingToRetry { thread: t });
         };
-        let rule = &self.cfg.rules[w.resource];
-        if rule.arbitration == Arbitration::Ceiling {
-            let (ask, holds) = ((w.resource, w.units), !self.threads[t].held.is_empty());
-            self.ceiling[rule.scope].woken.remove(t, ask, holds);
+        if let Some((woken, ask, holds)) = self.ranked_of(t) {
+            woken.remove(t, ask, holds);
         }
-        let free = self.units[rule.unit].free >= w.units;
+        let rule = &self.cfg.rules[w.resource];
         let grant = match rule.arbitration {
-            Arbitration::Ceiling => {
-                free && self.threads[t].eff.key > self.system_ceiling(rule.scope, t)
-            }
-            Arbitration::Queue(_) | Arbitration::Stack => free,
+            Arbitration::Ceiling => self.ceiling_admits(t, w.resource, w.units),
+            Arbitration::Queue(_) | Arbitration::Stack => self.units[rule.unit].free >= w.units,
         };
         self.dirty.insert(t);
         if grant {
@@ -713,11 +706,10 @@ impl Locks {
         if rule.arbitration != Arbitration::Ceiling || rule.wait != Wait::Suspend {
             return false;
         }
-        let e = self.threads[t].eff;
-        let free = self.units[rule.unit].free >= w.units;
-        if free && e.key > self.system_ceiling(rule.scope, t) {
+        if self.ceiling_admits(t, w.resource, w.units) {
             return false;
         }
+        let e = self.threads[t].eff;
         if !rule.inherit {
             return true;
         }
@@ -1001,39 +993,43 @@ impl Locks {
         true
     }
 
+    /// The list that ranks ceiling waiter `t` (refused or woken), with
+    /// its request and whether it holds something; `None` when `t` does
+    /// not wait under a ceiling rule.
+    fn ranked_of(&mut self, t: Tid) -> Option<(&mut Ranked, Ask, bool)> {
+        let th = &self.threads[t];
+        let w = th.waiting.as_ref()?;
+        let rule = &self.cfg.rules[w.resource];
+        if rule.arbitration != Arbitration::Ceiling {
+            return None;
+        }
+        let woken = self.is_woken(w);
+        let (ask, holds) = ((w.resource, w.units), !th.held.is_empty());
+        let c = &mut self.ceiling[rule.scope];
+        Some((
+            if woken { &mut c.woken } else { &mut c.refused },
+            ask,
+            holds,
+        ))
+    }
+
     /// Ceiling waiter `t` let its last section go (the machine allows a
     /// waiter to release; a kernel's waiter is asleep): its list no longer
     /// counts it among those holding something.
     fn recount_holding(&mut self, t: Tid) {
-        let Some(w) = self.threads[t].waiting.as_ref() else {
-            return;
-        };
-        let rule = &self.cfg.rules[w.resource];
-        if rule.arbitration != Arbitration::Ceiling {
-            return;
+        if let Some((list, _, _)) = self.ranked_of(t) {
+            list.holding -= 1;
         }
-        let woken = self.is_woken(w);
-        let c = &mut self.ceiling[rule.scope];
-        let list = if woken { &mut c.woken } else { &mut c.refused };
-        list.holding -= 1;
     }
 
     /// Moves ceiling waiter `t`, whose priority changed, to its new place
     /// in its list.
     fn rerank(&mut self, t: Tid) {
-        let Some(w) = self.threads[t].waiting.as_ref() else {
-            return;
-        };
-        let rule = &self.cfg.rules[w.resource];
-        if rule.arbitration != Arbitration::Ceiling {
-            return;
-        }
-        let woken = self.is_woken(w);
-        let (ask, holds) = ((w.resource, w.units), !self.threads[t].held.is_empty());
-        let c = &mut self.ceiling[rule.scope];
-        let list = if woken { &mut c.woken } else { &mut c.refused };
-        if list.remove(t, ask, holds) {
-            list.insert((self.threads[t].eff, Reverse(t)), ask, holds);
+        let rank = (self.threads[t].eff, Reverse(t));
+        if let Some((list, ask, holds)) = self.ranked_of(t)
+            && list.remove(t, ask, holds)
+        {
+            list.insert(rank, ask, holds);
         }
     }
 
@@ -1050,6 +1046,15 @@ impl Locks {
             }
         }
         best
+    }
+
+    /// PCP's test for `t` asking `units` of ceiling-arbitrated `r`: they
+    /// are free, and `t`'s priority is above the system ceiling of the
+    /// sections others hold in `r`'s scope.
+    fn ceiling_admits(&self, t: Tid, r: ResourceId, units: u32) -> bool {
+        let rule = &self.cfg.rules[r];
+        self.units[rule.unit].free >= units
+            && self.threads[t].eff.key > self.system_ceiling(rule.scope, t)
     }
 
     fn system_ceiling(&self, scope: Cpu, t: Tid) -> u64 {
