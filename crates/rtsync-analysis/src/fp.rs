@@ -60,8 +60,7 @@ pub fn analyse_with<'c>(
     first_miss: bool,
 ) -> FpAnalysis<'c> {
     let n = cx.n();
-    let mut order: Vec<TaskId> = (0..n).collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(cx.prio(i)), i));
+    let order = &cx.f.by_priority;
     let e = Engine::new(cx, &demands);
     // Start from the job's own demand, a lower bound of the fixed point;
     // set when a task is first looked at (as itself, interferer or agent).
@@ -102,7 +101,7 @@ pub fn analyse_with<'c>(
                 .collect();
         }
         let mut any = false;
-        for &i in &order {
+        for &i in order {
             if rounds > 1 && !deps[i].iter().any(|&h| rose[h] > looked[i]) {
                 continue;
             }

@@ -213,6 +213,32 @@ proptest! {
         }
     }
 
+    /// The facts' priority order, which the analyses walk instead of
+    /// sorting: every task once, highest priority first, equal priorities
+    /// (made here by halving) in spec order; each CPU's list is that
+    /// order restricted to the CPU.
+    #[test]
+    fn the_priority_order_is_total_and_per_cpu_lists_follow_it(p in protocol(), seed in any::<u64>(), halve in any::<bool>()) {
+        let mut s = system(p, seed, 10, 0.6, 3);
+        if halve {
+            for t in &mut s.tasks {
+                t.priority = t.priority.div_ceil(2);
+            }
+        }
+        let f = rtsync_model::Facts::new(&s);
+        let mut seen = f.by_priority.clone();
+        seen.sort_unstable();
+        prop_assert_eq!(seen, (0..s.tasks.len()).collect::<Vec<_>>());
+        for w in f.by_priority.windows(2) {
+            let (a, b) = (&s.tasks[w[0]], &s.tasks[w[1]]);
+            prop_assert!(a.priority > b.priority || a.priority == b.priority && w[0] < w[1]);
+        }
+        for (c, list) in f.on_cpu.iter().enumerate() {
+            let want: Vec<usize> = f.by_priority.iter().copied().filter(|&t| f.cpu_of[t] == Some(c)).collect();
+            prop_assert_eq!(list, &want);
+        }
+    }
+
     /// Charging overheads never improves a bound.
     #[test]
     fn overheads_never_help(p in protocol(), seed in any::<u64>(), cs_ns in 0u64..5000, lock_ns in 0u64..3000) {

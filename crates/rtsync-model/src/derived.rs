@@ -84,6 +84,10 @@ pub struct Facts {
     pub group: Vec<usize>,
     /// Tasks on each CPU, highest priority first (unassigned tasks omitted).
     pub on_cpu: Vec<Vec<TaskId>>,
+    /// Every task, highest priority first, equal priorities in index
+    /// order: sorted once here, so that the tables an analysis builds per
+    /// priority come out sorted by walking it.
+    pub by_priority: Vec<TaskId>,
     pub cpu_of: Vec<Option<Cpu>>,
     pub priority: Vec<Priority>,
     pub scheduler: Scheduler,
@@ -106,7 +110,7 @@ impl Facts {
                 wcet: Time::ZERO,
                 suspension: Time::ZERO,
                 suspensions: 0,
-                requests: Vec::with_capacity(count_sections(&t.body)),
+                requests: Vec::new(),
             };
             tf.wcet = walk(&t.body, &mut held, &mut tf);
             for rq in &tf.requests {
@@ -195,6 +199,10 @@ impl Facts {
         for r in 0..nr {
             group[r] = find(&mut group, r);
         }
+        // Priority and index in one key: distinct keys, so the unstable
+        // sort (no scratch buffer) gives the one order.
+        let mut by_priority: Vec<TaskId> = (0..nt).collect();
+        by_priority.sort_unstable_by_key(|&t| (std::cmp::Reverse(priority[t]), t));
         let mut on_cpu: Vec<Vec<TaskId>> = vec![Vec::new(); cpus];
         let mut per_cpu = vec![0usize; cpus];
         for c in cpu_of.iter().flatten().filter(|&&c| c < cpus) {
@@ -203,15 +211,12 @@ impl Facts {
         for (list, &k) in on_cpu.iter_mut().zip(&per_cpu) {
             list.reserve_exact(k);
         }
-        for (t, c) in cpu_of.iter().enumerate() {
-            if let Some(c) = *c
+        for &t in &by_priority {
+            if let Some(c) = cpu_of[t]
                 && c < cpus
             {
                 on_cpu[c].push(t);
             }
-        }
-        for list in &mut on_cpu {
-            list.sort_by_key(|&t| (std::cmp::Reverse(priority[t]), t));
         }
         Facts {
             n_tasks: nt,
@@ -228,6 +233,7 @@ impl Facts {
             nesting,
             group,
             on_cpu,
+            by_priority,
             cpu_of,
             priority,
             scheduler: sys.platform.scheduler,
@@ -296,14 +302,4 @@ fn walk(body: &[Segment], held: &mut Vec<ResourceId>, tf: &mut TaskFacts) -> Tim
         }
     }
     exec
-}
-
-/// Number of sections in `body`, nested ones included.
-fn count_sections(body: &[Segment]) -> usize {
-    body.iter()
-        .map(|s| match s {
-            Segment::Lock { body, .. } => 1 + count_sections(body),
-            _ => 0,
-        })
-        .sum()
 }

@@ -21,11 +21,15 @@ use super::mpcp::beyond_deadline;
 use super::{Demand, own_sections, sync_cpu, times};
 use crate::context::Cx;
 use crate::recurrence::{self, Term};
-use rtsync_model::{Priority, ResourceId, TaskId, Time};
+use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
 use std::cell::RefCell;
 
 /// Per-system tables, computed once.
 pub struct Tables {
+    /// Per resource: its synchronization CPU.
+    sync: Vec<Option<Cpu>>,
+    /// Per synchronization CPU: the resources it serves.
+    served: Vec<Vec<ResourceId>>,
     /// Per synchronization CPU: `(priority, period, load, task)` of every
     /// task with sections there, highest priority first, where
     /// `load = Σ_{r on s} N_{x,r} L_{x,r}`.
@@ -38,45 +42,61 @@ pub struct Tables {
 }
 
 impl Tables {
+    /// Built by walking the tasks in priority order ([`Facts::by_priority`]),
+    /// so that no list needs sorting.
+    ///
+    /// [`Facts::by_priority`]: rtsync_model::Facts::by_priority
     pub fn new(cx: &Cx) -> Tables {
         let f = &cx.f;
+        let nr = f.n_resources;
+        let sync: Vec<Option<Cpu>> = (0..nr)
+            .map(|r| sync_cpu(cx, r).filter(|&s| s < f.cpus))
+            .collect();
+        let mut served = vec![Vec::new(); f.cpus];
+        for (r, s) in sync.iter().enumerate() {
+            if let Some(s) = *s {
+                served[s].push(r);
+            }
+        }
         let mut load = vec![Vec::new(); f.cpus];
+        let mut below: Vec<Vec<(Priority, Time)>> = f
+            .users
+            .iter()
+            .map(|u| Vec::with_capacity(u.len()))
+            .collect();
         let mut per = vec![Time::ZERO; f.cpus];
-        for x in 0..cx.n() {
+        for &x in &f.by_priority {
             per.fill(Time::ZERO);
-            for r in 0..f.n_resources {
+            let p = cx.prio(x);
+            for r in 0..nr {
                 let n = f.requests(x, r);
-                if n > 0
-                    && let Some(s) = sync_cpu(cx, r)
-                {
+                if n == 0 {
+                    continue;
+                }
+                below[r].push((p, f.cs(x, r)));
+                if let Some(s) = sync[r] {
                     per[s] = per[s].saturating_add(times(f.cs(x, r), n as u64));
                 }
             }
             for (s, &l) in per.iter().enumerate() {
                 if !l.is_zero() {
-                    load[s].push((cx.prio(x), cx.period[x], l, x));
+                    load[s].push((p, cx.period[x], l, x));
                 }
             }
         }
-        for l in &mut load {
-            l.sort_by_key(|e| std::cmp::Reverse(e.0));
+        for v in &mut below {
+            // Highest priority first so far: lowest first, then the
+            // running maximum.
+            v.reverse();
+            let mut m = Time::ZERO;
+            for e in v.iter_mut() {
+                m = m.max(e.1);
+                e.1 = m;
+            }
         }
-        let below = (0..f.n_resources)
-            .map(|r| {
-                let mut v: Vec<(Priority, Time)> = f.users[r]
-                    .iter()
-                    .map(|&x| (cx.prio(x), f.cs(x, r)))
-                    .collect();
-                v.sort_by_key(|e| e.0);
-                let mut m = Time::ZERO;
-                for e in &mut v {
-                    m = m.max(e.1);
-                    e.1 = m;
-                }
-                v
-            })
-            .collect();
         Tables {
+            sync,
+            served,
             load,
             below,
             scratch: RefCell::new(Vec::new()),
@@ -94,12 +114,12 @@ impl Tables {
 /// Response of one request of `i` on `q`, own section included.
 pub fn request_response(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
     let f = &cx.f;
-    let Some(s) = sync_cpu(cx, q) else {
+    let Some(s) = tb.sync[q] else {
         return Time::MAX;
     };
     let pi = cx.prio(i);
     let mut low = Time::ZERO;
-    for r in (0..f.n_resources).filter(|&r| sync_cpu(cx, r) == Some(s) && f.ceiling[r] >= pi) {
+    for &r in tb.served[s].iter().filter(|&&r| f.ceiling[r] >= pi) {
         low = low.max(tb.longest_below(r, pi));
     }
     // Each `(⌈W / T_h⌉ + 1) · load` term puts `load` into the base.
