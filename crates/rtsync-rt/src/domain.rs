@@ -44,6 +44,12 @@
 //! A raising fast section is kept for domains that apply priorities and
 //! keep no log (the log must show each change where it happens).
 //!
+//! **PIP on the kernel's PI futex.** A domain whose resources are all PIP,
+//! applying priorities and keeping no log, does not consult the machine:
+//! each resource is a PI futex word and the kernel queues, inherits and
+//! hands over ([`kernel_pi`]), one system call per contended hand-off
+//! where the machine's path makes two.
+//!
 //! DPCP and DFLP sections run on their synchronization CPU by migrating
 //! the requesting thread (`sched_setaffinity` at the grant, back at the
 //! release) rather than by handing the section to an agent thread. An
@@ -51,6 +57,8 @@
 //! round trip on the development VM), but migration keeps the section in
 //! the caller's own code under the `Mutex<T>` guard, with the caller's
 //! thread identity, and needs no agent pool (docs/RUNTIME.md).
+
+mod kernel_pi;
 
 use crate::error::RtError;
 use crate::helping::{self, Lent};
@@ -87,6 +95,11 @@ pub struct Options {
     /// Take the fast path (module documentation) where the protocol
     /// allows it. Off: every operation goes through the machine.
     pub fast_path: bool,
+    /// Where every resource is PIP, priorities are applied and no log is
+    /// kept, let the kernel's PI futex do PIP (`domain::kernel_pi`): one
+    /// word per resource, inheritance and hand-over in the kernel. Off:
+    /// PIP goes through the machine like every other protocol.
+    pub kernel_pi: bool,
 }
 
 impl Default for Options {
@@ -98,6 +111,7 @@ impl Default for Options {
             spin_limit: Duration::from_millis(50),
             record: false,
             fast_path: true,
+            kernel_pi: true,
         }
     }
 }
@@ -284,6 +298,9 @@ pub(crate) struct Shared {
     /// Some resource's protocol helps (MrsP): placements are remade at
     /// every event ([`crate::helping`]).
     helping: bool,
+    /// PIP on the kernel's PI futex ([`kernel_pi`]), where it fits: then
+    /// locks and releases do not go through the machine.
+    kernel: Option<kernel_pi::KernelPi>,
 }
 
 /// A system's resources shared by real threads. Cheap to clone.
@@ -412,6 +429,7 @@ impl Domain {
                 AtomicU32::new(if open { OPEN } else { CLOSED })
             })
             .collect();
+        let kernel = kernel_pi::fits(sys, &opts).then(|| kernel_pi::KernelPi::new(n, nr));
         let shown = (0..n).map(|t| locks.eff(t)).collect();
         let state = State {
             locks,
@@ -465,6 +483,7 @@ impl Domain {
                 gate_of,
                 gated,
                 helping,
+                kernel,
             }),
         })
     }
@@ -486,6 +505,9 @@ impl Domain {
                 return Err(RtError::AlreadyBound { task: task.into() });
             }
             st.tid[t] = Some(tid);
+            if let Some(k) = &self.sh.kernel {
+                k.bound(t, tid);
+            }
             st.mark(t);
             self.sh.apply(&mut st, t, Phase::Raise)?;
             self.sh.unlock(st)?;
@@ -534,7 +556,18 @@ impl Domain {
 
     /// The resource the task waits for now, if any.
     pub fn waiting(&self, task: Tid) -> Option<usize> {
-        self.sh.state.lock().locks.waiting(task)
+        match &self.sh.kernel {
+            Some(k) => k.waiting(task),
+            None => self.sh.state.lock().locks.waiting(task),
+        }
+    }
+
+    /// Whether PIP runs on the kernel's PI futex here
+    /// ([`Options::kernel_pi`]): then the kernel, not the machine, knows
+    /// who holds, waits and inherits ([`Domain::eff`] shows base
+    /// priorities).
+    pub fn kernel_pi(&self) -> bool {
+        self.sh.kernel.is_some()
     }
 
     /// The log of grants, releases, priority changes and job ends (with
@@ -1035,6 +1068,9 @@ impl Shared {
     /// Requests `units` of `r` for `t` and waits until granted. Returns
     /// whether the resource was marked inconsistent.
     pub(crate) fn acquire(&self, t: Tid, r: usize, units: u32) -> Result<bool, RtError> {
+        if let Some(k) = &self.kernel {
+            return self.kernel_acquire(k, t, r, units);
+        }
         let slot = &self.slots[t];
         // The priority this thread raised itself to for a fast attempt.
         let mut raise = 0;
@@ -1177,6 +1213,9 @@ impl Shared {
         r: usize,
         inconsistent: Option<bool>,
     ) -> Result<(), RtError> {
+        if let Some(k) = &self.kernel {
+            return self.kernel_release(k, t, r, inconsistent);
+        }
         let slot = &self.slots[t];
         if inconsistent.is_none() && self.fast[self.pair(t, r)] {
             let gate = &self.gate[self.fast_gate[r]];
@@ -1334,6 +1373,9 @@ impl Binding {
 
     /// Ends a job: it must hold nothing.
     pub fn job_end(&self) -> Result<(), RtError> {
+        if let Some(k) = &self.sh.kernel {
+            self.sh.kernel_job_end(k, self.t)?;
+        }
         let cpus = self.sh.cpus(self.t, None);
         let mut st = self.sh.state.lock();
         self.sh.settle(&mut st, cpus);
@@ -1370,6 +1412,14 @@ impl Drop for Binding {
         // Robustness: whatever the task still holds is released, innermost
         // first, and marked inconsistent for the next owner; a pending
         // request is withdrawn. Nobody waits forever on a dead owner.
+        if let Some(k) = &self.sh.kernel {
+            let depth = self.sh.slots[self.t].depth.load(Ordering::Relaxed) as usize;
+            let held: Vec<usize> = k.held(self.t, depth).collect();
+            for &r in held.iter().rev() {
+                let _ = self.sh.kernel_release(k, self.t, r, Some(true));
+            }
+            k.bound(self.t, 0);
+        }
         let cpus = self.sh.cpus(self.t, None);
         let held: Vec<usize> = {
             let mut st = self.sh.state.lock();

@@ -156,3 +156,71 @@ pub fn futex_wake(word: &AtomicU32, n: i32) {
         );
     }
 }
+
+/// `FUTEX_LOCK_PI` on `word` (a PI futex: 0 free, else the owner's thread
+/// id, with `FUTEX_WAITERS` while the kernel queues waiters): sleeps in
+/// the kernel's priority-ordered queue, the owner inheriting the caller's
+/// priority (transitively along a chain of PI futexes), until the owner's
+/// `FUTEX_UNLOCK_PI` hands the word over, or until `deadline`
+/// (`CLOCK_REALTIME`, as the call takes it). `Err(errno)`: `ETIMEDOUT`,
+/// `EDEADLK` (the wait would close a cycle of owners), `ESRCH` (the owner
+/// named in the word no longer exists).
+pub fn futex_lock_pi(word: &AtomicU32, deadline: &libc::timespec) -> Result<(), i32> {
+    // SAFETY: word is a valid, aligned u32 for the duration of the call;
+    // the kernel reads and writes it atomically under the futex protocol.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_LOCK_PI | libc::FUTEX_PRIVATE_FLAG,
+            0,
+            deadline as *const libc::timespec,
+        )
+    };
+    errno_of(r)
+}
+
+/// `FUTEX_UNLOCK_PI` on `word`, which the caller owns: in one call the
+/// kernel hands the word to the highest-priority waiter, wakes it, and
+/// ends the caller's inheritance through it.
+pub fn futex_unlock_pi(word: &AtomicU32) -> Result<(), i32> {
+    // SAFETY: as for `futex_lock_pi`.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_UNLOCK_PI | libc::FUTEX_PRIVATE_FLAG,
+        )
+    };
+    errno_of(r)
+}
+
+/// `CLOCK_REALTIME` now plus `after`, the absolute form `FUTEX_LOCK_PI`
+/// takes.
+pub fn realtime_after(after: Duration) -> libc::timespec {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: now is a valid timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut now) };
+    let ns = now.tv_nsec as u64 + after.subsec_nanos() as u64;
+    libc::timespec {
+        tv_sec: now
+            .tv_sec
+            .saturating_add(after.as_secs().min(i64::MAX as u64 / 2) as libc::time_t)
+            .saturating_add((ns / 1_000_000_000) as libc::time_t),
+        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+    }
+}
+
+/// A raw system call's result: `Ok` for 0, else the thread's errno.
+fn errno_of(r: libc::c_long) -> Result<(), i32> {
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EINVAL))
+    }
+}

@@ -1,14 +1,18 @@
 //! Misuse is an error that names the task and resource; an owner that
 //! panics or ends inside its section leaves the data marked inconsistent
 //! and never a deadlock. These run without SCHED_FIFO (the protocol's
-//! decisions alone), so they run everywhere.
+//! decisions alone), so they run everywhere; the PIP ones run again on
+//! the kernel's PI futex (`Options::kernel_pi`: real-time, no log) where
+//! SCHED_FIFO is permitted.
 
 mod common;
 
 use common::{domain_of, last_cpu, system_unchecked, wait_until};
 use rtsync_protocols::LockError;
+use rtsync_rt::{Domain, Options};
 use rtsync_rt::{Fail, Mutex, RtError};
 use std::sync::Arc;
+use std::time::Duration;
 
 const TWO: &str = r#"
 [platform]
@@ -34,6 +38,26 @@ period = "100ms"
 priority = 5
 body = [ { compute = "1ms" } ]
 "#;
+
+/// The PIP system on each runtime path: the machine without SCHED_FIFO,
+/// and, where SCHED_FIFO is permitted, the kernel's PI futex.
+fn two_pip(test: &str) -> Vec<Domain> {
+    let mut out = vec![two("pip")];
+    if common::realtime(&format!("{test} on the kernel's PI futex")) {
+        let d = Domain::new(
+            &system_unchecked(&TWO.replace("PROTO", "pip")),
+            Options {
+                cpu_map: Some(vec![last_cpu()]),
+                wait_limit: Duration::from_secs(5),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        assert!(d.kernel_pi(), "a real-time PIP domain with no log");
+        out.push(d);
+    }
+    out
+}
 
 fn two(proto: &str) -> rtsync_rt::Domain {
     // Opposite lock orders: the validator rejects this under PIP (a
@@ -102,9 +126,14 @@ fn a_caller_above_the_ceiling_is_refused() {
 
 #[test]
 fn pip_deadlock_is_refused_not_entered() {
+    for d in two_pip("pip_deadlock_is_refused_not_entered") {
+        deadlock_refused(d);
+    }
+}
+
+fn deadlock_refused(d: Domain) {
     // H holds A and wants B; L holds B and wants A: the second request
     // would close the cycle and is refused; after it, the first completes.
-    let d = two("pip");
     let a = Arc::new(Mutex::new(&d, "A", ()).unwrap());
     let b = Arc::new(Mutex::new(&d, "B", ()).unwrap());
     let _l = d.bind("L").unwrap();
@@ -132,7 +161,12 @@ fn pip_deadlock_is_refused_not_entered() {
 
 #[test]
 fn a_panicking_owner_leaves_the_data_marked_inconsistent() {
-    let d = two("pip");
+    for d in two_pip("a_panicking_owner_leaves_the_data_marked_inconsistent") {
+        panicking_owner(d);
+    }
+}
+
+fn panicking_owner(d: Domain) {
     let a = Arc::new(Mutex::new(&d, "A", 0u32).unwrap());
     let crashed = {
         let (d, a) = (d.clone(), a.clone());
@@ -160,10 +194,15 @@ fn a_panicking_owner_leaves_the_data_marked_inconsistent() {
 
 #[test]
 fn an_owner_whose_thread_ends_inside_a_section_releases_it() {
+    for d in two_pip("an_owner_whose_thread_ends_inside_a_section_releases_it") {
+        owner_thread_ends(d);
+    }
+}
+
+fn owner_thread_ends(d: Domain) {
     // The low-level interface lets a thread end holding a resource (no
     // guard to drop): unbinding releases it, marked inconsistent, and the
     // waiter that was queued behind it gets it instead of waiting forever.
-    let d = two("pip");
     let a = Arc::new(Mutex::new(&d, "A", ()).unwrap());
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
