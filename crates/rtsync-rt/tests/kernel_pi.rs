@@ -289,6 +289,8 @@ fn a_wait_past_the_limit_is_withdrawn() {
     l.join().unwrap();
     assert_eq!(h.lock(a, 1).ok(), Some(false), "free again, consistent");
     h.unlock(a).unwrap();
+    let ht = d.task("H").unwrap();
+    assert_eq!(d.fast_grants(ht), 1, "only the uncontended grant is fast");
 }
 
 #[test]

@@ -150,14 +150,24 @@ impl Shared {
         let tid = k.tid[t].load(Ordering::Relaxed) as u32;
         let word = &k.words[r];
         let mut inconsistent = false;
-        if word
+        let uncontended = word
             .compare_exchange(0, tid, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
+            .is_ok();
+        if !uncontended {
             let start = Instant::now();
             let deadline = sys::realtime_after(self.opts.wait_limit);
+            let timeout = || RtError::Timeout {
+                task: self.tasks[t].clone(),
+                resource: self.resources[r].clone(),
+                waited: start.elapsed(),
+            };
             k.waits[t].store(r + 1, Ordering::Relaxed);
             let out = loop {
+                // A call refused at once (below) is retried only within
+                // the wait limit: nothing here loops unbounded.
+                if start.elapsed() >= self.opts.wait_limit {
+                    break Err(timeout());
+                }
                 match sys::futex_lock_pi(word, &deadline) {
                     Ok(()) => break Ok(()),
                     Err(libc::EINTR) | Err(libc::EAGAIN) => continue,
@@ -190,13 +200,7 @@ impl Shared {
                             .collect();
                         break Err(RtError::Deadlock { cycle });
                     }
-                    Err(libc::ETIMEDOUT) => {
-                        break Err(RtError::Timeout {
-                            task: self.tasks[t].clone(),
-                            resource: self.resources[r].clone(),
-                            waited: start.elapsed(),
-                        });
-                    }
+                    Err(libc::ETIMEDOUT) => break Err(timeout()),
                     Err(e) => {
                         break Err(RtError::Os {
                             what: "futex(FUTEX_LOCK_PI)".into(),
@@ -210,8 +214,11 @@ impl Shared {
         }
         k.held[t * k.resources + depth].store(r as u32, Ordering::Relaxed);
         slot.depth.store(depth as u32 + 1, Ordering::Relaxed);
-        let n = slot.fast.load(Ordering::Relaxed);
-        slot.fast.store(n + 1, Ordering::Relaxed);
+        if uncontended {
+            // Counted as `Domain::fast_grants`: no system call.
+            let n = slot.fast.load(Ordering::Relaxed);
+            slot.fast.store(n + 1, Ordering::Relaxed);
+        }
         if inconsistent {
             self.inconsistent[r].store(true, Ordering::Relaxed);
         }
