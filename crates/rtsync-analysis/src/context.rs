@@ -22,10 +22,10 @@ impl<'a> Cx<'a> {
         let mut level_ceiling = Vec::new();
         if sys.platform.scheduler == Scheduler::Edf {
             level_ceiling = vec![vec![0; f.cpus]; f.n_resources];
-            for (r, users) in f.users.iter().enumerate() {
-                for &u in users {
+            for (r, row) in level_ceiling.iter_mut().enumerate() {
+                for &u in f.users(r) {
                     if let Some(c) = f.cpu_of[u] {
-                        level_ceiling[r][c] = level_ceiling[r][c].max(f.level[u]);
+                        row[c] = row[c].max(f.level(u));
                     }
                 }
             }
@@ -56,7 +56,7 @@ impl<'a> Cx<'a> {
     pub fn is_lower(&self, j: TaskId, i: TaskId) -> bool {
         match self.scheduler {
             Scheduler::Fp => self.f.priority[j] < self.f.priority[i],
-            Scheduler::Edf => self.f.level[j] < self.f.level[i],
+            Scheduler::Edf => self.f.level(j) < self.f.level(i),
         }
     }
     /// The precedence of task `t` in the ceiling comparisons: its priority
@@ -64,14 +64,14 @@ impl<'a> Cx<'a> {
     pub fn rank(&self, t: TaskId) -> u32 {
         match self.scheduler {
             Scheduler::Fp => self.f.priority[t],
-            Scheduler::Edf => self.f.level[t],
+            Scheduler::Edf => self.f.level(t),
         }
     }
     /// The ceiling of `r` on `cpu` in the same scale as [`Cx::rank`]: the
     /// highest rank among the users of `r` on that CPU.
     pub fn local_ceiling(&self, r: ResourceId, cpu: Cpu) -> u32 {
         match self.scheduler {
-            Scheduler::Fp => self.f.local_ceiling[r][cpu],
+            Scheduler::Fp => self.f.local_ceiling(r, cpu),
             Scheduler::Edf => self.level_ceiling[r][cpu],
         }
     }
@@ -79,7 +79,7 @@ impl<'a> Cx<'a> {
     pub fn lower_local(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
         let cpu = self.cpu(i);
         let list: &[TaskId] = match cpu {
-            Some(c) => &self.f.on_cpu[c],
+            Some(c) => self.f.on_cpu(c),
             None => &[],
         };
         list.iter()

@@ -29,7 +29,7 @@ pub struct EdfTask {
 }
 
 pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
-    cx.f.on_cpu[cpu]
+    cx.f.on_cpu(cpu)
         .iter()
         .map(|&i| EdfTask {
             id: i,

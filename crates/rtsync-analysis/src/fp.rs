@@ -193,7 +193,7 @@ impl<'a> Engine<'a> {
             at_or_above: (0..n)
                 .map(|i| match cx.cpu(i) {
                     Some(c) => {
-                        let list = &cx.f.on_cpu[c][..];
+                        let list = cx.f.on_cpu(c);
                         let p = cx.prio(i);
                         &list[..list.partition_point(|&h| cx.prio(h) >= p)]
                     }

@@ -172,7 +172,7 @@ impl Profile {
                 } => {
                     let proto = sys.resources[resource].protocol;
                     let cost = self.protocols.get(&proto).cloned().unwrap_or_default();
-                    let waiters = facts.users[resource].len().saturating_sub(1) as u64;
+                    let waiters = facts.users(resource).len().saturating_sub(1) as u64;
                     let mut before = cost.lock;
                     if proto.suspends() {
                         before = before.saturating_add(

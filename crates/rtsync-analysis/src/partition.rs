@@ -115,8 +115,9 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
             p[x] = r;
             r
         }
-        for users in &facts.users {
-            let us: Vec<usize> = users
+        for r in 0..facts.n_resources {
+            let us: Vec<usize> = facts
+                .users(r)
                 .iter()
                 .copied()
                 .filter(|u| sys.tasks[*u].cpu.is_none())

@@ -44,7 +44,20 @@ impl Term {
 /// iterate passes `limit` (the iterates are lower bounds of the solution,
 /// so the solution passes it too). Arithmetic saturates at [`Time::MAX`].
 pub(crate) fn solve(base: Time, limit: Time, terms: &mut [Term]) -> Option<Time> {
-    let mut w = base;
+    solve_from(base, base, limit, terms)
+}
+
+/// As [`solve`], starting the iteration at `from` instead of `base`.
+///
+/// `from` must not exceed the least solution and must not lie below any
+/// point at which `terms` were last evaluated (their cached counts only
+/// rise). Both hold when `terms` last solved the same recurrence with a
+/// base smaller by `d` and `from` is that solution plus `d`: the least
+/// solution is monotone in the base with slope at least one, since
+/// `w* = b + Σ(w*) ≥ b + Σ(w*_old) = w*_old + (b - b_old)`.
+pub(crate) fn solve_from(base: Time, from: Time, limit: Time, terms: &mut [Term]) -> Option<Time> {
+    debug_assert!(from >= base);
+    let mut w = from;
     loop {
         if w > limit {
             return None;
@@ -139,6 +152,27 @@ mod tests {
             let mut cached: Vec<Term> = t.iter().map(|&(c, j, p)| Term::new(c, j, p)).collect();
             let (b, l) = (Time::from_ns(base), Time::from_ns(limit));
             prop_assert_eq!(solve(b, l, &mut cached), naive(b, l, &t));
+        }
+
+        /// Solving again with a larger base, from the old solution plus
+        /// the difference and with the counts the first solve left, gives
+        /// the plain iteration's answer for the larger base.
+        #[test]
+        fn a_warm_start_from_a_smaller_base_agrees(
+            base in 0u64..50_000,
+            more in 0u64..20_000,
+            terms in proptest::collection::vec((0u64..5_000, 0u64..20_000, 1u64..40_000), 0..8),
+            limit in 0u64..400_000,
+        ) {
+            let t: Vec<(Time, Time, Time)> = terms
+                .iter()
+                .map(|&(c, j, p)| (Time::from_ns(c), Time::from_ns(j), Time::from_ns(p)))
+                .collect();
+            let mut cached: Vec<Term> = t.iter().map(|&(c, j, p)| Term::new(c, j, p)).collect();
+            let (b, l, d) = (Time::from_ns(base), Time::from_ns(limit), Time::from_ns(more));
+            let warm = solve(b, l, &mut cached)
+                .and_then(|w| solve_from(b.saturating_add(d), w.saturating_add(d), l, &mut cached));
+            prop_assert_eq!(warm, naive(b.saturating_add(d), l, &t));
         }
     }
 }

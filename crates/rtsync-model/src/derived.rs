@@ -11,19 +11,21 @@ use crate::system::{Cpu, Priority, ResourceId, Segment, System, TaskId};
 use crate::time::Time;
 
 /// One critical section of a task's body.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     pub resource: ResourceId,
     pub units: u32,
+    /// Resources held when this one is requested (its nesting depth).
+    depth: u32,
     /// Execution inside the section, nested sections included.
     pub length: Time,
-    /// Resources held when this one is requested, outermost first.
-    pub held: Vec<ResourceId>,
+    /// Where the held resources start in [`Facts::held`]'s pool.
+    held_at: u32,
 }
 
 impl Request {
     pub fn is_outermost(&self) -> bool {
-        self.held.is_empty()
+        self.depth == 0
     }
 }
 
@@ -35,8 +37,8 @@ pub struct TaskFacts {
     pub suspension: Time,
     /// Number of self-suspension segments.
     pub suspensions: u32,
-    /// Every critical section, in body order (outer before inner).
-    pub requests: Vec<Request>,
+    /// The task's sections in [`Facts::sections`]' pool.
+    sections: (u32, u32),
 }
 
 /// What one task does with one resource, kept together so that a bound
@@ -53,29 +55,75 @@ struct Pair {
     units: u32,
 }
 
+/// Lists of lists (per resource, per CPU) in one allocation: list `k` is
+/// `items[at[k]..at[k + 1]]`. A system's facts are derived once per
+/// analysis, and in sweeps of many systems the allocator's time for dozens
+/// of small vectors per system showed in profiles.
+#[derive(Clone, Debug, Default)]
+struct Lists {
+    at: Vec<u32>,
+    items: Vec<usize>,
+}
+
+impl Lists {
+    fn get(&self, k: usize) -> &[usize] {
+        &self.items[self.at[k] as usize..self.at[k + 1] as usize]
+    }
+    /// Lists of the given lengths, to be filled in order with [`Lists::fill`].
+    fn with_lengths(lengths: impl Iterator<Item = usize>) -> Lists {
+        let mut at = vec![0u32];
+        let mut total = 0usize;
+        for k in lengths {
+            total += k;
+            at.push(total as u32);
+        }
+        Lists {
+            at,
+            items: vec![0; total],
+        }
+    }
+    /// Puts `x` at the next free place of list `k`; `next[k]` counts the
+    /// items placed so far.
+    fn fill(&mut self, next: &mut [u32], k: usize, x: usize) {
+        self.items[(self.at[k] + next[k]) as usize] = x;
+        next[k] += 1;
+    }
+}
+
+/// Preemption levels, derived when first asked for: only EDF analysis,
+/// SRP-style ceilings under EDF and reports read them.
+#[derive(Clone, Debug)]
+struct Levels {
+    level: Vec<u32>,
+    ceiling: Vec<u32>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Facts {
     pub n_tasks: usize,
     pub n_resources: usize,
     pub cpus: usize,
     pub tasks: Vec<TaskFacts>,
+    /// Every task's sections, task after task, each in body order (outer
+    /// before inner).
+    sections: Vec<Request>,
+    /// The resources held at each nested request, outermost first.
+    held: Vec<ResourceId>,
     /// `[task * n_resources + resource]`: what a task does with a resource.
     pairs: Vec<Pair>,
-    /// Tasks that lock each resource (at any nesting level).
-    pub users: Vec<Vec<TaskId>>,
+    /// Tasks that lock each resource (at any nesting level), in index order.
+    users: Lists,
     /// Highest priority among a resource's users (the PCP/IPCP ceiling).
     pub ceiling: Vec<Priority>,
-    /// `[resource][cpu]`: highest priority among the users on that CPU, 0 if none.
-    pub local_ceiling: Vec<Vec<Priority>>,
+    /// `[resource * cpus + cpu]`: highest priority among the users on that
+    /// CPU, 0 if none.
+    local_ceiling: Vec<Priority>,
     /// A resource is global when its users sit on more than one CPU (or on a
     /// CPU other than its synchronization CPU is irrelevant: only users count).
     pub global: Vec<bool>,
-    /// Preemption level of each task (Baker): larger for shorter relative
-    /// deadlines; equal deadlines share a level.
-    pub level: Vec<u32>,
-    /// Per resource: the highest preemption level of a user (the SRP
-    /// ceiling when no unit is free).
-    pub level_ceiling: Vec<u32>,
+    /// Deadlines of the tasks, for the preemption levels.
+    deadline: Vec<Time>,
+    levels: std::sync::OnceLock<Levels>,
     /// Nesting edges `(outer, inner, task)`: `task` requests `inner` while
     /// holding `outer` (directly or further out).
     pub nesting: Vec<(ResourceId, ResourceId, TaskId)>,
@@ -83,7 +131,7 @@ pub struct Facts {
     /// (FMLP group locks).
     pub group: Vec<usize>,
     /// Tasks on each CPU, highest priority first (unassigned tasks omitted).
-    pub on_cpu: Vec<Vec<TaskId>>,
+    on_cpu: Lists,
     /// Every task, highest priority first, equal priorities in index
     /// order: sorted once here, so that the tables an analysis builds per
     /// priority come out sorted by walking it.
@@ -102,18 +150,23 @@ impl Facts {
         let cpus = sys.platform.cpus;
         let mut tasks = Vec::with_capacity(nt);
         let mut pairs = vec![Pair::default(); nt * nr];
-        let mut users = vec![Vec::new(); nr];
+        let mut walker = Walker {
+            sections: Vec::with_capacity(4 * nt),
+            held: Vec::new(),
+            stack: Vec::new(),
+            suspension: Time::ZERO,
+            suspensions: 0,
+        };
         let mut nesting = Vec::new();
-        let mut held = Vec::new();
+        let mut priority = Vec::with_capacity(nt);
+        let mut cpu_of = Vec::with_capacity(nt);
+        let mut deadline = Vec::with_capacity(nt);
         for (ti, t) in sys.tasks.iter().enumerate() {
-            let mut tf = TaskFacts {
-                wcet: Time::ZERO,
-                suspension: Time::ZERO,
-                suspensions: 0,
-                requests: Vec::new(),
-            };
-            tf.wcet = walk(&t.body, &mut held, &mut tf);
-            for rq in &tf.requests {
+            let first = walker.sections.len();
+            walker.suspension = Time::ZERO;
+            walker.suspensions = 0;
+            let wcet = walker.walk(&t.body);
+            for rq in &walker.sections[first..] {
                 let p = &mut pairs[ti * nr + rq.resource];
                 p.cs = p.cs.max(rq.length);
                 if rq.is_outermost() {
@@ -121,39 +174,48 @@ impl Facts {
                 }
                 p.count += 1;
                 p.units = p.units.max(rq.units);
-                // Tasks are visited in order, so a task already listed is
-                // the last one.
-                if users[rq.resource].last() != Some(&ti) {
-                    users[rq.resource].push(ti);
-                }
-                for &h in &rq.held {
+                let at = rq.held_at as usize;
+                for &h in &walker.held[at..at + rq.depth as usize] {
                     if !nesting.contains(&(h, rq.resource, ti)) {
                         nesting.push((h, rq.resource, ti));
                     }
                 }
             }
-            tasks.push(tf);
+            tasks.push(TaskFacts {
+                wcet,
+                suspension: walker.suspension,
+                suspensions: walker.suspensions,
+                sections: (first as u32, walker.sections.len() as u32),
+            });
+            priority.push(t.priority);
+            // On one CPU every task is on CPU 0, placed or not.
+            cpu_of.push(t.cpu.or((cpus == 1).then_some(0)));
+            deadline.push(t.deadline);
         }
-        let priority: Vec<Priority> = sys.tasks.iter().map(|t| t.priority).collect();
-        // On one CPU every task is on CPU 0, placed or not.
-        let cpu_of: Vec<Option<Cpu>> = sys
-            .tasks
-            .iter()
-            .map(|t| t.cpu.or((cpus == 1).then_some(0)))
-            .collect();
-        let ceiling = users
-            .iter()
-            .map(|u| u.iter().map(|&t| priority[t]).max().unwrap_or(0))
-            .collect();
-        let mut local_ceiling = vec![vec![0; cpus]; nr];
+        // Users per resource, counted from the pairs, listed in task order.
+        let mut users = Lists::with_lengths(
+            (0..nr).map(|r| (0..nt).filter(|&t| pairs[t * nr + r].count > 0).count()),
+        );
+        let mut next = vec![0u32; nr.max(cpus)];
+        for t in 0..nt {
+            for r in 0..nr {
+                if pairs[t * nr + r].count > 0 {
+                    users.fill(&mut next, r, t);
+                }
+            }
+        }
+        let mut ceiling = vec![0; nr];
+        let mut local_ceiling = vec![0; nr * cpus];
         let mut global = vec![false; nr];
         for r in 0..nr {
             let mut seen: Option<Option<Cpu>> = None;
-            for &t in &users[r] {
+            for &t in users.get(r) {
+                ceiling[r] = ceiling[r].max(priority[t]);
                 if let Some(c) = cpu_of[t]
                     && c < cpus
                 {
-                    local_ceiling[r][c] = local_ceiling[r][c].max(priority[t]);
+                    let lc = &mut local_ceiling[r * cpus + c];
+                    *lc = (*lc).max(priority[t]);
                 }
                 match seen {
                     None => seen = Some(cpu_of[t]),
@@ -162,19 +224,6 @@ impl Facts {
                 }
             }
         }
-        // Preemption levels: rank of distinct deadlines, longest deadline = 1.
-        let mut deadlines: Vec<Time> = sys.tasks.iter().map(|t| t.deadline).collect();
-        deadlines.sort_unstable_by(|a, b| b.cmp(a));
-        deadlines.dedup();
-        let level: Vec<u32> = sys
-            .tasks
-            .iter()
-            .map(|t| deadlines.partition_point(|&d| d > t.deadline) as u32 + 1)
-            .collect();
-        let level_ceiling = users
-            .iter()
-            .map(|u| u.iter().map(|&t| level[t]).max().unwrap_or(0))
-            .collect();
         // Nesting groups by union-find.
         let mut group: Vec<usize> = (0..nr).collect();
         fn find(g: &mut [usize], x: usize) -> usize {
@@ -199,23 +248,16 @@ impl Facts {
         for r in 0..nr {
             group[r] = find(&mut group, r);
         }
-        // Priority and index in one key: distinct keys, so the unstable
-        // sort (no scratch buffer) gives the one order.
-        let mut by_priority: Vec<TaskId> = (0..nt).collect();
-        by_priority.sort_unstable_by_key(|&t| (std::cmp::Reverse(priority[t]), t));
-        let mut on_cpu: Vec<Vec<TaskId>> = vec![Vec::new(); cpus];
-        let mut per_cpu = vec![0usize; cpus];
-        for c in cpu_of.iter().flatten().filter(|&&c| c < cpus) {
-            per_cpu[*c] += 1;
-        }
-        for (list, &k) in on_cpu.iter_mut().zip(&per_cpu) {
-            list.reserve_exact(k);
-        }
+        let by_priority = priority_order(&priority);
+        let mut on_cpu = Lists::with_lengths(
+            (0..cpus).map(|c| cpu_of.iter().filter(|&&x| x == Some(c)).count()),
+        );
+        next.fill(0);
         for &t in &by_priority {
             if let Some(c) = cpu_of[t]
                 && c < cpus
             {
-                on_cpu[c].push(t);
+                on_cpu.fill(&mut next, c, t);
             }
         }
         Facts {
@@ -223,13 +265,15 @@ impl Facts {
             n_resources: nr,
             cpus,
             tasks,
+            sections: walker.sections,
+            held: walker.held,
             pairs,
             users,
             ceiling,
             local_ceiling,
             global,
-            level,
-            level_ceiling,
+            deadline,
+            levels: std::sync::OnceLock::new(),
             nesting,
             group,
             on_cpu,
@@ -238,6 +282,66 @@ impl Facts {
             priority,
             scheduler: sys.platform.scheduler,
         }
+    }
+
+    /// The sections of `task`, in body order (outer before inner).
+    #[inline]
+    pub fn sections(&self, task: TaskId) -> &[Request] {
+        let (a, b) = self.tasks[task].sections;
+        &self.sections[a as usize..b as usize]
+    }
+    /// The resources held when `rq` (a section of this system) is
+    /// requested, outermost first; empty for an outermost section.
+    pub fn held(&self, rq: &Request) -> &[ResourceId] {
+        let at = rq.held_at as usize;
+        &self.held[at..at + rq.depth as usize]
+    }
+    /// Tasks that lock `res` (at any nesting level), in index order.
+    #[inline]
+    pub fn users(&self, res: ResourceId) -> &[TaskId] {
+        self.users.get(res)
+    }
+    /// Highest priority among the users of `res` on `cpu`, 0 if none.
+    #[inline]
+    pub fn local_ceiling(&self, res: ResourceId, cpu: Cpu) -> Priority {
+        self.local_ceiling[res * self.cpus + cpu]
+    }
+    /// Tasks on `cpu`, highest priority first.
+    #[inline]
+    pub fn on_cpu(&self, cpu: Cpu) -> &[TaskId] {
+        self.on_cpu.get(cpu)
+    }
+    fn levels(&self) -> &Levels {
+        self.levels.get_or_init(|| {
+            // Rank of distinct deadlines, longest deadline = 1.
+            let mut d = self.deadline.clone();
+            d.sort_unstable_by(|a, b| b.cmp(a));
+            d.dedup();
+            let level: Vec<u32> = self
+                .deadline
+                .iter()
+                .map(|&x| d.partition_point(|&y| y > x) as u32 + 1)
+                .collect();
+            let ceiling = (0..self.n_resources)
+                .map(|r| self.users(r).iter().map(|&t| level[t]).max().unwrap_or(0))
+                .collect();
+            Levels { level, ceiling }
+        })
+    }
+    /// Preemption level of each task (Baker): larger for shorter relative
+    /// deadlines; equal deadlines share a level.
+    pub fn levels_of_tasks(&self) -> &[u32] {
+        &self.levels().level
+    }
+    /// Preemption level of `task`.
+    #[inline]
+    pub fn level(&self, task: TaskId) -> u32 {
+        self.levels().level[task]
+    }
+    /// The highest preemption level among the users of `res` (the SRP
+    /// ceiling when no unit is free).
+    pub fn level_ceiling(&self, res: ResourceId) -> u32 {
+        self.levels().ceiling[res]
     }
 
     /// Longest section of `task` on `res` at any nesting level (zero if none).
@@ -269,37 +373,94 @@ impl Facts {
     }
 }
 
-/// Records the sections of `body` in body order (outer before inner) and
-/// returns the body's execution, saturating at [`Time::MAX`] (as
-/// [`crate::system::body_execution`] reports overflow).
-fn walk(body: &[Segment], held: &mut Vec<ResourceId>, tf: &mut TaskFacts) -> Time {
-    let mut exec = Time::ZERO;
-    for s in body {
-        match s {
-            Segment::Compute(c) => exec = exec.saturating_add(*c),
-            Segment::Suspend(d) => {
-                tf.suspension = tf.suspension.saturating_add(*d);
-                tf.suspensions += 1;
-            }
-            Segment::Lock {
-                resource,
-                units,
-                body,
-            } => {
-                let k = tf.requests.len();
-                tf.requests.push(Request {
-                    resource: *resource,
-                    units: *units,
-                    length: Time::ZERO,
-                    held: held.clone(),
-                });
-                held.push(*resource);
-                let length = walk(body, held, tf);
-                held.pop();
-                tf.requests[k].length = length;
-                exec = exec.saturating_add(length);
+/// Highest priority first, equal priorities in index order.
+///
+/// When the priorities span a range not much wider than the task count
+/// (rate- or deadline-monotonic ranks, SCHED_FIFO's 1..99), a counting
+/// sort places each task with no comparison; otherwise one unstable sort of
+/// distinct `(priority, index)` keys.
+fn priority_order(priority: &[Priority]) -> Vec<TaskId> {
+    let n = priority.len();
+    let (Some(&lo), Some(&hi)) = (priority.iter().min(), priority.iter().max()) else {
+        return Vec::new();
+    };
+    let span = (hi - lo) as usize + 1;
+    if span <= 4 * n + 128 {
+        // Bucket k holds priority hi - k; buckets in order, tasks within a
+        // bucket in index order.
+        let mut start = vec![0u32; span + 1];
+        for &p in priority {
+            start[(hi - p) as usize + 1] += 1;
+        }
+        for k in 1..=span {
+            start[k] += start[k - 1];
+        }
+        let mut out = vec![0; n];
+        for (t, &p) in priority.iter().enumerate() {
+            let b = &mut start[(hi - p) as usize];
+            out[*b as usize] = t;
+            *b += 1;
+        }
+        out
+    } else {
+        let mut keys: Vec<u64> = priority
+            .iter()
+            .enumerate()
+            .map(|(t, &p)| (u64::from(u32::MAX - p) << 32) | t as u64)
+            .collect();
+        keys.sort_unstable();
+        keys.into_iter()
+            .map(|k| (k & u64::from(u32::MAX)) as TaskId)
+            .collect()
+    }
+}
+
+/// Walks bodies, recording sections into one pool.
+struct Walker {
+    sections: Vec<Request>,
+    held: Vec<ResourceId>,
+    /// The resources held at the current point of the walk.
+    stack: Vec<ResourceId>,
+    suspension: Time,
+    suspensions: u32,
+}
+
+impl Walker {
+    /// Records the sections of `body` in body order (outer before inner)
+    /// and returns the body's execution, saturating at [`Time::MAX`] (as
+    /// [`crate::system::body_execution`] reports overflow).
+    fn walk(&mut self, body: &[Segment]) -> Time {
+        let mut exec = Time::ZERO;
+        for s in body {
+            match s {
+                Segment::Compute(c) => exec = exec.saturating_add(*c),
+                Segment::Suspend(d) => {
+                    self.suspension = self.suspension.saturating_add(*d);
+                    self.suspensions += 1;
+                }
+                Segment::Lock {
+                    resource,
+                    units,
+                    body,
+                } => {
+                    let k = self.sections.len();
+                    let held_at = self.held.len() as u32;
+                    self.held.extend_from_slice(&self.stack);
+                    self.sections.push(Request {
+                        resource: *resource,
+                        units: *units,
+                        depth: self.stack.len() as u32,
+                        length: Time::ZERO,
+                        held_at,
+                    });
+                    self.stack.push(*resource);
+                    let length = self.walk(body);
+                    self.stack.pop();
+                    self.sections[k].length = length;
+                    exec = exec.saturating_add(length);
+                }
             }
         }
+        exec
     }
-    exec
 }

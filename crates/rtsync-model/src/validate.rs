@@ -214,11 +214,12 @@ impl V<'_> {
     fn placement(&mut self, f: &Facts) {
         let sys = self.sys;
         for (r, res) in sys.resources.iter().enumerate() {
-            let mut cpus: Vec<usize> = f.users[r].iter().filter_map(|&t| f.cpu_of[t]).collect();
+            let mut cpus: Vec<usize> = f.users(r).iter().filter_map(|&t| f.cpu_of[t]).collect();
             cpus.sort_unstable();
             cpus.dedup();
             if res.protocol.is_uniprocessor() && cpus.len() > 1 {
-                let names: Vec<String> = f.users[r]
+                let names: Vec<String> = f
+                    .users(r)
                     .iter()
                     .map(|&t| {
                         format!(
@@ -237,11 +238,12 @@ impl V<'_> {
                 );
             }
             if res.protocol.is_uniprocessor() && sys.platform.cpus > 1 && !sys.is_partitioned() {
-                let unplaced = f.users[r]
+                let unplaced = f
+                    .users(r)
                     .iter()
                     .filter(|&&t| f.cpu_of[t].is_none())
                     .count();
-                if unplaced > 0 && f.users[r].len() > 1 {
+                if unplaced > 0 && f.users(r).len() > 1 {
                     self.push(
                         Diagnostic::note(
                             keys::resource(&res.name),

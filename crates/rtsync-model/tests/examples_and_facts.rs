@@ -70,10 +70,14 @@ fn nesting_groups_and_levels() {
     // video nests buf inside dma, so both are one FMLP group.
     assert_eq!(f.group[0], f.group[1]);
     assert_eq!(f.nesting, vec![(0, 1, 1)]);
+    // video's buf section is requested inside dma.
+    let buf = f.sections(1).iter().find(|rq| rq.resource == 1).unwrap();
+    assert!(!buf.is_outermost());
+    assert_eq!(f.held(buf), &[0]);
     // Levels by deadline: audio 4ms -> 3, video 16ms -> 2, storage 40ms -> 1.
-    assert_eq!(f.level, vec![3, 2, 1]);
+    assert_eq!(f.levels_of_tasks(), &[3, 2, 1]);
     // dma used by all: level ceiling 3; buf by video and storage: 2.
-    assert_eq!(f.level_ceiling, vec![3, 2]);
+    assert_eq!((f.level_ceiling(0), f.level_ceiling(1)), (3, 2));
     assert_eq!(f.units(2, 0), 3);
     // video's dma section is 300us + nested 200us.
     assert_eq!(f.cs(1, 0).ns(), 500_000);
@@ -87,8 +91,9 @@ fn table1_resources_are_global_and_ceilings_per_cpu() {
     assert_eq!(s.tasks.len(), 15);
     assert!(f.global.iter().all(|&g| g));
     // r1 is used on CPU 0 by L0 (prio 1), on CPU 1 by M1 (3) and H1 (5), on CPU 2 by ML2 (2) and MH2 (4).
-    assert_eq!(f.local_ceiling[0], vec![1, 5, 4, 0]);
-    assert_eq!(f.on_cpu[3], Vec::<usize>::new());
+    let r1: Vec<u32> = (0..4).map(|c| f.local_ceiling(0, c)).collect();
+    assert_eq!(r1, vec![1, 5, 4, 0]);
+    assert!(f.on_cpu(3).is_empty());
 }
 
 #[test]

@@ -38,15 +38,15 @@ impl Config {
         let home: Vec<Cpu> = f.cpu_of.iter().map(|c| c.unwrap_or(0)).collect();
         let level: Vec<u32> = match sys.platform.scheduler {
             Scheduler::Fp => f.priority.clone(),
-            Scheduler::Edf => f.level.clone(),
+            Scheduler::Edf => f.levels_of_tasks().to_vec(),
         };
         let mut need = vec![Vec::new(); f.n_resources];
-        for (t, tf) in f.tasks.iter().enumerate() {
-            for rq in &tf.requests {
+        for (t, &lt) in level.iter().enumerate() {
+            for rq in f.sections(t) {
                 let list: &mut Vec<(u32, u32)> = &mut need[rq.resource];
-                match list.iter_mut().find(|e| e.1 == level[t]) {
+                match list.iter_mut().find(|e| e.1 == lt) {
                     Some(e) => e.0 = e.0.max(rq.units),
-                    None => list.push((rq.units, level[t])),
+                    None => list.push((rq.units, lt)),
                 }
             }
         }
@@ -62,10 +62,8 @@ impl Config {
             home,
             level,
             need,
-            local_ceiling: f
-                .local_ceiling
-                .iter()
-                .map(|row| row.iter().map(|&p| p as u64).collect())
+            local_ceiling: (0..f.n_resources)
+                .map(|r| (0..f.cpus).map(|c| f.local_ceiling(r, c) as u64).collect())
                 .collect(),
         }
     }

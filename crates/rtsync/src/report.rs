@@ -33,16 +33,16 @@ pub fn facts(sys: &System, label: &str) -> String {
     .left(0)
     .left(8);
     for (i, task) in sys.tasks.iter().enumerate() {
-        let secs: Vec<String> = f.tasks[i]
-            .requests
+        let secs: Vec<String> = f
+            .sections(i)
             .iter()
             .map(|rq| {
-                let nest = if rq.held.is_empty() {
+                let nest = if rq.is_outermost() {
                     String::new()
                 } else {
                     format!(
                         " in {}",
-                        rq.held
+                        f.held(rq)
                             .iter()
                             .map(|&h| sys.resources[h].name.as_str())
                             .collect::<Vec<_>>()
@@ -56,7 +56,7 @@ pub fn facts(sys: &System, label: &str) -> String {
             task.name.clone(),
             task.cpu.map_or("-".into(), |c| c.to_string()),
             task.priority.to_string(),
-            f.level[i].to_string(),
+            f.level(i).to_string(),
             t(task.period),
             t(task.deadline),
             t(f.tasks[i].wcet),
@@ -87,11 +87,12 @@ pub fn facts(sys: &System, label: &str) -> String {
         .left(4)
         .left(7);
         for (r, x) in sys.resources.iter().enumerate() {
-            let users: Vec<&str> = f.users[r]
+            let users: Vec<&str> = f
+                .users(r)
                 .iter()
                 .map(|&u| sys.tasks[u].name.as_str())
                 .collect();
-            let scope = if f.users[r].is_empty() {
+            let scope = if f.users(r).is_empty() {
                 "unused"
             } else if !sys.is_partitioned() && sys.platform.cpus > 1 {
                 if f.global[r] { "global?" } else { "local?" }
@@ -107,7 +108,7 @@ pub fn facts(sys: &System, label: &str) -> String {
                 x.sync_cpu.map_or("-".into(), |c| c.to_string()),
                 scope.into(),
                 f.ceiling[r].to_string(),
-                f.level_ceiling[r].to_string(),
+                f.level_ceiling(r).to_string(),
                 if users.is_empty() {
                     "-".into()
                 } else {

@@ -33,7 +33,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     let f = &cx.f;
     let own = own_sections(cx, i);
     let mut remote = Time::ZERO;
-    for rq in f.tasks[i].requests.iter().filter(|rq| rq.is_outermost()) {
+    for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
         remote = remote.saturating_add(request_response(cx, i, rq.resource));
     }
     Demand {

@@ -26,12 +26,7 @@ pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
     if let Some(c) = cx.cpu(i) {
         cpus[c] = true;
     }
-    let in_group = |x: TaskId| {
-        f.tasks[x]
-            .requests
-            .iter()
-            .any(|rq| f.group[rq.resource] == g)
-    };
+    let in_group = |x: TaskId| f.sections(x).iter().any(|rq| f.group[rq.resource] == g);
     for x in 0..cx.n() {
         if in_group(x)
             && let Some(c) = cx.cpu(x)
@@ -53,7 +48,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_req = 0u64;
-    for rq in f.tasks[i].requests.iter().filter(|rq| rq.is_outermost()) {
+    for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
         n_req += 1;
         remote = remote.saturating_add(request_wait(cx, i, f.group[rq.resource]));
     }

@@ -16,8 +16,7 @@ use rtsync_model::{TaskId, Time};
 
 /// Longest outermost section of `x` on any resource of group `g`.
 pub fn group_cs(cx: &Cx, x: TaskId, g: usize) -> Time {
-    cx.f.tasks[x]
-        .requests
+    cx.f.sections(x)
         .iter()
         .filter(|rq| rq.is_outermost() && cx.f.group[rq.resource] == g)
         .map(|rq| rq.length)
@@ -32,11 +31,12 @@ pub fn group_spin(cx: &Cx, x: TaskId, g: usize) -> Time {
         if Some(cpu) == cx.cpu(x) {
             continue;
         }
-        let longest = cx.f.on_cpu[cpu]
-            .iter()
-            .map(|&y| group_cs(cx, y, g))
-            .max()
-            .unwrap_or(Time::ZERO);
+        let longest =
+            cx.f.on_cpu(cpu)
+                .iter()
+                .map(|&y| group_cs(cx, y, g))
+                .max()
+                .unwrap_or(Time::ZERO);
         spin = spin.saturating_add(longest);
     }
     spin
@@ -44,8 +44,8 @@ pub fn group_spin(cx: &Cx, x: TaskId, g: usize) -> Time {
 
 pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     let f = &cx.f;
-    let spin = f.tasks[i]
-        .requests
+    let spin = f
+        .sections(i)
         .iter()
         .filter(|rq| rq.is_outermost())
         .fold(Time::ZERO, |a, rq| {
@@ -53,7 +53,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
         });
     let mut np = Time::ZERO;
     for j in cx.lower_local(i) {
-        for rq in f.tasks[j].requests.iter().filter(|rq| rq.is_outermost()) {
+        for rq in f.sections(j).iter().filter(|rq| rq.is_outermost()) {
             np = np.max(group_spin(cx, j, f.group[rq.resource]).saturating_add(rq.length));
         }
     }

@@ -156,7 +156,7 @@ pub(crate) fn sync_cpu_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
     let mut per = vec![Time::ZERO; cx.f.cpus];
     for t in 0..cx.n() {
         per.fill(Time::ZERO);
-        for rq in cx.f.tasks[t].requests.iter().filter(|rq| rq.is_outermost()) {
+        for rq in cx.f.sections(t).iter().filter(|rq| rq.is_outermost()) {
             if let Some(s) = sync_cpu(cx, rq.resource).filter(|&s| s < per.len()) {
                 per[s] = per[s].saturating_add(rq.length);
             }
@@ -191,7 +191,7 @@ pub(crate) fn ceiling_blocking(cx: &Cx, i: TaskId, filter: impl Fn(ResourceId) -
     let rank = cx.rank(i);
     let mut b = Time::ZERO;
     for j in cx.lower_local(i) {
-        for rq in &cx.f.tasks[j].requests {
+        for rq in cx.f.sections(j) {
             let r = rq.resource;
             if rq.length > b && filter(r) && cx.local_ceiling(r, cpu) >= rank {
                 b = rq.length;
@@ -203,8 +203,7 @@ pub(crate) fn ceiling_blocking(cx: &Cx, i: TaskId, filter: impl Fn(ResourceId) -
 
 /// Total length of the outermost sections of `i`.
 pub(crate) fn own_sections(cx: &Cx, i: TaskId) -> Time {
-    cx.f.tasks[i]
-        .requests
+    cx.f.sections(i)
         .iter()
         .filter(|rq| rq.is_outermost())
         .fold(Time::ZERO, |a, rq| a.saturating_add(rq.length))

@@ -109,7 +109,7 @@ impl Tables {
 /// Wait for one request of `i` on global `q` (its own section excluded).
 pub fn request_wait(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
     let pi = cx.prio(i);
-    let users = &cx.f.users[q];
+    let users = cx.f.users(q);
     let low = users
         .iter()
         .filter(|&&x| x != i && cx.prio(x) < pi)

@@ -19,12 +19,13 @@ use rtsync_model::{ResourceId, TaskId, Time};
 /// Worst cost of one access to `q`.
 pub fn access_cost(cx: &Cx, q: ResourceId) -> Time {
     let f = &cx.f;
-    let longest = f.users[q]
+    let longest = f
+        .users(q)
         .iter()
         .map(|&x| f.cs(x, q))
         .max()
         .unwrap_or(Time::ZERO);
-    let mut cpus: Vec<usize> = f.users[q].iter().filter_map(|&x| f.cpu_of[x]).collect();
+    let mut cpus: Vec<usize> = f.users(q).iter().filter_map(|&x| f.cpu_of[x]).collect();
     cpus.sort_unstable();
     cpus.dedup();
     times(longest, cpus.len().max(1) as u64)
@@ -33,8 +34,8 @@ pub fn access_cost(cx: &Cx, q: ResourceId) -> Time {
 pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut spin = Time::ZERO;
-    for rq in f.tasks[i]
-        .requests
+    for rq in f
+        .sections(i)
         .iter()
         .filter(|rq| rq.is_outermost() && f.global[rq.resource])
     {
@@ -44,7 +45,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     if let Some(cpu) = cx.cpu(i) {
         let rank = cx.rank(i);
         for j in cx.lower_local(i) {
-            for rq in &f.tasks[j].requests {
+            for rq in f.sections(j) {
                 let r = rq.resource;
                 if cx.local_ceiling(r, cpu) >= rank {
                     let cost = if f.global[r] {

@@ -18,11 +18,12 @@ pub fn spin(cx: &Cx, x: TaskId, q: ResourceId) -> Time {
     let mut s = Time::ZERO;
     for cpu in 0..cx.f.cpus {
         if Some(cpu) != cx.cpu(x) {
-            let longest = cx.f.on_cpu[cpu]
-                .iter()
-                .map(|&y| cx.f.cs(y, q))
-                .max()
-                .unwrap_or(Time::ZERO);
+            let longest =
+                cx.f.on_cpu(cpu)
+                    .iter()
+                    .map(|&y| cx.f.cs(y, q))
+                    .max()
+                    .unwrap_or(Time::ZERO);
             s = s.saturating_add(longest);
         }
     }
@@ -40,11 +41,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     }
     let mut b = ceiling_blocking(cx, i, |r| !f.global[r]);
     for j in cx.lower_local(i) {
-        for rq in f.tasks[j]
-            .requests
-            .iter()
-            .filter(|rq| f.global[rq.resource])
-        {
+        for rq in f.sections(j).iter().filter(|rq| f.global[rq.resource]) {
             b = b.max(spin(cx, j, rq.resource).saturating_add(rq.length));
         }
     }

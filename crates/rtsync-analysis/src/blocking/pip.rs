@@ -51,7 +51,7 @@ pub fn demand(cx: &Cx, i: TaskId) -> Demand {
     let mut by_res = vec![Time::ZERO; cx.f.n_resources];
     for j in cx.lower_local(i) {
         let mut longest = Time::ZERO;
-        for rq in &cx.f.tasks[j].requests {
+        for rq in cx.f.sections(j) {
             if ceil[rq.resource] >= rank {
                 longest = longest.max(rq.length);
                 by_res[rq.resource] = by_res[rq.resource].max(rq.length);

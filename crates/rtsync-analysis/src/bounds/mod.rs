@@ -24,7 +24,7 @@ pub struct BoundTask {
 
 /// The tasks of `cpu` in bound form, or why the bounds do not apply.
 pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Result<Vec<BoundTask>, String> {
-    let ids = &cx.f.on_cpu[cpu];
+    let ids = cx.f.on_cpu(cpu);
     for &i in ids {
         let t = &cx.sys.tasks[i];
         if t.deadline != t.period {

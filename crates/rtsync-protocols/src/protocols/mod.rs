@@ -47,7 +47,7 @@ pub(crate) fn rule(sys: &System, f: &Facts, home: &[Cpu], r: ResourceId) -> Rule
     let rf = ResourceFacts {
         r,
         facts: f,
-        users_cpu: f.users[r].first().map_or(0, |&t| home[t]),
+        users_cpu: f.users(r).first().map_or(0, |&t| home[t]),
         sync_cpu: sys.resources[r].sync_cpu,
     };
     match sys.resources[r].protocol {
