@@ -69,24 +69,23 @@ impl Lists {
     fn get(&self, k: usize) -> &[usize] {
         &self.items[self.at[k] as usize..self.at[k + 1] as usize]
     }
-    /// Lists of the given lengths, to be filled in order with [`Lists::fill`].
-    fn with_lengths(lengths: impl Iterator<Item = usize>) -> Lists {
-        let mut at = vec![0u32];
-        let mut total = 0usize;
-        for k in lengths {
-            total += k;
-            at.push(total as u32);
+    /// `n` lists holding each `(list, item)` of `entries`, in entry order
+    /// within a list (a counting sort by list).
+    fn gather(n: usize, entries: impl Iterator<Item = (usize, usize)> + Clone) -> Lists {
+        let mut at = vec![0u32; n + 1];
+        for (k, _) in entries.clone() {
+            at[k + 1] += 1;
         }
-        Lists {
-            at,
-            items: vec![0; total],
+        for k in 1..=n {
+            at[k] += at[k - 1];
         }
-    }
-    /// Puts `x` at the next free place of list `k`; `next[k]` counts the
-    /// items placed so far.
-    fn fill(&mut self, next: &mut [u32], k: usize, x: usize) {
-        self.items[(self.at[k] + next[k]) as usize] = x;
-        next[k] += 1;
+        let mut items = vec![0; at[n] as usize];
+        let mut next: Vec<u32> = at[..n].to_vec();
+        for (k, x) in entries {
+            items[next[k] as usize] = x;
+            next[k] += 1;
+        }
+        Lists { at, items }
     }
 }
 
@@ -158,6 +157,8 @@ impl Facts {
             suspensions: 0,
         };
         let mut nesting = Vec::new();
+        // `(resource, task)` at a task's first section on the resource.
+        let mut uses: Vec<(u32, u32)> = Vec::with_capacity(2 * nt);
         let mut priority = Vec::with_capacity(nt);
         let mut cpu_of = Vec::with_capacity(nt);
         let mut deadline = Vec::with_capacity(nt);
@@ -171,6 +172,9 @@ impl Facts {
                 p.cs = p.cs.max(rq.length);
                 if rq.is_outermost() {
                     p.outer_cs = p.outer_cs.max(rq.length);
+                }
+                if p.count == 0 {
+                    uses.push((rq.resource as u32, ti as u32));
                 }
                 p.count += 1;
                 p.units = p.units.max(rq.units);
@@ -192,18 +196,8 @@ impl Facts {
             cpu_of.push(t.cpu.or((cpus == 1).then_some(0)));
             deadline.push(t.deadline);
         }
-        // Users per resource, counted from the pairs, listed in task order.
-        let mut users = Lists::with_lengths(
-            (0..nr).map(|r| (0..nt).filter(|&t| pairs[t * nr + r].count > 0).count()),
-        );
-        let mut next = vec![0u32; nr.max(cpus)];
-        for t in 0..nt {
-            for r in 0..nr {
-                if pairs[t * nr + r].count > 0 {
-                    users.fill(&mut next, r, t);
-                }
-            }
-        }
+        // Users per resource, in task order.
+        let users = Lists::gather(nr, uses.iter().map(|&(r, t)| (r as usize, t as usize)));
         let mut ceiling = vec![0; nr];
         let mut local_ceiling = vec![0; nr * cpus];
         let mut global = vec![false; nr];
@@ -249,17 +243,13 @@ impl Facts {
             group[r] = find(&mut group, r);
         }
         let by_priority = priority_order(&priority);
-        let mut on_cpu = Lists::with_lengths(
-            (0..cpus).map(|c| cpu_of.iter().filter(|&&x| x == Some(c)).count()),
+        let on_cpu = Lists::gather(
+            cpus,
+            by_priority.iter().filter_map(|&t| match cpu_of[t] {
+                Some(c) if c < cpus => Some((c, t)),
+                _ => None,
+            }),
         );
-        next.fill(0);
-        for &t in &by_priority {
-            if let Some(c) = cpu_of[t]
-                && c < cpus
-            {
-                on_cpu.fill(&mut next, c, t);
-            }
-        }
         Facts {
             n_tasks: nt,
             n_resources: nr,

@@ -61,39 +61,45 @@ impl Tables {
                 served[s].push(r);
             }
         }
-        let mut load = vec![Vec::new(); f.cpus];
+        let mut load: Vec<Vec<(Priority, Time, Time, TaskId)>> = served
+            .iter()
+            .map(|v| Vec::with_capacity(if v.is_empty() { 0 } else { f.n_tasks }))
+            .collect();
         let mut below: Vec<Vec<(Priority, Time)>> = (0..nr)
             .map(|r| Vec::with_capacity(f.users(r).len()))
             .collect();
+        // Lowest priority first, so that each `below` list gets its running
+        // maximum as it grows; the load lists are turned around after.
+        // Only the resources of a task's own sections are looked at (the
+        // first section on each marks it done for the task).
         let mut per = vec![Time::ZERO; f.cpus];
-        for &x in &f.by_priority {
-            per.fill(Time::ZERO);
+        let mut done = vec![usize::MAX; nr];
+        let mut touched: Vec<Cpu> = Vec::new();
+        for &x in f.by_priority.iter().rev() {
             let p = cx.prio(x);
-            for r in 0..nr {
-                let n = f.requests(x, r);
-                if n == 0 {
+            for rq in f.sections(x) {
+                let r = rq.resource;
+                if done[r] == x {
                     continue;
                 }
-                below[r].push((p, f.cs(x, r)));
+                done[r] = x;
+                let cs = f.cs(x, r);
+                let m = below[r].last().map_or(cs, |e| e.1.max(cs));
+                below[r].push((p, m));
                 if let Some(s) = sync[r] {
-                    per[s] = per[s].saturating_add(times(f.cs(x, r), n as u64));
+                    if per[s].is_zero() {
+                        touched.push(s);
+                    }
+                    per[s] = per[s].saturating_add(times(cs, f.requests(x, r) as u64));
                 }
             }
-            for (s, &l) in per.iter().enumerate() {
-                if !l.is_zero() {
-                    load[s].push((p, cx.period[x], l, x));
-                }
+            for s in touched.drain(..) {
+                load[s].push((p, cx.period[x], per[s], x));
+                per[s] = Time::ZERO;
             }
         }
-        for v in &mut below {
-            // Highest priority first so far: lowest first, then the
-            // running maximum.
+        for v in &mut load {
             v.reverse();
-            let mut m = Time::ZERO;
-            for e in v.iter_mut() {
-                m = m.max(e.1);
-                e.1 = m;
-            }
         }
         Tables {
             sync,
@@ -229,7 +235,79 @@ mod tests {
             })
     }
 
+    fn spread_system(
+        seed: u64,
+        cpus: usize,
+        util: f64,
+        requests_max: u32,
+        spread: u64,
+    ) -> rtsync_model::System {
+        let c = GenConfig {
+            cpus,
+            tasks: 4 * cpus,
+            utilization: util * cpus as f64,
+            resources: 5,
+            protocol: Protocol::Dpcp,
+            requests_max,
+            nest_prob: 0.3,
+            cs_max: Time::from_us(400),
+            partition: Some(Heuristic::WorstFit),
+            ..GenConfig::default()
+        };
+        let mut sys = generate(&c, seed, 0);
+        for (r, res) in sys.resources.iter_mut().enumerate() {
+            res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
+        }
+        // Ties in priority, which the tables' orders must survive.
+        if spread & 1 == 1 {
+            for t in &mut sys.tasks {
+                t.priority = t.priority.div_ceil(2);
+            }
+        }
+        sys
+    }
+
     proptest! {
+        /// The tables hold what their definitions say, computed here from
+        /// the facts without the tables' orders: for every priority level
+        /// and resource the longest lower-priority section, and for every
+        /// synchronization CPU each task's load there.
+        #[test]
+        fn tables_match_their_definitions(
+            seed in any::<u64>(),
+            cpus in 2usize..5,
+            requests_max in 1u32..4,
+            spread in any::<u64>(),
+        ) {
+            let sys = spread_system(seed, cpus, 0.6, requests_max, spread);
+            let cx = Cx::new(&sys);
+            let f = &cx.f;
+            let tb = Tables::new(&cx);
+            for r in 0..f.n_resources {
+                for p in 0..=f.n_tasks as Priority + 1 {
+                    let want = (0..f.n_tasks)
+                        .filter(|&j| cx.prio(j) < p)
+                        .map(|j| f.cs(j, r))
+                        .max()
+                        .unwrap_or(Time::ZERO);
+                    prop_assert_eq!(tb.longest_below(r, p), want, "resource {} below {}", r, p);
+                }
+            }
+            for s in 0..f.cpus {
+                let mut want: Vec<(Priority, Time, Time, TaskId)> = (0..f.n_tasks)
+                    .filter_map(|x| {
+                        let l = (0..f.n_resources)
+                            .filter(|&r| tb.sync[r] == Some(s))
+                            .fold(Time::ZERO, |a, r| a.saturating_add(times(f.cs(x, r), f.requests(x, r) as u64)));
+                        (!l.is_zero()).then_some((cx.prio(x), cx.period[x], l, x))
+                    })
+                    .collect();
+                // Highest priority first, ties in index order.
+                want.sort_by_key(|e| (std::cmp::Reverse(e.0), e.3));
+                prop_assert_eq!(&tb.load[s], &want, "CPU {}", s);
+            }
+        }
+
         /// The grouped, warm-started demand equals the equation applied to
         /// each request afresh: with several requests per resource, nested
         /// sections, resources spread over several synchronization CPUs,
@@ -242,22 +320,7 @@ mod tests {
             requests_max in 1u32..4,
             spread in any::<u64>(),
         ) {
-            let c = GenConfig {
-                cpus,
-                tasks: 4 * cpus,
-                utilization: util * cpus as f64,
-                resources: 5,
-                protocol: Protocol::Dpcp,
-                requests_max,
-                nest_prob: 0.3,
-                cs_max: Time::from_us(400),
-                partition: Some(Heuristic::WorstFit),
-                ..GenConfig::default()
-            };
-            let mut sys = generate(&c, seed, 0);
-            for (r, res) in sys.resources.iter_mut().enumerate() {
-                res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
-            }
+            let sys = spread_system(seed, cpus, util, requests_max, spread);
             let cx = Cx::new(&sys);
             let tb = Tables::new(&cx);
             for i in 0..cx.n() {

@@ -151,13 +151,20 @@ pub fn foreign_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
 
 /// Per CPU and task, the total length of the task's outermost sections
 /// whose resource is synchronized on that CPU (tasks without any omitted).
+/// A CPU that hosts no task gets an empty list: its agents interfere with
+/// no one (the usual DPCP layout, a synchronization CPU of its own).
 pub(crate) fn sync_cpu_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
     let mut out = vec![Vec::new(); cx.f.cpus];
+    let hosts: Vec<bool> = (0..cx.f.cpus).map(|c| !cx.f.on_cpu(c).is_empty()).collect();
+    if !(0..cx.f.n_resources).any(|r| sync_cpu(cx, r).is_some_and(|s| hosts.get(s) == Some(&true)))
+    {
+        return out;
+    }
     let mut per = vec![Time::ZERO; cx.f.cpus];
     for t in 0..cx.n() {
         per.fill(Time::ZERO);
         for rq in cx.f.sections(t).iter().filter(|rq| rq.is_outermost()) {
-            if let Some(s) = sync_cpu(cx, rq.resource).filter(|&s| s < per.len()) {
+            if let Some(s) = sync_cpu(cx, rq.resource).filter(|&s| hosts.get(s) == Some(&true)) {
                 per[s] = per[s].saturating_add(rq.length);
             }
         }
