@@ -79,10 +79,37 @@ pub fn analyze_result(sys: &System, opts: &Options) -> Result<SystemResult, Diag
     prepare_and_run(sys, opts).map(|(_, r)| r)
 }
 
-fn prepare_and_run<'a>(
+/// The system's verdict alone, the same as [`analyze_result`]'s.
+///
+/// For a verdict-only response-time analysis under fixed priority
+/// (`tests: Rta`, `first_miss`), the one a schedulability sweep runs on
+/// thousands of systems, no per-task result rows are built (with 80 tasks
+/// that is a tenth of the analysis); other selections build the full
+/// result and return its verdict.
+pub fn verdict(sys: &System, opts: &Options) -> Result<Verdict, Diagnostics> {
+    if !(opts.first_miss
+        && opts.tests == TestSelection::Rta
+        && sys.platform.scheduler == Scheduler::Fp)
+    {
+        return analyze_result(sys, opts).map(|r| r.verdict);
+    }
+    let (system, _) = prepare(sys, opts)?;
+    let cx = Cx::new(&system);
+    let a = fp::analyse(&cx, true);
+    let meets = |i: usize| matches!(a.responses[i], Response::Bounded(r) if r <= cx.deadline[i]);
+    Ok(if (0..cx.n()).all(meets) {
+        Verdict::Schedulable
+    } else {
+        Verdict::NotSchedulable
+    })
+}
+
+/// The system to analyse (partitioned, overheads charged) and, with
+/// overheads, the execution times before they were charged.
+fn prepare<'a>(
     sys: &'a System,
     opts: &Options,
-) -> Result<(Cow<'a, System>, SystemResult), Diagnostics> {
+) -> Result<(Cow<'a, System>, Option<Vec<Time>>), Diagnostics> {
     let placed: Cow<System> = if sys.is_partitioned() {
         Cow::Borrowed(sys)
     } else {
@@ -100,6 +127,14 @@ fn prepare_and_run<'a>(
         }
         None => (placed, None),
     };
+    Ok((system, base_wcet))
+}
+
+fn prepare_and_run<'a>(
+    sys: &'a System,
+    opts: &Options,
+) -> Result<(Cow<'a, System>, SystemResult), Diagnostics> {
+    let (system, base_wcet) = prepare(sys, opts)?;
     let result = {
         let cx = Cx::new(&system);
         let base: Vec<Time> =

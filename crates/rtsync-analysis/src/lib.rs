@@ -17,7 +17,7 @@ pub mod partition;
 mod recurrence;
 pub mod result;
 
-pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result};
+pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result, verdict};
 pub use context::Cx;
 pub use overheads::Profile;
 pub use partition::{Heuristic, partition};

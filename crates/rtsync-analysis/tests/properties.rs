@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use rtsync_analysis::generate::{GenConfig, Periods, Utilizations, generate};
 use rtsync_analysis::{
     Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection, Verdict, analyze,
+    verdict,
 };
 use rtsync_model::{Protocol, Scheduler, Segment, System, Time, load_str, to_toml};
 
@@ -190,6 +191,10 @@ proptest! {
             .unwrap().result;
         let rta = |r: &SystemResult| r.tests.iter().find(|o| o.test == Test::Rta || o.test == Test::EdfDemand).unwrap().verdict;
         prop_assert_eq!(rta(&full), rta(&quick), "{}", to_toml(&s));
+        // `verdict` (no result rows) says the same, in verdict mode and not.
+        let o = Options { tests: TestSelection::Rta, first_miss: true, ..Options::default() };
+        prop_assert_eq!(verdict(&s, &o).unwrap(), rta(&full));
+        prop_assert_eq!(verdict(&s, &Options { first_miss: false, ..o }).unwrap(), rta(&full));
         if rta(&full) == Verdict::Schedulable {
             for (x, y) in full.tasks.iter().zip(&quick.tasks) {
                 prop_assert_eq!(x.response, y.response, "{}", &x.name);
