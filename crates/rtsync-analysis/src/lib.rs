@@ -16,6 +16,7 @@ pub mod overheads;
 pub mod partition;
 mod recurrence;
 pub mod result;
+pub mod sweep;
 
 pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result, verdict};
 pub use context::Cx;

@@ -5,6 +5,7 @@
 
 mod bundled;
 mod cmd;
+mod plot;
 mod report;
 mod spec_arg;
 mod table;
@@ -58,8 +59,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Measure rtsync's speed beside its peers: analysis, simulator, channels, locks.
     Bench(cmd::bench::Args),
-    /// Experiments over many random systems (soundness of analysis
-    /// against simulation).
+    /// Experiments over many random systems: soundness of the analysis
+    /// against simulation, schedulability ratios per protocol.
     Experiment(cmd::experiment::Args),
 }
 

@@ -419,3 +419,71 @@ fn bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile() {
     let (aout, aerr) = text(&a);
     assert!(matches!(a.status.code(), Some(0 | 1)), "{aout}\n{aerr}");
 }
+
+/// The sweep prints a table, writes one CSV row per point and protocol and
+/// one line per protocol in the plot, and gives the same figures for the
+/// same seed.
+#[test]
+fn schedulability_sweep_writes_csv_and_plot() {
+    let dir = std::env::temp_dir().join(format!("rtsync-sweep-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let args = [
+        "experiment",
+        "schedulability",
+        "--protocols",
+        "mpcp,dpcp",
+        "--from",
+        "1",
+        "--to",
+        "3.8",
+        "--step",
+        "1.4",
+        "--sets",
+        "30",
+        "--out",
+        d,
+    ];
+    let o = rtsync(&args);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("mpcp") && out.contains("dpcp") && out.contains("weighted"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3 * 2, "{csv}");
+    // Light load accepts every system; 3.8 of 4 CPUs loses some.
+    assert!(rows[0].starts_with("1,mpcp,30,30,"), "{csv}");
+    let heavy: u64 = rows[4].split(',').nth(3).unwrap().parse().unwrap();
+    assert!(rows[4].starts_with("3.8,mpcp,30,") && heavy < 30, "{csv}");
+    let svg = std::fs::read_to_string(dir.join("schedulability.svg")).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 2);
+    assert!(rtsync(&args).status.success());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("schedulability.csv")).unwrap(),
+        csv
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn schedulability_sweep_refuses_what_it_cannot_compare() {
+    let o = rtsync(&[
+        "experiment",
+        "schedulability",
+        "--protocols",
+        "pcp",
+        "--sets",
+        "1",
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err.contains("pcp is a uniprocessor protocol") && err.contains("--cpus 1"),
+        "{err}"
+    );
+    let o = rtsync(&["experiment", "schedulability", "--from", "2", "--to", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("--from <= --to"));
+}

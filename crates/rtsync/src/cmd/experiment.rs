@@ -17,6 +17,11 @@ pub enum Experiment {
     /// Simulated worst response <= analytic bound, on random systems, for
     /// every protocol (or one). Exit code 1 when any violation is found.
     Soundness(SoundnessArgs),
+    /// Schedulability ratios: the share of random systems each protocol's
+    /// analysis accepts, over a range of total utilizations, on the same
+    /// systems for every protocol. Prints the table and writes a CSV and
+    /// an SVG plot.
+    Schedulability(Box<super::sweep::Args>),
 }
 
 #[derive(clap::Args)]
@@ -52,6 +57,7 @@ pub struct SoundnessArgs {
 pub fn run(a: Args) -> u8 {
     match a.experiment {
         Experiment::Soundness(s) => soundness(s),
+        Experiment::Schedulability(s) => super::sweep::run(*s),
     }
 }
 

@@ -17,14 +17,24 @@ pub struct Args {
     /// Seed: the same seed and options give the same systems.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Total utilization.
+    #[arg(long, default_value_t = 2.0)]
+    pub utilization: f64,
+    #[arg(long, default_value = "mpcp", value_parser = super::check::parse_protocol)]
+    pub protocol: Protocol,
+    #[command(flatten)]
+    pub shape: Shape,
+}
+
+/// The shape of random systems, shared by `generate` and the
+/// schedulability sweep.
+#[derive(clap::Args, Clone)]
+pub struct Shape {
     #[arg(long, default_value_t = 4)]
     pub cpus: usize,
     /// Number of tasks (for uunifast, uunisort, randfixedsum).
     #[arg(long, default_value_t = 16)]
     pub tasks: usize,
-    /// Total utilization.
-    #[arg(long, default_value_t = 2.0)]
-    pub utilization: f64,
     /// randfixedsum | uunifast | uunisort | uniform:MIN,MAX | exp:MEAN |
     /// bimodal:LMIN,LMAX,HMIN,HMAX,P_HEAVY.
     #[arg(long, default_value = "randfixedsum")]
@@ -49,8 +59,6 @@ pub struct Args {
     /// Probability that a section nests inside the previous one.
     #[arg(long, default_value_t = 0.0)]
     pub nest_prob: f64,
-    #[arg(long, default_value = "mpcp", value_parser = super::check::parse_protocol)]
-    pub protocol: Protocol,
     #[arg(long, default_value = "fp", value_parser = |s: &str| s.parse::<Scheduler>())]
     pub scheduler: Scheduler,
     /// auto | wfd | ffd | bfd | sync | none (leave tasks without a CPU).
@@ -83,7 +91,8 @@ fn floats(s: &str, n: usize, what: &str) -> Result<Vec<f64>, String> {
     }
 }
 
-pub fn config(a: &Args) -> Result<GenConfig, String> {
+/// The generator configuration for `protocol` at total `utilization`.
+pub fn config(a: &Shape, protocol: Protocol, utilization: f64) -> Result<GenConfig, String> {
     let utilizations = match a.utilizations.split_once(':') {
         None => match a.utilizations.as_str() {
             "randfixedsum" => Utilizations::RandFixedSum,
@@ -134,16 +143,16 @@ pub fn config(a: &Args) -> Result<GenConfig, String> {
     let (cs_min, cs_max) = pair(&a.cs, "--cs")?;
     let partition = match a.partition.as_str() {
         "none" => None,
-        "auto" if a.protocol.is_uniprocessor() => Some(Heuristic::SyncAware),
+        "auto" if protocol.is_uniprocessor() => Some(Heuristic::SyncAware),
         "auto" => Some(Heuristic::WorstFit),
         h => Some(h.parse::<Heuristic>()?),
     };
     let c = GenConfig {
         cpus: a.cpus,
         scheduler: a.scheduler,
-        protocol: a.protocol,
+        protocol,
         tasks: a.tasks,
-        utilization: a.utilization,
+        utilization,
         utilizations,
         periods,
         deadline_min: a.deadline_min,
@@ -160,7 +169,7 @@ pub fn config(a: &Args) -> Result<GenConfig, String> {
 }
 
 pub fn run(a: Args) -> u8 {
-    let c = match config(&a) {
+    let c = match config(&a.shape, a.protocol, a.utilization) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}\n  hint: see `rtsync generate --help`");

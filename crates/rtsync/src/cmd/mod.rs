@@ -9,6 +9,7 @@ pub mod experiment;
 pub mod generate;
 pub mod run;
 pub mod simulate;
+pub mod sweep;
 
 /// Exit codes shared by the commands.
 pub const OK: u8 = 0;

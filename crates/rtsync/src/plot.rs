@@ -1,0 +1,207 @@
+//! Line charts in SVG: the schedulability curves of a sweep, one line per
+//! protocol, the share of schedulable systems (0 to 1) against total
+//! utilization.
+
+use rtsync_analysis::sweep::Cell;
+use rtsync_model::Protocol;
+use std::fmt::Write;
+
+const COLOURS: [&str; 12] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac", "#17becf", "#8c564b",
+];
+/// Dash patterns, so that lines stay apart in grey print.
+const DASHES: [&str; 4] = ["", "6 3", "2 3", "8 3 2 3"];
+
+const LEFT: f64 = 70.0;
+const TOP: f64 = 50.0;
+const W: f64 = 640.0;
+const H: f64 = 380.0;
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// About eight ticks of 1, 2 or 5 times a power of ten over `span`.
+fn tick(span: f64) -> f64 {
+    let raw = (span / 8.0).max(f64::MIN_POSITIVE);
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&t| t >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// The chart of `cells` (as [`rtsync_analysis::sweep::Sweep::tally`]
+/// returns them) for `protocols`, titled `title`.
+pub fn schedulability(cells: &[Cell], protocols: &[Protocol], title: &str) -> String {
+    let lo = cells
+        .iter()
+        .map(|c| c.utilization)
+        .fold(f64::INFINITY, f64::min);
+    let hi = cells
+        .iter()
+        .map(|c| c.utilization)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else {
+        let u = if lo.is_finite() { lo } else { 0.0 };
+        (u - 0.5, u + 0.5)
+    };
+    let x = |u: f64| LEFT + W * (u - lo) / (hi - lo);
+    let y = |r: f64| TOP + H * (1.0 - r);
+    let legend_h = 22.0 * protocols.len() as f64;
+    let height = (TOP + H + 70.0).max(TOP + legend_h + 20.0);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{height}" font-family="sans-serif" font-size="12">"#,
+        LEFT + W + 170.0
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{LEFT}" y="28" font-size="15" font-weight="bold">{}</text>"#,
+        esc(title)
+    );
+    // Grid and axes.
+    for k in 0..=10 {
+        let r = k as f64 / 10.0;
+        let _ = writeln!(
+            s,
+            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"#e4e4e4\"/>\n<text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{r:.1}</text>",
+            y(r),
+            LEFT + W,
+            LEFT - 8.0,
+            y(r) + 4.0
+        );
+    }
+    let step = tick(hi - lo);
+    let mut u = (lo / step).ceil() * step;
+    while u <= hi + step * 1e-9 {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{0:.1}\" y1=\"{TOP}\" x2=\"{0:.1}\" y2=\"{1}\" stroke=\"#e4e4e4\"/>\n<text x=\"{0:.1}\" y=\"{2}\" text-anchor=\"middle\">{3}</text>",
+            x(u),
+            TOP + H,
+            TOP + H + 18.0,
+            trim(u)
+        );
+        u += step;
+    }
+    let _ = writeln!(
+        s,
+        r#"<rect x="{LEFT}" y="{TOP}" width="{W}" height="{H}" fill="none" stroke="black"/>"#
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="{}" text-anchor="middle">total utilization</text>"#,
+        LEFT + W / 2.0,
+        TOP + H + 42.0
+    );
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(22 {}) rotate(-90)" text-anchor="middle">share of systems found schedulable</text>"#,
+        TOP + H / 2.0
+    );
+    // One line per protocol, with a marker per point.
+    for (j, p) in protocols.iter().enumerate() {
+        let colour = COLOURS[j % COLOURS.len()];
+        let dash = DASHES[j % DASHES.len()];
+        let mut pts: Vec<(f64, f64)> = cells
+            .iter()
+            .filter(|c| c.protocol == *p)
+            .map(|c| (x(c.utilization), y(c.ratio())))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"><title>{p}</title></polyline>"#,
+            path.join(" ")
+        );
+        for (a, b) in &pts {
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{a:.1}" cy="{b:.1}" r="3" fill="{colour}"/>"#
+            );
+        }
+        let ly = TOP + 10.0 + 22.0 * j as f64;
+        let lx = LEFT + W + 20.0;
+        let _ = writeln!(
+            s,
+            r#"<line x1="{lx}" y1="{ly}" x2="{}" y2="{ly}" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/><text x="{}" y="{}">{}</text>"#,
+            lx + 30.0,
+            lx + 38.0,
+            ly + 4.0,
+            esc(p.name())
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A utilization without trailing zeros.
+fn trim(u: f64) -> String {
+    let t = format!("{u:.3}");
+    t.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(u: f64, p: Protocol, ok: u64) -> Cell {
+        Cell {
+            utilization: u,
+            protocol: p,
+            sets: 10,
+            schedulable: ok,
+        }
+    }
+
+    /// Each protocol's line passes through its points: ratio 1 at the
+    /// top of the plot, ratio 0 at the bottom, the smallest utilization at
+    /// the left edge and the largest at the right.
+    #[test]
+    fn lines_go_through_the_points() {
+        let cells = vec![
+            cell(1.0, Protocol::Mpcp, 10),
+            cell(1.0, Protocol::Dpcp, 10),
+            cell(3.0, Protocol::Mpcp, 0),
+            cell(3.0, Protocol::Dpcp, 5),
+        ];
+        let svg = schedulability(&cells, &[Protocol::Mpcp, Protocol::Dpcp], "a <test>");
+        let (l, r, t, b) = (LEFT, LEFT + W, TOP, TOP + H);
+        assert!(
+            svg.contains(&format!(r#"points="{l:.1},{t:.1} {r:.1},{b:.1}""#)),
+            "{svg}"
+        );
+        let mid = TOP + H / 2.0;
+        assert!(svg.contains(&format!(r#"points="{l:.1},{t:.1} {r:.1},{mid:.1}""#)));
+        assert!(svg.contains(">mpcp</text>") && svg.contains(">dpcp</text>"));
+        assert!(svg.contains("a &lt;test&gt;"), "the title is escaped");
+        assert_eq!(svg.matches("<circle").count(), 4);
+    }
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(tick(4.0), 0.5);
+        assert_eq!(tick(0.9), 0.2);
+        assert_eq!(tick(30.0), 5.0);
+        assert_eq!(trim(2.5), "2.5");
+        assert_eq!(trim(3.0), "3");
+    }
+
+    /// One point: the axis still has a width (no division by zero).
+    #[test]
+    fn a_single_point_is_drawn() {
+        let svg = schedulability(&[cell(2.0, Protocol::Mpcp, 7)], &[Protocol::Mpcp], "one");
+        assert!(!svg.contains("NaN") && !svg.contains("inf"));
+        assert_eq!(svg.matches("<circle").count(), 1);
+    }
+}
