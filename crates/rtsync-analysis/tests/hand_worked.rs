@@ -270,6 +270,50 @@ body = [ { compute = "1ms" }, { lock = "r", hold = "1ms" } ]
     assert_eq!(bounded(task(&r, "a").response), Time::from_ms(8));
 }
 
+/// A task on a DPCP synchronization CPU suffers the agents' work, which
+/// the utilization bounds cannot express: they must not apply there.
+/// CPU 1 serves r; b (6ms every 10ms) runs there. a's 4ms section runs on
+/// CPU 1 above b; a's response is 1 + 4 = 5ms, so its agent has jitter
+/// 5ms: b's window w = 6 + 4·⌈(w + 5)/10⌉ gives 6 + 8 = 14ms > 10ms, a
+/// miss (two sections of a can fall in one window of b: one at the end of
+/// a job released 5ms late, one at the start of the next). Alone on its
+/// CPU with U = 0.6 and no local blocking, b passes both utilization
+/// bounds; before they learnt of agents, the hyperbolic bound called this
+/// system schedulable (found by the property test
+/// `bounds_imply_rta_and_ll_implies_hyperbolic`).
+#[test]
+fn utilization_bounds_do_not_apply_on_a_synchronization_cpu_with_tasks() {
+    let r = run(&sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "r"
+sync_cpu = 1
+[[task]]
+name = "a"
+period = "10ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "r", hold = "4ms" } ]
+[[task]]
+name = "b"
+period = "10ms"
+priority = 1
+cpu = 1
+body = [ { compute = "6ms" } ]
+"#));
+    assert_eq!(bounded(task(&r, "a").response), Time::from_ms(5));
+    assert_eq!(task(&r, "b").verdict, Verdict::NotSchedulable);
+    for t in [Test::LiuLayland, Test::Hyperbolic] {
+        let o = r.tests.iter().find(|o| o.test == t).unwrap();
+        assert_eq!(o.verdict, Verdict::NotApplicable, "{t:?}");
+        let why = o.detail.as_deref().unwrap();
+        assert!(why.contains("CPU 1") && why.contains("task a"), "{why}");
+    }
+    assert_eq!(r.verdict, Verdict::NotSchedulable);
+}
+
 /// DFLP: FIFO, one section of every other task: t1 waits t3 2ms + t2 0.5ms
 /// and runs its own 1ms: W = 3.5ms; R = 2 + 3.5 = 5.5ms.
 #[test]

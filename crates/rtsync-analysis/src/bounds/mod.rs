@@ -4,12 +4,14 @@
 //! priorities are rate-monotonic (a higher priority never goes with a longer
 //! period). Suspension and remote blocking are counted as execution
 //! (suspension-oblivious), so the bounds stay sound for suspending
-//! protocols; the local blocking term is `B_i`.
+//! protocols; the local blocking term is `B_i`. They do not apply on a CPU
+//! that runs other CPUs' critical sections (a DPCP or DFLP
+//! synchronization CPU hosting tasks).
 
 pub mod hyperbolic;
 pub mod liu_layland;
 
-use crate::blocking::Demand;
+use crate::blocking::{Demand, foreign_loads};
 use crate::context::Cx;
 use rtsync_model::{TaskId, Time};
 
@@ -36,6 +38,22 @@ pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Result<Vec<BoundTask
         if !t.jitter.is_zero() {
             return Err(format!("task {} has release jitter", t.name));
         }
+    }
+    // Agents (DPCP, DFLP sections run for tasks of other CPUs) preempt
+    // every task of their CPU with a release pattern that follows the
+    // requesting tasks' responses, not a period of their own: the bounds'
+    // task model has no place for them. (Found by the property test
+    // `bounds_imply_rta_and_ll_implies_hyperbolic`: a task placed on a
+    // synchronization CPU passed the hyperbolic bound while its
+    // response-time bound, agents included, passed its deadline.)
+    if let Some(&(x, _)) = foreign_loads(cx)[cpu]
+        .iter()
+        .find(|&&(x, _)| cx.cpu(x) != Some(cpu))
+    {
+        return Err(format!(
+            "CPU {cpu} runs the critical sections of task {} as a synchronization CPU; the utilization bounds do not model that interference",
+            cx.sys.tasks[x].name
+        ));
     }
     // Rate-monotonic order; equal priorities need equal periods (see the
     // note in `hyperbolic`).
