@@ -96,12 +96,13 @@ pub fn verdict(sys: &System, opts: &Options) -> Result<Verdict, Diagnostics> {
     let (system, _) = prepare(sys, opts)?;
     let cx = Cx::new(&system);
     let a = fp::analyse(&cx, true);
-    let meets = |i: usize| matches!(a.responses[i], Response::Bounded(r) if r <= cx.deadline[i]);
-    Ok(if (0..cx.n()).all(meets) {
-        Verdict::Schedulable
-    } else {
-        Verdict::NotSchedulable
-    })
+    Ok(
+        if (0..cx.n()).all(|i| a.responses[i].meets(cx.deadline[i])) {
+            Verdict::Schedulable
+        } else {
+            Verdict::NotSchedulable
+        },
+    )
 }
 
 /// The system to analyse (partitioned, overheads charged) and, with
@@ -156,9 +157,10 @@ fn task_row(
 ) -> TaskResult {
     let t = &cx.sys.tasks[i];
     let wcet = cx.f.tasks[i].wcet;
-    let verdict = match response {
-        Response::Bounded(r) if r <= t.deadline => Verdict::Schedulable,
-        _ => Verdict::NotSchedulable,
+    let verdict = if response.meets(t.deadline) {
+        Verdict::Schedulable
+    } else {
+        Verdict::NotSchedulable
     };
     TaskResult {
         name: t.name.clone(),
@@ -192,8 +194,9 @@ fn bound_outcomes(
     }
     let mut per_cpu = Vec::new();
     let mut na = None;
-    for c in 0..cx.f.cpus {
-        match bounds::tasks_on(cx, demands, c) {
+    let foreign = crate::blocking::foreign_loads(cx);
+    for (c, agents) in foreign.iter().enumerate() {
+        match bounds::tasks_on(cx, demands, c, agents) {
             Ok(ts) => per_cpu.push(ts),
             Err(why) => {
                 na = Some(why);

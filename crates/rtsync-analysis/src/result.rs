@@ -28,6 +28,10 @@ impl Response {
             _ => None,
         }
     }
+    /// Whether the bound is known and within `deadline`.
+    pub fn meets(self, deadline: Time) -> bool {
+        matches!(self, Response::Bounded(r) if r <= deadline)
+    }
 }
 
 impl fmt::Display for Response {

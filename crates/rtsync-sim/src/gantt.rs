@@ -26,7 +26,8 @@ const WIDTH: f64 = 1100.0;
 const LANE: f64 = 34.0;
 const TOP: f64 = 40.0;
 
-fn esc(s: &str) -> String {
+/// `s` escaped for SVG text and attribute values.
+pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

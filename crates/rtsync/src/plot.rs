@@ -4,6 +4,7 @@
 
 use rtsync_analysis::sweep::Cell;
 use rtsync_model::Protocol;
+use rtsync_sim::gantt::esc;
 use std::fmt::Write;
 
 const COLOURS: [&str; 12] = [
@@ -17,12 +18,6 @@ const LEFT: f64 = 70.0;
 const TOP: f64 = 50.0;
 const W: f64 = 640.0;
 const H: f64 = 380.0;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// About eight ticks of 1, 2 or 5 times a power of ten over `span`.
 fn tick(span: f64) -> f64 {

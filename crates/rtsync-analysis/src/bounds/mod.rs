@@ -11,7 +11,7 @@
 pub mod hyperbolic;
 pub mod liu_layland;
 
-use crate::blocking::{Demand, foreign_loads};
+use crate::blocking::Demand;
 use crate::context::Cx;
 use rtsync_model::{TaskId, Time};
 
@@ -24,8 +24,14 @@ pub struct BoundTask {
     pub prio: u32,
 }
 
-/// The tasks of `cpu` in bound form, or why the bounds do not apply.
-pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Result<Vec<BoundTask>, String> {
+/// The tasks of `cpu` in bound form, or why the bounds do not apply;
+/// `agents` is the CPU's list from [`crate::blocking::foreign_loads`].
+pub fn tasks_on(
+    cx: &Cx,
+    demands: &[Demand],
+    cpu: usize,
+    agents: &[(TaskId, Time)],
+) -> Result<Vec<BoundTask>, String> {
     let ids = cx.f.on_cpu(cpu);
     for &i in ids {
         let t = &cx.sys.tasks[i];
@@ -46,10 +52,7 @@ pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Result<Vec<BoundTask
     // `bounds_imply_rta_and_ll_implies_hyperbolic`: a task placed on a
     // synchronization CPU passed the hyperbolic bound while its
     // response-time bound, agents included, passed its deadline.)
-    if let Some(&(x, _)) = foreign_loads(cx)[cpu]
-        .iter()
-        .find(|&&(x, _)| cx.cpu(x) != Some(cpu))
-    {
+    if let Some(&(x, _)) = agents.iter().find(|&&(x, _)| cx.cpu(x) != Some(cpu)) {
         return Err(format!(
             "CPU {cpu} runs the critical sections of task {} as a synchronization CPU; the utilization bounds do not model that interference",
             cx.sys.tasks[x].name
