@@ -7,8 +7,8 @@
 //! | --- | --- | --- | --- |
 //! | [`sdrtr`] | latest value | reader: one load, at most one swap | writer: one swap |
 //! | [`sdrtw`] | latest value | writer: stores only | readers retry (seqlock) |
-//! | [`qrtwo`] | queue, overwrite oldest when full | writer: stores only | reader retries if overwritten, counts losses |
-//! | [`qrtwc`] | queue, clear when full | writer: one load, stores | reader retries if overwritten, counts losses |
+//! | [`qrtwo`] | queue, overwrite oldest when full | writer: stores only | reader copies in batches, counts what was overwritten |
+//! | [`qrtwc`] | queue, clear when full | writer: one load when its cache says full, stores | reader copies in batches, counts what was cleared or overwritten |
 //! | [`qrtr`] | queue, writer refused when full | reader: one load, one store | writer gets [`Full`] |
 //!
 //! The real-time side of every channel runs a fixed sequence of steps with

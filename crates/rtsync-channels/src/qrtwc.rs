@@ -11,8 +11,11 @@
 //! `tail - max(head, floor)` against the capacity, with a cached `head`
 //! that it reloads only when the cache says full; if the queue is full it
 //! moves `floor` to `tail`, discarding everything unread, then writes the
-//! slot and publishes `tail + 1`. The reader skips to `floor` when it is behind it and counts
-//! the skip as lost, and, as in QrtWo, discards a copy the writer overlapped.
+//! slot and publishes `tail + 1`. The reader skips to `floor` when it is
+//! behind it and counts the skip as lost, and, as in QrtWo, copies up to a
+//! batch per look at the writer's progress and discards (and counts) the
+//! copies the writer overlapped. `head` moves past a batch once it is
+//! checked, so the writer sees those slots free.
 //! The count is exact: every element written is either received, lost, or
 //! still queued.
 //!
@@ -29,7 +32,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
-use crate::ring::{Cursor, Losses, Progress, ReaderStats, Received, overwritten, published};
+use crate::ring::{Batch, Cursor, Losses, Progress, ReaderStats, Received, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWc queue holding up to `capacity` elements.
@@ -53,6 +56,9 @@ pub struct Writer<T> {
     tail: Progress,
     floor: u64,
     head_seen: u64,
+    /// `max(head_seen, floor) + capacity`: the tail at which the cached
+    /// view says full, kept so the common write compares one word.
+    room: u64,
     slot: Cursor,
     capacity: u64,
     discarded: u64,
@@ -74,6 +80,7 @@ impl<T: Element> Writer<T> {
             slot: Cursor::new(tail.published(), capacity),
             region,
             head_seen: floor,
+            room: floor + capacity,
             tail,
             floor,
             capacity,
@@ -88,17 +95,31 @@ impl<T: Element> Writer<T> {
     /// when the writer's cached copy of it says full.
     #[inline]
     pub fn write(&mut self, value: T) -> Wrote {
+        let mut wrote = Wrote::Appended;
+        if self.tail.published() >= self.room {
+            wrote = self.make_room();
+        }
+        let word = self.region.ctrl(0, 0);
+        self.tail.begin(word);
+        element::store(self.region.slot(self.slot.slot), &value);
+        self.tail.end(word);
+        self.slot.step();
+        wrote
+    }
+
+    /// The cached view says full: reloads the reader's counter, and clears
+    /// the queue if it is full indeed. Kept out of line, as it runs about
+    /// once per `capacity` writes while the reader keeps up.
+    #[inline]
+    fn make_room(&mut self) -> Wrote {
         let tail = self.tail.published();
         // The cached head can only be behind the real one, so it can only
-        // overstate the occupancy: reload it (one cache miss) only when it
-        // says full.
-        if tail - self.head_seen.max(self.floor) >= self.capacity {
-            let head = self.region.ctrl(1, 0).load(Ordering::Acquire);
-            if head > tail {
-                self.corrupt += 1;
-            } else {
-                self.head_seen = self.head_seen.max(head);
-            }
+        // overstate the occupancy.
+        let head = self.region.ctrl(1, 0).load(Ordering::Acquire);
+        if head > tail {
+            self.corrupt += 1;
+        } else {
+            self.head_seen = self.head_seen.max(head);
         }
         let oldest = self.head_seen.max(self.floor);
         let mut wrote = Wrote::Appended;
@@ -110,11 +131,7 @@ impl<T: Element> Writer<T> {
             // as large.
             self.region.ctrl(0, 1).store(self.floor, Ordering::Release);
         }
-        let word = self.region.ctrl(0, 0);
-        self.tail.begin(word);
-        element::store(self.region.slot(self.slot.slot), &value);
-        self.tail.end(word);
-        self.slot.step();
+        self.room = self.head_seen.max(self.floor) + self.capacity;
         wrote
     }
 
@@ -142,6 +159,7 @@ pub struct Reader<T> {
     next: Cursor,
     capacity: u64,
     losses: Losses,
+    batch: Batch<T>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -156,6 +174,7 @@ impl<T: Element> Reader<T> {
             next,
             capacity,
             losses: Losses::default(),
+            batch: Batch::new(capacity),
             _t: PhantomData,
         }
     }
@@ -168,8 +187,12 @@ impl<T: Element> Reader<T> {
     }
 
     /// The oldest element not yet read or discarded, or `None` if the queue
-    /// is empty.
+    /// is empty. Elements come from the reader's batch while it lasts; a
+    /// refill works as in [`crate::qrtwo::Reader::read`].
     pub fn read(&mut self) -> Option<Received<T>> {
+        if let Some(r) = self.batch.deliver(&mut self.losses) {
+            return Some(r);
+        }
         loop {
             // Floor first: the tail loaded after it is at least the floor.
             let floor = self.region.ctrl(0, 1).load(Ordering::Acquire);
@@ -190,26 +213,38 @@ impl<T: Element> Reader<T> {
                 // gone.
                 self.skip_to(published - self.capacity);
             }
-            let value: T = element::load(self.region.slot(self.next.slot));
-            match overwritten(self.region.ctrl(0, 0), self.next.count, self.capacity) {
-                None => {
-                    self.next.step();
-                    self.region
-                        .ctrl(1, 0)
-                        .store(self.next.count, Ordering::Release);
-                    return Some(self.losses.deliver(value));
-                }
-                Some(oldest) => {
-                    // Discarded and overwritten while we copied: it is
-                    // lost, and so is everything before `oldest`.
-                    self.skip_to(oldest.max(self.next.count + 1));
-                    self.losses.stats.retries += 1;
-                    std::hint::spin_loop();
-                    #[cfg(loom)]
-                    loom::thread::yield_now();
-                }
+            let available = published - self.next.count;
+            let (next, lost) = self.batch.fill(
+                &self.region,
+                self.region.ctrl(0, 0),
+                self.next,
+                available,
+                self.capacity,
+            );
+            self.next = next;
+            self.losses.lose(lost);
+            // Release: the copies are done before the writer may reuse
+            // their slots.
+            self.region
+                .ctrl(1, 0)
+                .store(self.next.count, Ordering::Release);
+            if let Some(r) = self.batch.deliver(&mut self.losses) {
+                return Some(r);
             }
+            self.losses.retry();
         }
+    }
+
+    /// Copies at most `n` elements out of the queue per refill; see
+    /// [`crate::qrtwo::Reader::set_batch`]. Batched elements have left the
+    /// queue, so a clear no longer discards them.
+    pub fn set_batch(&mut self, n: usize) {
+        self.batch.set_limit(n, self.capacity);
+    }
+
+    /// Elements copied per refill at most.
+    pub fn batch(&self) -> usize {
+        self.batch.limit()
     }
 
     /// Counters since this reader was made.

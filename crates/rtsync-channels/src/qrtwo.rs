@@ -12,8 +12,10 @@
 //! therefore reads nothing shared and has no branch on the reader's state:
 //! a store, a release fence, the slot's words, a release store. The reader keeps
 //! its own position: if the writer is more than `capacity` ahead it skips
-//! (and counts) what was overwritten, and it discards a copy that the
-//! writer overlapped ([`crate::ring::copy_intact`]) and starts over.
+//! (and counts) what was overwritten, and it discards (and counts) copies
+//! that the writer overlapped ([`crate::ring::overwritten`]). It copies up
+//! to a batch of elements per look at the writer's progress, which keeps
+//! it off the writer's cache line ([`Reader::set_batch`]).
 //!
 //! Shared state: control line 0 word 0 = the writer's progress (twice the
 //! elements published, plus one while writing).
@@ -23,7 +25,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
-use crate::ring::{Cursor, Losses, Progress, ReaderStats, Received, overwritten, published};
+use crate::ring::{Batch, Cursor, Losses, Progress, ReaderStats, Received, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWo queue holding up to `capacity` elements.
@@ -77,6 +79,7 @@ pub struct Reader<T> {
     next: Cursor,
     capacity: u64,
     losses: Losses,
+    batch: Batch<T>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -93,14 +96,20 @@ impl<T: Element> Reader<T> {
             next: Cursor::new(tail.saturating_sub(capacity), capacity),
             capacity,
             losses: Losses::default(),
+            batch: Batch::new(capacity),
             _t: PhantomData,
         }
     }
 
     /// The oldest element not yet read, or `None` if the queue is empty.
-    /// Retries (counted) while the writer overwrites the element being
-    /// copied (the overwritten element counts as lost).
+    /// Elements come from the reader's batch while it lasts; a refill
+    /// copies up to a batch of the oldest elements still in the ring,
+    /// counts as lost those the writer overwrote before or during the copy,
+    /// and starts over (a retry) only if it lost every element it copied.
     pub fn read(&mut self) -> Option<Received<T>> {
+        if let Some(r) = self.batch.deliver(&mut self.losses) {
+            return Some(r);
+        }
         let tail = self.region.ctrl(0, 0);
         loop {
             let published = published(tail.load(Ordering::Acquire));
@@ -118,25 +127,33 @@ impl<T: Element> Reader<T> {
                 self.losses.lose(skipped);
                 self.next.jump(published - self.capacity);
             }
-            let value: T = element::load(self.region.slot(self.next.slot));
-            match overwritten(tail, self.next.count, self.capacity) {
-                None => {
-                    self.next.step();
-                    return Some(self.losses.deliver(value));
-                }
-                Some(oldest) => {
-                    // The copied element is gone; so is everything before
-                    // `oldest`.
-                    let skipped = oldest.max(self.next.count + 1) - self.next.count;
-                    self.losses.lose(skipped);
-                    self.next.jump(self.next.count + skipped);
-                }
+            let available = published - self.next.count;
+            let (next, lost) =
+                self.batch
+                    .fill(&self.region, tail, self.next, available, self.capacity);
+            self.next = next;
+            self.losses.lose(lost);
+            if let Some(r) = self.batch.deliver(&mut self.losses) {
+                return Some(r);
             }
-            self.losses.stats.retries += 1;
-            std::hint::spin_loop();
-            #[cfg(loom)]
-            loom::thread::yield_now();
+            self.losses.retry();
         }
+    }
+
+    /// Copies at most `n` elements out of the ring per refill (at least 1,
+    /// at most the capacity; the default is 1 KiB's worth). Elements in
+    /// a batch have left the ring: after a pause the reader first gets the
+    /// rest of its batch, then the oldest survivors. Takes effect at the
+    /// next refill. 1 gives the freshest elements; larger batches look at
+    /// the writer's counter less often, which spares the real-time writer
+    /// cache misses when this reader polls without pause.
+    pub fn set_batch(&mut self, n: usize) {
+        self.batch.set_limit(n, self.capacity);
+    }
+
+    /// Elements copied per refill at most.
+    pub fn batch(&self) -> usize {
+        self.batch.limit()
     }
 
     /// Counters since this reader was made.

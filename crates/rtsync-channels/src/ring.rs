@@ -14,6 +14,8 @@
 //! wrap in the life of a system (paper 002 notes the 32-bit one in QrtWc
 //! can).
 
+use crate::element::{self, Element};
+use crate::region::Region;
 use crate::sync::{AtomicU64, Ordering, fence};
 
 /// Elements published, given the progress word.
@@ -80,7 +82,8 @@ pub struct ReaderStats {
     pub received: u64,
     /// Elements the writer overwrote or discarded before they were read.
     pub lost: u64,
-    /// Copies started over because the writer overlapped them.
+    /// Refills started over because the writer overwrote every element
+    /// copied while they were being copied.
     pub retries: u64,
     /// Times the shared state was found impossible (a foreign write).
     pub corruptions: u64,
@@ -99,6 +102,15 @@ impl Losses {
     pub(crate) fn lose(&mut self, n: u64) {
         self.pending += n;
         self.stats.lost += n;
+    }
+
+    /// A refill lost everything it copied: count it, and pause before the
+    /// next one.
+    pub(crate) fn retry(&mut self) {
+        self.stats.retries += 1;
+        std::hint::spin_loop();
+        #[cfg(loom)]
+        loom::thread::yield_now();
     }
 
     /// Hands `value` out with the losses since the last element.
@@ -150,5 +162,189 @@ impl Cursor {
 
     pub(crate) fn jump(&mut self, to: u64) {
         *self = Cursor::new(to, self.capacity);
+    }
+}
+
+/// Bytes a lossy queue's reader copies out of the ring per refill, unless
+/// told otherwise ([`crate::qrtwo::Reader::set_batch`]).
+const BATCH_BYTES: usize = 1024;
+
+/// Elements a lossy queue's non-real-time reader has copied out of the ring
+/// and found intact, not yet handed out.
+///
+/// Why a reader batches: each refill loads the writer's progress word
+/// twice, before and after the copy, and every such load takes that line
+/// away from the real-time writer, whose next store must fetch it back.
+/// One element per refill makes a reader that polls flat out steal the
+/// line every few writes; under a saturated writer that showed as a
+/// real-time p99 more than ten times rtrb's (docs/PERFORMANCE.md). Copying
+/// up to a batch per refill divides those steals by the batch size and
+/// checks the whole batch with one load: element `e` of the batch is
+/// intact if the writer had not started element `e + capacity` when the
+/// copy was done ([`overwritten`]), and since the elements are consecutive
+/// the intact ones are a suffix of the batch.
+///
+/// What it changes for the user: elements in the batch have left the ring,
+/// so the writer can no longer overwrite or clear them; a reader that
+/// wants only the freshest elements after a pause sets the batch to 1.
+pub(crate) struct Batch<T> {
+    items: Vec<T>,
+    taken: usize,
+    limit: usize,
+}
+
+impl<T: Element> Batch<T> {
+    pub(crate) fn new(capacity: u64) -> Batch<T> {
+        let per = (BATCH_BYTES / std::mem::size_of::<T>().max(1)).max(1);
+        let mut b = Batch {
+            items: Vec::new(),
+            taken: 0,
+            limit: 1,
+        };
+        b.set_limit(per, capacity);
+        b
+    }
+
+    /// At most `n` elements per refill, and never more than the ring holds.
+    pub(crate) fn set_limit(&mut self, n: usize, capacity: u64) {
+        let ring = usize::try_from(capacity).unwrap_or(usize::MAX);
+        self.limit = n.clamp(1, ring.max(1));
+        self.items
+            .reserve(self.limit.saturating_sub(self.items.len()));
+    }
+
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// The next batched element with the losses just before it.
+    #[inline]
+    pub(crate) fn deliver(&mut self, losses: &mut Losses) -> Option<Received<T>> {
+        self.next().map(|v| losses.deliver(v))
+    }
+
+    /// The next element copied and not yet handed out.
+    #[inline]
+    pub(crate) fn next(&mut self) -> Option<T> {
+        let v = self.items.get(self.taken).copied();
+        if v.is_some() {
+            self.taken += 1;
+        }
+        v
+    }
+
+    /// Copies up to the limit of the `available` published elements that
+    /// start at `from` (none of them handed out yet), then checks them all
+    /// with one load of the writer's `progress`. Returns the position after
+    /// what this refill consumed and how many elements it found lost: the
+    /// copied ones the writer overwrote, and any beyond the batch that the
+    /// writer has already overwritten too. What is intact is left for
+    /// [`Batch::next`].
+    pub(crate) fn fill(
+        &mut self,
+        region: &Region,
+        progress: &AtomicU64,
+        from: Cursor,
+        available: u64,
+        capacity: u64,
+    ) -> (Cursor, u64) {
+        self.items.clear();
+        self.taken = 0;
+        let k = available.min(self.limit as u64);
+        let mut at = from;
+        for _ in 0..k {
+            self.items.push(element::load(region.slot(at.slot)));
+            at.step();
+        }
+        let Some(oldest) = overwritten(progress, from.count, capacity) else {
+            return (at, 0);
+        };
+        // `oldest > from.count` here: the first `oldest - from.count`
+        // elements from `from` on are gone, copied or not.
+        let end = from.count + k;
+        self.taken = (oldest.min(end) - from.count) as usize;
+        if oldest > end {
+            at.jump(oldest);
+        }
+        (
+            at,
+            at.count - from.count - (self.items.len() - self.taken) as u64,
+        )
+    }
+}
+
+/// `Batch::fill`'s accounting, with the writer's progress set by hand as it
+/// would stand after the copy. Element `k` holds the value `100 + k`.
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::region::{Kind, Layout};
+
+    const CAP: u64 = 4;
+
+    /// A ring holding elements `first..first + CAP` and a progress word
+    /// saying the writer has started `started` elements.
+    fn ring(first: u64, started: u64) -> Region {
+        let region = Region::heap(Layout::new::<u64>(Kind::QrtWo, CAP, 0));
+        for k in first..first + CAP {
+            element::store(region.slot((k % CAP) as usize), &(100 + k));
+        }
+        // Odd: element `started - 1` is being written.
+        region.ctrl(0, 0).store(2 * started - 1, Ordering::Relaxed);
+        region
+    }
+
+    fn drain(batch: &mut Batch<u64>) -> Vec<u64> {
+        std::iter::from_fn(|| batch.next()).collect()
+    }
+
+    #[test]
+    fn an_undisturbed_copy_keeps_the_whole_batch() {
+        let region = ring(0, 5);
+        let mut batch = Batch::<u64>::new(CAP);
+        // The writer is on element 4, which overwrites element 0: but the
+        // reader copied 1..4 only.
+        let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(1, CAP), 3, CAP);
+        assert_eq!((at.count, at.slot, lost), (4, 0, 0));
+        assert_eq!(drain(&mut batch), vec![101, 102, 103]);
+    }
+
+    #[test]
+    fn overwritten_copies_are_a_prefix_and_counted_lost() {
+        // Copied 0..4 while the writer started elements 4, 5 and 6: 0, 1
+        // and 2 may be torn, 3 is intact.
+        let region = ring(0, 7);
+        let mut batch = Batch::<u64>::new(CAP);
+        let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(0, CAP), 4, CAP);
+        assert_eq!((at.count, lost), (4, 3));
+        assert_eq!(drain(&mut batch), vec![103]);
+    }
+
+    #[test]
+    fn a_writer_past_the_whole_batch_skips_beyond_it() {
+        // Copied 0..2 (batch of 2) while the writer started element 9: all
+        // of 0..6 is gone, 6 and later may still be read.
+        let region = ring(0, 10);
+        let mut batch = Batch::<u64>::new(CAP);
+        batch.set_limit(2, CAP);
+        let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(0, CAP), 4, CAP);
+        assert_eq!((at.count, at.slot, lost), (6, 2, 6));
+        assert_eq!(drain(&mut batch), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_limit_bounds_a_refill_and_stays_within_the_ring() {
+        let region = ring(0, 4);
+        let mut batch = Batch::<u64>::new(CAP);
+        batch.set_limit(3, CAP);
+        let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(0, CAP), 4, CAP);
+        assert_eq!((at.count, lost), (3, 0));
+        assert_eq!(drain(&mut batch), vec![100, 101, 102]);
+        batch.set_limit(0, CAP);
+        assert_eq!(batch.limit(), 1);
+        batch.set_limit(1000, CAP);
+        assert_eq!(batch.limit(), CAP as usize);
+        // Large elements: one per refill by default.
+        assert_eq!(Batch::<[u64; 512]>::new(CAP).limit(), 1);
     }
 }

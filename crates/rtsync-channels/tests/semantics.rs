@@ -20,6 +20,44 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     )
 }
 
+/// What a lossy queue's reader should return: the writer's ring (what the
+/// writer can still overwrite or clear), the losses at its front, and the
+/// batch the reader has copied out of it. A read takes from the batch; an
+/// empty batch is refilled with up to `limit` of the oldest elements, the
+/// first of which carries the losses before it.
+struct LossyReader {
+    ring: VecDeque<u64>,
+    lost: u64,
+    batch: VecDeque<(u64, u64)>,
+    limit: usize,
+}
+
+impl LossyReader {
+    fn new(limit: usize) -> LossyReader {
+        LossyReader {
+            ring: VecDeque::new(),
+            lost: 0,
+            batch: VecDeque::new(),
+            limit,
+        }
+    }
+
+    fn read(&mut self) -> Option<(u64, u64)> {
+        if self.batch.is_empty() {
+            let n = self.ring.len().min(self.limit);
+            for (i, v) in self.ring.drain(..n).enumerate() {
+                let lost = if i == 0 {
+                    std::mem::take(&mut self.lost)
+                } else {
+                    0
+                };
+                self.batch.push_back((v, lost));
+            }
+        }
+        self.batch.pop_front()
+    }
+}
+
 proptest! {
     #[test]
     fn qrtr_is_a_bounded_fifo(cap in 1u64..9, ops in ops()) {
@@ -42,51 +80,59 @@ proptest! {
     }
 
     #[test]
-    fn qrtwo_drops_the_oldest_and_says_how_many(cap in 1u64..9, ops in ops()) {
+    fn qrtwo_drops_the_oldest_and_says_how_many(
+        cap in 1u64..9,
+        batch in 1usize..12,
+        ops in ops(),
+    ) {
         let (mut tx, mut rx) = qrtwo::channel::<u64>(cap);
-        let mut model = VecDeque::new();
-        let mut lost = 0u64;
+        rx.set_batch(batch);
+        prop_assert_eq!(rx.batch() as u64, (batch as u64).min(cap));
+        let mut model = LossyReader::new(rx.batch());
         for op in ops {
             match op {
                 Op::Write(v) => {
-                    if model.len() as u64 == cap {
-                        model.pop_front();
-                        lost += 1;
+                    if model.ring.len() as u64 == cap {
+                        model.ring.pop_front();
+                        model.lost += 1;
                     }
-                    model.push_back(v);
+                    model.ring.push_back(v);
                     tx.write(v);
                 }
                 Op::Read => {
                     let got = rx.read().map(|r| (r.value, r.lost_before));
-                    let want = model.pop_front().map(|v| (v, std::mem::take(&mut lost)));
-                    prop_assert_eq!(got, want);
+                    prop_assert_eq!(got, model.read());
                 }
             }
         }
     }
 
     #[test]
-    fn qrtwc_clears_when_full_and_says_how_many(cap in 1u64..9, ops in ops()) {
+    fn qrtwc_clears_when_full_and_says_how_many(
+        cap in 1u64..9,
+        batch in 1usize..12,
+        ops in ops(),
+    ) {
         let (mut tx, mut rx) = qrtwc::channel::<u64>(cap);
-        let mut model = VecDeque::new();
-        let mut lost = 0u64;
+        rx.set_batch(batch);
+        prop_assert_eq!(rx.batch() as u64, (batch as u64).min(cap));
+        let mut model = LossyReader::new(rx.batch());
         for op in ops {
             match op {
                 Op::Write(v) => {
-                    let want = if model.len() as u64 == cap {
-                        lost += cap;
-                        model.clear();
+                    let want = if model.ring.len() as u64 == cap {
+                        model.lost += cap;
+                        model.ring.clear();
                         qrtwc::Wrote::Cleared(cap)
                     } else {
                         qrtwc::Wrote::Appended
                     };
-                    model.push_back(v);
+                    model.ring.push_back(v);
                     prop_assert_eq!(tx.write(v), want);
                 }
                 Op::Read => {
                     let got = rx.read().map(|r| (r.value, r.lost_before));
-                    let want = model.pop_front().map(|v| (v, std::mem::take(&mut lost)));
-                    prop_assert_eq!(got, want);
+                    prop_assert_eq!(got, model.read());
                 }
             }
         }

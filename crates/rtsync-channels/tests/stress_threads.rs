@@ -34,27 +34,41 @@ fn writer_thread(
     })
 }
 
+/// Batch sizes the lossy readers are stressed with: one element per look at
+/// the writer, a few, and the default (the whole ring, for these sizes).
+const BATCHES: [Option<usize>; 3] = [Some(1), Some(3), None];
+
 #[test]
 fn qrtwo_under_contention() {
-    let (mut tx, mut rx) = qrtwo::channel::<Payload>(16);
-    let done = Arc::new(AtomicBool::new(false));
-    let w = writer_thread(done.clone(), move |k| tx.write(payload(k)));
-    let t = follow(|| done.load(Ordering::Acquire), || rx.read());
-    let written = w.join().unwrap();
-    check_losses(&t, written);
-    assert_eq!(rx.stats().lost, t.lost);
+    for batch in BATCHES {
+        let (mut tx, mut rx) = qrtwo::channel::<Payload>(16);
+        if let Some(b) = batch {
+            rx.set_batch(b);
+        }
+        let done = Arc::new(AtomicBool::new(false));
+        let w = writer_thread(done.clone(), move |k| tx.write(payload(k)));
+        let t = follow(|| done.load(Ordering::Acquire), || rx.read());
+        let written = w.join().unwrap();
+        check_losses(&t, written);
+        assert_eq!(rx.stats().lost, t.lost, "batch {batch:?}");
+    }
 }
 
 #[test]
 fn qrtwc_under_contention() {
-    let (mut tx, mut rx) = qrtwc::channel::<Payload>(16);
-    let done = Arc::new(AtomicBool::new(false));
-    let w = writer_thread(done.clone(), move |k| {
-        tx.write(payload(k));
-    });
-    let t = follow(|| done.load(Ordering::Acquire), || rx.read());
-    check_losses(&t, w.join().unwrap());
-    assert_eq!(rx.stats().lost, t.lost);
+    for batch in BATCHES {
+        let (mut tx, mut rx) = qrtwc::channel::<Payload>(16);
+        if let Some(b) = batch {
+            rx.set_batch(b);
+        }
+        let done = Arc::new(AtomicBool::new(false));
+        let w = writer_thread(done.clone(), move |k| {
+            tx.write(payload(k));
+        });
+        let t = follow(|| done.load(Ordering::Acquire), || rx.read());
+        check_losses(&t, w.join().unwrap());
+        assert_eq!(rx.stats().lost, t.lost, "batch {batch:?}");
+    }
 }
 
 fn check_losses(t: &Tally, written: u64) {

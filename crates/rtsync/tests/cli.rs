@@ -215,6 +215,8 @@ fn bench_channels_measures_every_channel_and_peer() {
         "seqlock (peer)",
         "QrtWo",
         "QrtWc",
+        "QrtWo, reader batch 1",
+        "QrtWc, reader batch 1",
         "rtrb, RT producer (peer)",
         "QrtR",
         "rtrb, RT consumer (peer)",
@@ -225,7 +227,15 @@ fn bench_channels_measures_every_channel_and_peer() {
             "{case}: paced and saturated rows expected\n{out}"
         );
     }
-    assert_eq!(out.matches("(target").count(), 9, "{out}");
+    // Medians of three rings and SDrtR in two modes, and throughput; the
+    // real-time p99 of five channels in two modes.
+    assert_eq!(out.matches("median / ").count(), 8, "{out}");
+    assert_eq!(out.matches("throughput / rtrb").count(), 1, "{out}");
+    assert_eq!(out.matches("RT p99 ").count(), 10, "{out}");
+    // Which way a saturated pair settles is shown for every row.
+    assert!(out.contains("idle RT/other"), "{out}");
+    let shares = out.lines().filter(|l| l.trim_end().ends_with('%')).count();
+    assert!(shares >= 22, "an idle share on every row\n{out}");
     let bad = rtsync(&["bench", "channels", "--ops", "5"]);
     assert_eq!(bad.status.code(), Some(2));
 }
