@@ -80,7 +80,7 @@ impl<T: Element> Writer<T> {
             slot: Cursor::new(tail.published(), capacity),
             region,
             head_seen: floor,
-            room: floor + capacity,
+            room: floor.saturating_add(capacity),
             tail,
             floor,
             capacity,
@@ -131,7 +131,8 @@ impl<T: Element> Writer<T> {
             // as large.
             self.region.ctrl(0, 1).store(self.floor, Ordering::Release);
         }
-        self.room = self.head_seen.max(self.floor) + self.capacity;
+        // Saturating: counters near 2^64 come only from a scribbled segment.
+        self.room = self.head_seen.max(self.floor).saturating_add(self.capacity);
         wrote
     }
 
