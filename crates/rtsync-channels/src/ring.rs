@@ -209,8 +209,6 @@ impl<T: Element> Batch<T> {
     pub(crate) fn set_limit(&mut self, n: usize, capacity: u64) {
         let ring = usize::try_from(capacity).unwrap_or(usize::MAX);
         self.limit = n.clamp(1, ring.max(1));
-        self.items
-            .reserve(self.limit.saturating_sub(self.items.len()));
     }
 
     pub(crate) fn limit(&self) -> usize {
@@ -251,6 +249,9 @@ impl<T: Element> Batch<T> {
         self.items.clear();
         self.taken = 0;
         let k = available.min(self.limit as u64);
+        // Grows to what refills actually take (the reader is the
+        // non-real-time side), not to a limit a caller may set far larger.
+        self.items.reserve(k as usize);
         let mut at = from;
         for _ in 0..k {
             self.items.push(element::load(region.slot(at.slot)));
