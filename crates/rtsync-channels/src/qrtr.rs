@@ -59,27 +59,27 @@ impl<T: Element> Writer<T> {
     /// freed a slot.
     #[inline]
     pub fn write(&mut self, value: T) -> Result<(), Full<T>> {
-        if self.tail.count - self.head_seen >= self.capacity {
+        if self.tail.count() - self.head_seen >= self.capacity {
             let head = self.region.ctrl(1, 0).load(Ordering::Acquire);
             // A head beyond the tail is impossible; keep the old view.
-            if head <= self.tail.count {
+            if head <= self.tail.count() {
                 self.head_seen = head;
             }
-            if self.tail.count - self.head_seen >= self.capacity {
+            if self.tail.count() - self.head_seen >= self.capacity {
                 return Err(Full(value));
             }
         }
-        element::store(self.region.slot(self.tail.slot), &value);
+        element::store(self.region.slot(self.tail.slot()), &value);
         self.tail.step();
         self.region
             .ctrl(0, 0)
-            .store(self.tail.count, Ordering::Release);
+            .store(self.tail.count(), Ordering::Release);
         Ok(())
     }
 
     /// Elements the queue can take now without refusing (a lower bound).
     pub fn free(&self) -> u64 {
-        self.capacity - (self.tail.count - self.head_seen)
+        self.capacity - (self.tail.count() - self.head_seen)
     }
 }
 
@@ -111,21 +111,21 @@ impl<T: Element> Reader<T> {
     /// of the writer's counter, one slot copy and one store; no loop.
     #[inline]
     pub fn read(&mut self) -> Result<Option<T>, Corrupt> {
-        if self.head.count == self.tail_seen {
+        if self.head.count() == self.tail_seen {
             let tail = self.region.ctrl(0, 0).load(Ordering::Acquire);
-            if tail < self.head.count || tail - self.head.count > self.capacity {
+            if tail < self.head.count() || tail - self.head.count() > self.capacity {
                 return Err(Corrupt);
             }
             self.tail_seen = tail;
-            if self.head.count == tail {
+            if self.head.count() == tail {
                 return Ok(None);
             }
         }
-        let value = element::load(self.region.slot(self.head.slot));
+        let value = element::load(self.region.slot(self.head.slot()));
         self.head.step();
         self.region
             .ctrl(1, 0)
-            .store(self.head.count, Ordering::Release);
+            .store(self.head.count(), Ordering::Release);
         Ok(Some(value))
     }
 }

@@ -24,7 +24,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::element::{self, Element};
-use crate::region::{Kind, Layout, Region};
+use crate::region::{Addr, Kind, Layout, Region};
 use crate::ring::{Batch, Cursor, Losses, Progress, ReaderStats, Received, published};
 use crate::sync::Ordering;
 
@@ -36,7 +36,10 @@ pub fn channel<T: Element>(capacity: u64) -> (Writer<T>, Reader<T>) {
 
 /// The real-time side.
 pub struct Writer<T> {
-    region: Arc<Region>,
+    /// Keeps the words alive; the write path uses only the addresses below.
+    _region: Arc<Region>,
+    progress: Addr,
+    slots: Addr,
     tail: Progress,
     slot: Cursor,
     _t: PhantomData<fn(T)>,
@@ -49,7 +52,9 @@ impl<T: Element> Writer<T> {
         let tail = Progress::resume(region.ctrl(0, 0));
         let slot = Cursor::new(tail.published(), region.layout.capacity);
         Writer {
-            region,
+            progress: region.ctrl_addr(0, 0),
+            slots: region.slots::<T>(),
+            _region: region,
             tail,
             slot,
             _t: PhantomData,
@@ -60,9 +65,11 @@ impl<T: Element> Writer<T> {
     /// full. Constant time: no loop, no load of shared memory.
     #[inline]
     pub fn write(&mut self, value: T) {
-        let word = self.region.ctrl(0, 0);
+        // SAFETY: `_region` keeps the word and the slots alive; `slot`
+        // was made with its capacity (`new`).
+        let (word, slot) = unsafe { (self.progress.word(), self.slots.slot::<T>(&self.slot)) };
         self.tail.begin(word);
-        element::store(self.region.slot(self.slot.slot), &value);
+        element::store(slot, &value);
         self.tail.end(word);
         self.slot.step();
     }
@@ -113,21 +120,21 @@ impl<T: Element> Reader<T> {
         let tail = self.region.ctrl(0, 0);
         loop {
             let published = published(tail.load(Ordering::Acquire));
-            if published < self.next.count {
+            if published < self.next.count() {
                 // Impossible unless a foreign write rewound the counter.
                 self.losses.stats.corruptions += 1;
                 self.next.jump(published);
                 return None;
             }
-            if published == self.next.count {
+            if published == self.next.count() {
                 return None;
             }
-            if published - self.next.count > self.capacity {
-                let skipped = published - self.capacity - self.next.count;
+            if published - self.next.count() > self.capacity {
+                let skipped = published - self.capacity - self.next.count();
                 self.losses.lose(skipped);
                 self.next.jump(published - self.capacity);
             }
-            let available = published - self.next.count;
+            let available = published - self.next.count();
             let (next, lost) =
                 self.batch
                     .fill(&self.region, tail, self.next, available, self.capacity);

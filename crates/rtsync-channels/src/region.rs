@@ -14,7 +14,10 @@
 //! stored in the segment: a peer that scribbles over the segment can change
 //! values, not where a side reads or writes.
 
+use std::ptr::NonNull;
+
 use crate::element::words_for;
+use crate::ring::Cursor;
 use crate::sync::AtomicU64;
 
 /// Words per cache line (128 bytes, the prefetch pair on x86). Under loom
@@ -174,7 +177,10 @@ enum Backing {
     Shm(#[allow(dead_code)] crate::shm::Mapping),
 }
 
-/// The words of one channel and its layout.
+/// The words of one channel and its layout. Aligned to a cache-line pair
+/// so that no other heap object (a reader's batch buffer allocated just
+/// after it, say) shares the lines both sides read on every operation.
+#[repr(align(128))]
 pub(crate) struct Region {
     base: *const AtomicU64,
     len: usize,
@@ -242,10 +248,39 @@ impl Region {
     }
 
     /// Control word `word` of control line `line` (0: writer's, 1: reader's).
+    ///
+    /// No bounds check on the region: every operation on both sides goes
+    /// through here, and the layout already guarantees the index (below).
+    /// The check on the arguments costs nothing, as every caller passes
+    /// constants.
     #[inline]
     pub(crate) fn ctrl(&self, line: usize, word: usize) -> &AtomicU64 {
-        debug_assert!(line < 2 && word < LINE_WORDS);
-        &self.words()[self.layout.ctrl_start + line * LINE_WORDS + word]
+        assert!(line < 2 && word < LINE_WORDS, "control word out of range");
+        let i = self.layout.ctrl_start + line * LINE_WORDS + word;
+        debug_assert!(i < self.len);
+        // SAFETY: `Layout::new` makes `total_words >= ctrl_start + 2 *
+        // LINE_WORDS`, and both constructors give the region at least
+        // `total_words` words, so `i < len`; see `words` for the rest.
+        unsafe { &*self.base.add(i) }
+    }
+
+    /// The address of control word `word` of line `line`, for a handle to
+    /// keep ([`Addr`]).
+    pub(crate) fn ctrl_addr(&self, line: usize, word: usize) -> Addr {
+        Addr(NonNull::from(self.ctrl(line, word)))
+    }
+
+    /// The address of slot 0 of a queue of `T`, for a handle to keep and
+    /// index with its cursor ([`Addr::slot`]).
+    pub(crate) fn slots<T>(&self) -> Addr {
+        assert!(
+            self.layout.kind.is_queue() && self.layout.slot_words == words_for::<T>(),
+            "not a queue of this element type"
+        );
+        debug_assert!(self.layout.slots_start < self.len);
+        // SAFETY: `Layout::new` puts the slots inside `total_words`, which
+        // `len` covers (both constructors).
+        Addr(unsafe { NonNull::new_unchecked(self.base.add(self.layout.slots_start).cast_mut()) })
     }
 
     /// Slot `i` (the caller reduces `i` modulo the slot count it computed).
@@ -253,5 +288,50 @@ impl Region {
     pub(crate) fn slot(&self, i: usize) -> &[AtomicU64] {
         let start = self.layout.slots_start + i * self.layout.slot_words;
         &self.words()[start..start + self.layout.slot_words]
+    }
+}
+
+/// The address of a word of a region, resolved once. Each queue handle
+/// keeps the addresses its every operation uses, so that an operation does
+/// not first load the region's base and layout through the `Arc`: that
+/// dependent load cost QrtR's real-time read about a nanosecond against
+/// rtrb's pop, and the bounds checks the writers another
+/// (docs/PERFORMANCE.md). Valid while the region lives: a handle keeps it
+/// beside the `Arc<Region>` it came from.
+#[derive(Clone, Copy)]
+pub(crate) struct Addr(NonNull<AtomicU64>);
+
+// SAFETY: an `Addr` points into a `Region`, which is `Send` and `Sync` (it
+// holds only atomics); the handle that keeps it keeps the region alive.
+unsafe impl Send for Addr {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Addr {}
+
+impl Addr {
+    /// The word.
+    ///
+    /// # Safety
+    /// The region this came from is alive for `'a`.
+    #[inline]
+    pub(crate) unsafe fn word<'a>(self) -> &'a AtomicU64 {
+        // SAFETY: the caller's promise; the address is of an initialized,
+        // aligned atomic of that region.
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The slot `at` points to, this being the address of slot 0 of a queue
+    /// of `T` ([`Region::slots`]). No bounds check: the cursor's invariant
+    /// (`slot < capacity`) is the bound.
+    ///
+    /// # Safety
+    /// The region this came from is alive for `'a`, and `at` was made with
+    /// that region's capacity ([`Cursor::new`]).
+    #[inline]
+    pub(crate) unsafe fn slot<'a, T>(self, at: &Cursor) -> &'a [AtomicU64] {
+        let words = words_for::<T>();
+        // SAFETY: `at.slot() < capacity`, the region's slot count, and the
+        // layout holds `capacity * words` words from slot 0 on, all inside
+        // the region, alive for `'a` by the caller's promise.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().add(at.slot() * words), words) }
     }
 }

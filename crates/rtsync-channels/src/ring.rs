@@ -135,14 +135,22 @@ pub struct Received<T> {
 /// steps with a compare instead of a 64-bit division (`%` by a capacity
 /// known only at run time costs tens of cycles, more than the rest of an
 /// operation).
+///
+/// Invariant: `slot == count % capacity`, so `slot < capacity`; the fields
+/// are private so that only [`Cursor::new`], [`Cursor::step`] and
+/// [`Cursor::jump`] move them. [`crate::region::Addr::slot`] relies on it
+/// to skip the bounds check on the real-time paths.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Cursor {
-    pub count: u64,
-    pub slot: usize,
+    count: u64,
+    slot: usize,
     capacity: u64,
 }
 
 impl Cursor {
+    /// A cursor at element `count` of a ring of `capacity` slots (at least
+    /// 1). Give it the capacity of the region it will address: that is what
+    /// [`crate::region::Addr::slot`] requires.
     pub(crate) fn new(count: u64, capacity: u64) -> Cursor {
         Cursor {
             count,
@@ -162,6 +170,18 @@ impl Cursor {
 
     pub(crate) fn jump(&mut self, to: u64) {
         *self = Cursor::new(to, self.capacity);
+    }
+
+    /// The element counter.
+    #[inline]
+    pub(crate) fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The slot of element `count`: below the capacity.
+    #[inline]
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
     }
 }
 
@@ -254,22 +274,22 @@ impl<T: Element> Batch<T> {
         self.items.reserve(k as usize);
         let mut at = from;
         for _ in 0..k {
-            self.items.push(element::load(region.slot(at.slot)));
+            self.items.push(element::load(region.slot(at.slot())));
             at.step();
         }
-        let Some(oldest) = overwritten(progress, from.count, capacity) else {
+        let Some(oldest) = overwritten(progress, from.count(), capacity) else {
             return (at, 0);
         };
-        // `oldest > from.count` here: the first `oldest - from.count`
+        // `oldest > from.count()` here: the first `oldest - from.count()`
         // elements from `from` on are gone, copied or not.
-        let end = from.count + k;
-        self.taken = (oldest.min(end) - from.count) as usize;
+        let end = from.count() + k;
+        self.taken = (oldest.min(end) - from.count()) as usize;
         if oldest > end {
             at.jump(oldest);
         }
         (
             at,
-            at.count - from.count - (self.items.len() - self.taken) as u64,
+            at.count() - from.count() - (self.items.len() - self.taken) as u64,
         )
     }
 }
@@ -306,7 +326,7 @@ mod tests {
         // The writer is on element 4, which overwrites element 0: but the
         // reader copied 1..4 only.
         let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(1, CAP), 3, CAP);
-        assert_eq!((at.count, at.slot, lost), (4, 0, 0));
+        assert_eq!((at.count(), at.slot(), lost), (4, 0, 0));
         assert_eq!(drain(&mut batch), vec![101, 102, 103]);
     }
 
@@ -317,7 +337,7 @@ mod tests {
         let region = ring(0, 7);
         let mut batch = Batch::<u64>::new(CAP);
         let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(0, CAP), 4, CAP);
-        assert_eq!((at.count, lost), (4, 3));
+        assert_eq!((at.count(), lost), (4, 3));
         assert_eq!(drain(&mut batch), vec![103]);
     }
 
@@ -329,7 +349,7 @@ mod tests {
         let mut batch = Batch::<u64>::new(CAP);
         batch.set_limit(2, CAP);
         let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(0, CAP), 4, CAP);
-        assert_eq!((at.count, at.slot, lost), (6, 2, 6));
+        assert_eq!((at.count(), at.slot(), lost), (6, 2, 6));
         assert_eq!(drain(&mut batch), Vec::<u64>::new());
     }
 
@@ -339,7 +359,7 @@ mod tests {
         let mut batch = Batch::<u64>::new(CAP);
         batch.set_limit(3, CAP);
         let (at, lost) = batch.fill(&region, region.ctrl(0, 0), Cursor::new(0, CAP), 4, CAP);
-        assert_eq!((at.count, lost), (3, 0));
+        assert_eq!((at.count(), lost), (3, 0));
         assert_eq!(drain(&mut batch), vec![100, 101, 102]);
         batch.set_limit(0, CAP);
         assert_eq!(batch.limit(), 1);

@@ -22,7 +22,7 @@ pub enum What {
     /// protocol (16 tasks, 4 CPUs, 4 resources).
     Sim,
     /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
-    /// per side (paced and saturated), retries, ring throughput.
+    /// per side (paced, pressed, saturated), retries, ring throughput.
     Channels,
     /// Locking protocols on real SCHED_FIFO threads beside glibc's
     /// mutexes (none, PRIO_INHERIT, PRIO_PROTECT): uncontended
