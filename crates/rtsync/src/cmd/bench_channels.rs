@@ -333,7 +333,7 @@ fn latencies(
                 pace,
                 clock,
                 cores,
-                move || Op::idle_if(matches!(std::hint::black_box(rx.read()), Ok(None))),
+                move || Op::idle_if(got(rx.read().ok().flatten())),
                 counting(move |k| {
                     tx.write(k);
                     false
