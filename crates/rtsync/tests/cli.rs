@@ -232,12 +232,35 @@ fn bench_channels_measures_every_channel_and_peer() {
     // Medians of three rings and SDrtR in three modes, and throughput; the
     // real-time p99 of five channels in three modes.
     assert_eq!(out.matches("median / ").count(), 12, "{out}");
-    assert_eq!(out.matches("throughput / rtrb").count(), 1, "{out}");
     assert_eq!(out.matches("RT p99 ").count(), 15, "{out}");
-    // Which way a saturated pair settles is shown for every row.
+    // Which way a saturated pair settles is shown for every row: the real
+    // side's idle share, then the other side's ("-" if it had no samples).
     assert!(out.contains("idle RT/other"), "{out}");
-    let shares = out.lines().filter(|l| l.trim_end().ends_with('%')).count();
-    assert!(shares >= 33, "an idle share on every row\n{out}");
+    let shares = out.lines().filter(|l| l.contains("%/")).count();
+    assert_eq!(shares, 33, "an idle share on every latency row\n{out}");
+    // Throughput of every ring under both consumers, and the target for each.
+    for ring in [
+        "QrtR",
+        "rtrb (peer)",
+        "QrtWo (never waits)",
+        "QrtWc (never waits)",
+    ] {
+        for consumer in ["flat out", "bursts, 2us apart"] {
+            let row = out.lines().any(|l| {
+                l.strip_prefix(ring)
+                    .is_some_and(|rest| rest.trim_start().starts_with(consumer) && l.ends_with('%'))
+            });
+            assert!(
+                row,
+                "{ring}: no throughput row with a {consumer} consumer\n{out}"
+            );
+        }
+    }
+    assert_eq!(
+        out.matches("throughput / rtrb, consumer").count(),
+        2,
+        "{out}"
+    );
     let bad = rtsync(&["bench", "channels", "--ops", "5"]);
     assert_eq!(bad.status.code(), Some(2));
 }

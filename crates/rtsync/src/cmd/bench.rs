@@ -43,7 +43,7 @@ pub struct Args {
     /// batch of 64 lock+unlock is timed per 100.
     #[arg(long, default_value_t = 200_000)]
     pub ops: usize,
-    /// Elements moved per ring in the throughput runs (channels).
+    /// Elements moved per ring and round in the throughput runs (channels; 5 rounds under each of two consumers).
     #[arg(long, default_value_t = 10_000_000)]
     pub elements: u64,
     #[arg(long, default_value_t = 42)]

@@ -504,76 +504,155 @@ fn lossy_read<R, T>(
     }
 }
 
-/// Elements per second moved from core 0 to the real-time core, lossless
-/// (the writer retries when full) for QrtR and rtrb; for the overwriting
-/// queues the writer never waits and the reader's share is reported.
+/// How the throughput runs' consumer polls.
+///
+/// Why two shapes. With a consumer that polls flat out, the rate a ring
+/// reaches is set less by what its operations cost than by how closely the
+/// consumer trails the producer: a consumer that keeps up reads each slot
+/// line and the producer's counter while the producer is still writing
+/// them, and every such read makes the producer's next store fetch the line
+/// back. A faster consumer trails closer and moves fewer elements per
+/// second (rtrb's own rate rose two- to threefold when its consumer spent
+/// a few nanoseconds per element, docs/PERFORMANCE.md). Bursts is how a real-time loop drains its
+/// inbox: everything there is, then nothing until its next period; the
+/// producer runs ahead, and the rate shows what the ring costs per element.
+#[derive(Clone, Copy)]
+enum Consumer {
+    /// Reads back to back; on finding the queue empty, pauses 16 spins.
+    FlatOut,
+    /// Drains until empty, then waits this long before looking again.
+    Bursts { gap_ns: u64 },
+}
+
+impl Consumer {
+    const ALL: [Consumer; 2] = [Consumer::FlatOut, Consumer::Bursts { gap_ns: 2000 }];
+
+    fn name(self) -> &'static str {
+        match self {
+            Consumer::FlatOut => "flat out",
+            Consumer::Bursts { .. } => "bursts, 2us apart",
+        }
+    }
+}
+
+/// Rounds of each throughput run; the rate reported is their median.
+const TP_ROUNDS: u64 = 5;
+
+/// The rings measured for throughput, in the order [`throughput`] reports
+/// them: the first two are lossless (the writer retries when full).
+const TP_RINGS: [&str; 4] = [
+    "QrtR",
+    "rtrb (peer)",
+    "QrtWo (never waits)",
+    "QrtWc (never waits)",
+];
+
+/// Elements per second moved from core 0 to the real-time core for each
+/// ring in [`TP_RINGS`] and consumer shape: the median of [`TP_ROUNDS`]
+/// rounds, ours and the peer interleaved within each round. Lossless for
+/// QrtR and rtrb (the writer retries when full); for the overwriting
+/// queues the writer never waits and the share the reader received is
+/// reported too (median over rounds).
 fn throughput(
     cfg: Config,
+    clock: &Clock,
     cores: (usize, usize),
     bar: &indicatif::ProgressBar,
-) -> Vec<(String, f64, f64)> {
-    let total = cfg.elements;
-    let mut out = Vec::new();
-    {
-        let (mut tx, mut rx) = qrtr::channel::<u64>(RING as u64);
-        let (rate, share) = transfer(
-            total,
-            cores,
-            move |k| while tx.write(k).is_err() {},
-            move || rx.read().ok().flatten(),
-        );
-        out.push(("QrtR".to_string(), rate, share));
-        bar.inc(1);
-    }
-    {
-        let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
-        let (rate, share) = transfer(
-            total,
-            cores,
-            move |k| while tx.push(k).is_err() {},
-            move || rx.pop().ok(),
-        );
-        out.push(("rtrb (peer)".to_string(), rate, share));
-        bar.inc(1);
-    }
-    {
-        let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
-        let (rate, share) = transfer(
-            total,
-            cores,
-            move |k| tx.write(k),
-            move || rx.read().map(|r| r.value),
-        );
-        out.push(("QrtWo (never waits)".to_string(), rate, share));
-        bar.inc(1);
-    }
-    {
-        let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
-        let (rate, share) = transfer(
-            total,
-            cores,
-            move |k| {
-                tx.write(k);
-            },
-            move || rx.read().map(|r| r.value),
-        );
-        out.push(("QrtWc (never waits)".to_string(), rate, share));
-        bar.inc(1);
-    }
-    out
+) -> Vec<(Consumer, Vec<(f64, f64)>)> {
+    let run = |ring: usize, shape: Consumer| -> (f64, f64) {
+        let elements = cfg.elements;
+        match ring {
+            0 => {
+                let (mut tx, mut rx) = qrtr::channel::<u64>(RING as u64);
+                transfer(
+                    elements,
+                    shape,
+                    clock,
+                    cores,
+                    move |k| while tx.write(k).is_err() {},
+                    move || rx.read().ok().flatten(),
+                )
+            }
+            1 => {
+                let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
+                transfer(
+                    elements,
+                    shape,
+                    clock,
+                    cores,
+                    move |k| while tx.push(k).is_err() {},
+                    move || rx.pop().ok(),
+                )
+            }
+            2 => {
+                let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
+                transfer(
+                    elements,
+                    shape,
+                    clock,
+                    cores,
+                    move |k| tx.write(k),
+                    move || rx.read().map(|r| r.value),
+                )
+            }
+            _ => {
+                let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
+                transfer(
+                    elements,
+                    shape,
+                    clock,
+                    cores,
+                    move |k| {
+                        tx.write(k);
+                    },
+                    move || rx.read().map(|r| r.value),
+                )
+            }
+        }
+    };
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Consumer::ALL
+        .iter()
+        .map(|&shape| {
+            let mut rounds: Vec<Vec<(f64, f64)>> = vec![Vec::new(); TP_RINGS.len()];
+            for _ in 0..TP_ROUNDS {
+                for (ring, results) in rounds.iter_mut().enumerate() {
+                    results.push(run(ring, shape));
+                    bar.inc(1);
+                }
+            }
+            let figures = rounds
+                .into_iter()
+                .map(|r| {
+                    let (rates, shares): (Vec<f64>, Vec<f64>) = r.into_iter().unzip();
+                    (median(rates), median(shares))
+                })
+                .collect();
+            (shape, figures)
+        })
+        .collect()
 }
 
 /// Moves `total` elements from a producer on `cores.0` to a consumer on
-/// `cores.1`; returns elements written per second and the share the
-/// consumer received.
+/// `cores.1` that polls as `shape` says; returns elements written per
+/// second and the share the consumer received.
 fn transfer(
     total: u64,
+    shape: Consumer,
+    clock: &Clock,
     cores: (usize, usize),
     produce: impl FnMut(u64) + Send,
     consume: impl FnMut() -> Option<u64> + Send,
 ) -> (f64, f64) {
     let done = AtomicBool::new(false);
     let done = &done;
+    let gap = match shape {
+        Consumer::FlatOut => 0,
+        Consumer::Bursts { gap_ns } => clock.ticks_for(gap_ns),
+    };
     std::thread::scope(|s| {
         let start = Instant::now();
         s.spawn(move || {
@@ -602,7 +681,13 @@ fn transfer(
                         }
                         got += 1;
                     }
-                    None => (0..16).for_each(|_| std::hint::spin_loop()),
+                    None if gap == 0 => (0..16).for_each(|_| std::hint::spin_loop()),
+                    None => {
+                        let until = ticks() + gap;
+                        while ticks() < until {
+                            std::hint::spin_loop();
+                        }
+                    }
                 }
             }
             got
@@ -704,7 +789,10 @@ pub fn run(cfg: Config) -> u8 {
     println!(
         "latencies in ns (median over rounds; max is the largest seen); paced = one operation per microsecond on each side; pressed = real-time side paced, other side flat out (it finds the queue empty or full and polls the real-time side's counter); saturated = both flat out; idle = share of operations that found the queue empty (reads) or full (writes)\n"
     );
-    let bar = indicatif::ProgressBar::new(ROUNDS as u64 * 11 * MODES.len() as u64 + 4);
+    let bar = indicatif::ProgressBar::new(
+        ROUNDS as u64 * 11 * MODES.len() as u64
+            + TP_ROUNDS * (TP_RINGS.len() * Consumer::ALL.len()) as u64,
+    );
     // Whole rounds, ours and the peers interleaved, repeated; each figure is
     // the median over rounds, so one unlucky placement or phase cannot
     // decide a ratio.
@@ -712,7 +800,7 @@ pub fn run(cfg: Config) -> u8 {
         .map(|_| latencies(cfg, &clock, cores, &bar))
         .collect();
     let rows = merge(rounds);
-    let tp = throughput(cfg, cores, &bar);
+    let tp = throughput(cfg, &clock, cores, &bar);
     bar.finish_and_clear();
 
     let mut t = Table::new(&[
@@ -763,15 +851,23 @@ pub fn run(cfg: Config) -> u8 {
     }
     print!("{}", t.render());
 
-    let mut t = Table::new(&["ring", "elements/s", "share delivered"]).left(0);
-    for (name, rate, share) in &tp {
-        t.row(vec![
-            name.clone(),
-            format!("{:.1}M", rate / 1e6),
-            format!("{:.1}%", share * 100.0),
-        ]);
+    let mut t = Table::new(&["ring", "consumer", "elements/s", "share delivered"])
+        .left(0)
+        .left(1);
+    for (shape, figures) in &tp {
+        for (name, (rate, share)) in TP_RINGS.iter().zip(figures) {
+            t.row(vec![
+                name.to_string(),
+                shape.name().into(),
+                format!("{:.1}M", rate / 1e6),
+                format!("{:.1}%", share * 100.0),
+            ]);
+        }
     }
-    println!("\nring throughput, core {} to core {}:", cores.0, cores.1);
+    println!(
+        "\nring throughput, core {} to core {} (median of {TP_ROUNDS} rounds of {} elements; flat out = the consumer reads back to back, bursts = it drains the queue, then waits 2 us):",
+        cores.0, cores.1, cfg.elements
+    );
     print!("{}", t.render());
 
     // The targets of issue 5, as ratios within this run.
@@ -830,11 +926,14 @@ pub fn run(cfg: Config) -> u8 {
             );
         }
     }
-    let ratio = tp[0].1 / tp[1].1;
-    println!(
-        "  QrtR throughput / rtrb: {ratio:.2}x (target >= 1.0x) {}",
-        verdict(ratio >= 1.0)
-    );
+    for (shape, figures) in &tp {
+        let ratio = figures[0].0 / figures[1].0;
+        println!(
+            "  QrtR throughput / rtrb, consumer {}: {ratio:.2}x (target >= 1.0x) {}",
+            shape.name(),
+            verdict(ratio >= 1.0)
+        );
+    }
     super::OK
 }
 
