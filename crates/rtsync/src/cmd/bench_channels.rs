@@ -535,6 +535,15 @@ impl Consumer {
     }
 }
 
+/// What every throughput run shares: how many elements, which consumer,
+/// the clock it paces with, and the cores.
+struct Load<'a> {
+    elements: u64,
+    shape: Consumer,
+    clock: &'a Clock,
+    cores: (usize, usize),
+}
+
 /// Rounds of each throughput run; the rate reported is their median.
 const TP_ROUNDS: u64 = 5;
 
@@ -560,15 +569,17 @@ fn throughput(
     bar: &indicatif::ProgressBar,
 ) -> Vec<(Consumer, Vec<(f64, f64)>)> {
     let run = |ring: usize, shape: Consumer| -> (f64, f64) {
-        let elements = cfg.elements;
+        let load = Load {
+            elements: cfg.elements,
+            shape,
+            clock,
+            cores,
+        };
         match ring {
             0 => {
                 let (mut tx, mut rx) = qrtr::channel::<u64>(RING as u64);
                 transfer(
-                    elements,
-                    shape,
-                    clock,
-                    cores,
+                    &load,
                     move |k| while tx.write(k).is_err() {},
                     move || rx.read().ok().flatten(),
                 )
@@ -576,10 +587,7 @@ fn throughput(
             1 => {
                 let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
                 transfer(
-                    elements,
-                    shape,
-                    clock,
-                    cores,
+                    &load,
                     move |k| while tx.push(k).is_err() {},
                     move || rx.pop().ok(),
                 )
@@ -587,10 +595,7 @@ fn throughput(
             2 => {
                 let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
                 transfer(
-                    elements,
-                    shape,
-                    clock,
-                    cores,
+                    &load,
                     move |k| tx.write(k),
                     move || rx.read().map(|r| r.value),
                 )
@@ -598,10 +603,7 @@ fn throughput(
             _ => {
                 let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
                 transfer(
-                    elements,
-                    shape,
-                    clock,
-                    cores,
+                    &load,
                     move |k| {
                         tx.write(k);
                     },
@@ -636,22 +638,21 @@ fn throughput(
         .collect()
 }
 
-/// Moves `total` elements from a producer on `cores.0` to a consumer on
-/// `cores.1` that polls as `shape` says; returns elements written per
-/// second and the share the consumer received.
+/// Moves `load.elements` elements from a producer on `load.cores.0` to a
+/// consumer on `load.cores.1` that polls as `load.shape` says; returns
+/// elements written per second and the share the consumer received.
 fn transfer(
-    total: u64,
-    shape: Consumer,
-    clock: &Clock,
-    cores: (usize, usize),
+    load: &Load,
     produce: impl FnMut(u64) + Send,
     consume: impl FnMut() -> Option<u64> + Send,
 ) -> (f64, f64) {
     let done = AtomicBool::new(false);
     let done = &done;
-    let gap = match shape {
-        Consumer::FlatOut => 0,
-        Consumer::Bursts { gap_ns } => clock.ticks_for(gap_ns),
+    let (total, cores) = (load.elements, load.cores);
+    // Ticks to wait after finding the queue empty; none: 16 spin hints.
+    let wait = match load.shape {
+        Consumer::FlatOut => None,
+        Consumer::Bursts { gap_ns } => Some(load.clock.ticks_for(gap_ns)),
     };
     std::thread::scope(|s| {
         let start = Instant::now();
@@ -681,13 +682,15 @@ fn transfer(
                         }
                         got += 1;
                     }
-                    None if gap == 0 => (0..16).for_each(|_| std::hint::spin_loop()),
-                    None => {
-                        let until = ticks() + gap;
-                        while ticks() < until {
-                            std::hint::spin_loop();
+                    None => match wait {
+                        None => (0..16).for_each(|_| std::hint::spin_loop()),
+                        Some(gap) => {
+                            let until = ticks() + gap;
+                            while ticks() < until {
+                                std::hint::spin_loop();
+                            }
                         }
-                    }
+                    },
                 }
             }
             got
