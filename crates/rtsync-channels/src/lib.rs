@@ -41,6 +41,7 @@ macro_rules! attach_to_segment {
 
 mod element;
 mod error;
+mod prefetch;
 mod region;
 mod ring;
 mod sync;

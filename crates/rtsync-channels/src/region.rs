@@ -328,10 +328,22 @@ impl Addr {
     /// that region's capacity ([`Cursor::new`]).
     #[inline]
     pub(crate) unsafe fn slot<'a, T>(self, at: &Cursor) -> &'a [AtomicU64] {
+        // SAFETY: `at.slot() < capacity` (the cursor's invariant), and the
+        // caller's promise covers the rest.
+        unsafe { self.slot_at::<T>(at.slot()) }
+    }
+
+    /// Slot `i`, this being the address of slot 0 of a queue of `T`.
+    ///
+    /// # Safety
+    /// The region this came from is alive for `'a`, and `i` is below its
+    /// capacity.
+    #[inline]
+    pub(crate) unsafe fn slot_at<'a, T>(self, i: usize) -> &'a [AtomicU64] {
         let words = words_for::<T>();
-        // SAFETY: `at.slot() < capacity`, the region's slot count, and the
-        // layout holds `capacity * words` words from slot 0 on, all inside
-        // the region, alive for `'a` by the caller's promise.
-        unsafe { std::slice::from_raw_parts(self.0.as_ptr().add(at.slot() * words), words) }
+        // SAFETY: `i < capacity`, the region's slot count, and the layout
+        // holds `capacity * words` words from slot 0 on, all inside the
+        // region, alive for `'a` by the caller's promise.
+        unsafe { std::slice::from_raw_parts(self.0.as_ptr().add(i * words), words) }
     }
 }
