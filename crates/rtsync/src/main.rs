@@ -65,6 +65,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Rust starts with SIGPIPE ignored, so `rtsync demo | head` made every
+    // later print panic with "Broken pipe". Restore the default, as command
+    // line tools expect: a reader that stops reading ends the writer quietly.
+    // SAFETY: setting a signal's disposition to its default, before any
+    // thread starts, has no other effect.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(a) => cmd::check::run(a),

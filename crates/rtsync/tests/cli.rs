@@ -522,3 +522,27 @@ fn schedulability_sweep_refuses_what_it_cannot_compare() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("--from <= --to"));
 }
+
+/// A reader that stops early (`rtsync demo | head -1`) ends rtsync quietly,
+/// as it ends any command-line tool, instead of a "Broken pipe" panic.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rtsync"))
+        .arg("demo")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(!first.is_empty(), "demo printed nothing");
+    // The pipe's read end is closed here, before demo has written the rest.
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "stderr: {err}");
+    assert_ne!(out.status.code(), Some(101), "stderr: {err}");
+}
