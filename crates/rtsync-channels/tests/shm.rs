@@ -4,6 +4,10 @@
 //!
 //! Child processes are this test binary run again with `--ignored --exact
 //! child` and the role in the environment.
+//!
+//! Not built under `--cfg loom`: shared memory is outside loom's model
+//! (the `shm` module and every `attach` are left out there).
+#![cfg(not(loom))]
 
 mod common;
 
