@@ -376,3 +376,44 @@ fn alike_ceiling_waiters_are_futile_with_the_top_one() {
     assert!(m.retry_is_futile(x));
     m.verify().unwrap();
 }
+
+/// PIP without hand-off: a release wakes the top waiter to compete again,
+/// it does not reserve the resource for the waiters still queued. A
+/// higher-priority job that runs first takes the free resource. (Found by
+/// the soundness search: the machine made the job wait for a free
+/// resource because a lower waiter was still queued; nobody held it, so
+/// nobody inherited, and a middle job ran ahead: 2.5 times PIP's bound.)
+#[test]
+fn pip_a_free_resource_goes_to_the_running_requester() {
+    // t0 (4) nests r1 in r0, then locks r1 again; t1 (3), t2 (2) and t3
+    // (1) use r1.
+    let mut m = machine(
+        Protocol::Pip,
+        1,
+        2,
+        &[(4, 0, &[0, 1]), (3, 0, &[1]), (2, 0, &[1]), (1, 0, &[1])],
+    );
+    assert_eq!(m.lock(3, 1, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(2, 1, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.lock(1, 1, 1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(0, 1, 1), Ok(Outcome::Wait { spin: false }));
+    // t3 releases r1: t0 (top) woken, retries and takes it.
+    let woken = m.unlock(3, 1).unwrap();
+    assert_eq!((woken[0].thread, woken[0].granted), (0, false));
+    assert_eq!(m.retry(0), Ok(Outcome::Granted));
+    // t0 releases r1 (inner) and r0: t1 woken (it does not run yet), t2
+    // still queued.
+    let woken = m.unlock(0, 1).unwrap();
+    assert_eq!((woken[0].thread, woken[0].granted), (1, false));
+    m.unlock(0, 0).unwrap();
+    // t0 asks for r1 again: it is free and t0 outranks t2, so t0 takes it.
+    assert_eq!(m.lock(0, 1, 1), Ok(Outcome::Granted));
+    // t1's retry waits for t0, and t1 and t2 lend t0 nothing above its own.
+    assert_eq!(m.retry(1), Ok(Outcome::Wait { spin: false }));
+    assert_eq!(m.eff(0).key, 4);
+    // t0's release wakes t1, the top of the two.
+    let woken = m.unlock(0, 1).unwrap();
+    assert_eq!((woken[0].thread, woken[0].granted), (1, false));
+    assert_eq!(m.retry(1), Ok(Outcome::Granted));
+}

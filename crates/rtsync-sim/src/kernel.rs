@@ -100,9 +100,11 @@ struct Th {
     /// SRP: the job passed its start test (reset by a self-suspension).
     started: bool,
     job: Option<Job>,
-    /// Arrived jobs not yet started: `(arrival, release)`.
-    backlog: VecDeque<(Time, Time)>,
+    /// Arrived jobs not yet started: `(arrival, release, job index)`.
+    backlog: VecDeque<(Time, Time, u64)>,
     next_arrival: Time,
+    /// Jobs arrived so far (the index of the next one).
+    arrived: u64,
     /// Where it runs now.
     on: Option<Cpu>,
     /// Drawn durations of the current job's timed operations.
@@ -113,6 +115,7 @@ struct Th {
 struct Acc {
     jobs: u64,
     max_response: Option<Time>,
+    worst_arrival: Option<Time>,
     sum_response: u128,
     max_blocking: Blocking,
     misses: u64,
@@ -202,17 +205,21 @@ impl<'a> Sim<'a> {
                 started: false,
                 job: None,
                 backlog: VecDeque::new(),
-                next_arrival: opts
-                    .offsets
-                    .get(i)
-                    .copied()
-                    .unwrap_or(Time::ZERO)
-                    .saturating_add(match opts.arrivals {
-                        Arrivals::Periodic => Time::ZERO,
-                        Arrivals::Sporadic { .. } => {
-                            Time::from_ns(rng.random_range(0..t.period.ns().max(1)))
-                        }
-                    }),
+                next_arrival: match &opts.plan {
+                    Some(plan) => plan.task(i).offset,
+                    None => opts
+                        .offsets
+                        .get(i)
+                        .copied()
+                        .unwrap_or(Time::ZERO)
+                        .saturating_add(match opts.arrivals {
+                            Arrivals::Periodic => Time::ZERO,
+                            Arrivals::Sporadic { .. } => {
+                                Time::from_ns(rng.random_range(0..t.period.ns().max(1)))
+                            }
+                        }),
+                },
+                arrived: 0,
                 on: None,
                 times: Vec::new(),
             })
@@ -296,7 +303,7 @@ impl<'a> Sim<'a> {
                 + self.th[t]
                     .backlog
                     .iter()
-                    .filter(|&&(a, _)| a.saturating_add(self.sys.tasks[t].deadline) < self.now)
+                    .filter(|&&(a, _, _)| a.saturating_add(self.sys.tasks[t].deadline) < self.now)
                     .count() as u64;
             self.acc[t].misses += late;
         }
@@ -312,6 +319,7 @@ impl<'a> Sim<'a> {
                     cpu: self.home[i],
                     jobs: a.jobs,
                     max_response: a.max_response,
+                    worst_arrival: a.worst_arrival,
                     mean_response: (a.jobs > 0)
                         .then(|| Time::from_ns((a.sum_response / a.jobs as u128) as u64)),
                     max_blocking: a.max_blocking,
@@ -368,22 +376,37 @@ impl<'a> Sim<'a> {
     fn arrival(&mut self, t: Tid) {
         let task = &self.sys.tasks[t];
         let a = self.th[t].next_arrival;
-        let jitter = if task.jitter.is_zero() {
-            Time::ZERO
-        } else {
-            Time::from_ns(self.rng.random_range(0..=task.jitter.ns()))
-        };
-        let gap = match self.opts.arrivals {
-            Arrivals::Periodic => task.period,
-            Arrivals::Sporadic { spread } => {
-                let extra = (task.period.ns() as f64 * spread * self.rng.random::<f64>()) as u64;
-                task.period.saturating_add(Time::from_ns(extra))
+        let k = self.th[t].arrived;
+        let (jitter, gap) = match &self.opts.plan {
+            Some(plan) => {
+                let p = plan.task(t);
+                (
+                    p.jitter(k).min(task.jitter),
+                    task.period.saturating_add(p.delay(k)),
+                )
+            }
+            None => {
+                let jitter = if task.jitter.is_zero() {
+                    Time::ZERO
+                } else {
+                    Time::from_ns(self.rng.random_range(0..=task.jitter.ns()))
+                };
+                let gap = match self.opts.arrivals {
+                    Arrivals::Periodic => task.period,
+                    Arrivals::Sporadic { spread } => {
+                        let extra =
+                            (task.period.ns() as f64 * spread * self.rng.random::<f64>()) as u64;
+                        task.period.saturating_add(Time::from_ns(extra))
+                    }
+                };
+                (jitter, gap)
             }
         };
         let next = a.saturating_add(gap);
         let release = a.saturating_add(jitter);
+        self.th[t].arrived += 1;
         self.th[t].next_arrival = next;
-        self.th[t].backlog.push_back((a, release));
+        self.th[t].backlog.push_back((a, release, k));
         self.timers.push(Reverse((next, Timer::Arrival, t)));
         if release > self.now {
             self.timers.push(Reverse((release, Timer::Release, t)));
@@ -396,7 +419,7 @@ impl<'a> Sim<'a> {
         if !matches!(self.th[t].st, St::Idle) {
             return;
         }
-        let Some(&(arrival, release)) = self.th[t].backlog.front() else {
+        let Some(&(arrival, release, k)) = self.th[t].backlog.front() else {
             return;
         };
         if release > self.now {
@@ -407,7 +430,15 @@ impl<'a> Sim<'a> {
         let deadline = arrival.saturating_add(task.deadline);
         let mut times = std::mem::take(&mut self.th[t].times);
         times.clear();
-        if self.opts.exec == Exec::Wcet {
+        if let Some(plan) = &self.opts.plan {
+            let p = plan.task(t);
+            times.extend(
+                self.worst[t]
+                    .iter()
+                    .enumerate()
+                    .map(|(o, &w)| p.exec(k, o, w)),
+            );
+        } else if self.opts.exec == Exec::Wcet {
             times.extend_from_slice(&self.worst[t]);
         } else {
             for i in 0..self.worst[t].len() {
@@ -416,11 +447,7 @@ impl<'a> Sim<'a> {
             }
         }
         self.seq += 1;
-        let key = if self.edf {
-            u64::MAX - deadline.ns()
-        } else {
-            task.priority as u64
-        };
+        let key = Self::key(self.edf, task.priority, deadline);
         self.locks
             .set_base(t, key, self.seq)
             .expect("thread index in range");
@@ -446,6 +473,22 @@ impl<'a> Sim<'a> {
         });
         self.mark(t, arrival, MarkKind::Release);
         self.mark(t, deadline, MarkKind::Deadline);
+    }
+
+    /// The scheduling key of a job: its priority under FP, its absolute
+    /// deadline (earlier is higher) under EDF.
+    fn key(edf: bool, priority: u32, deadline: Time) -> u64 {
+        if edf {
+            u64::MAX - deadline.ns()
+        } else {
+            priority as u64
+        }
+    }
+
+    /// The scheduling key of `t`'s current job.
+    fn key_of(&self, t: Tid) -> u64 {
+        let deadline = self.th[t].job.as_ref().map_or(Time::MAX, |j| j.deadline);
+        Self::key(self.edf, self.sys.tasks[t].priority, deadline)
     }
 
     /// Sets `remaining` for the operation at `pc`.
@@ -482,6 +525,18 @@ impl<'a> Sim<'a> {
                     th.started = false;
                     th.pc += 1;
                     self.load_op(t);
+                    // A thread that wakes joins the tail of its priority
+                    // level, as under SCHED_FIFO: it loses every tie, so
+                    // it never preempts a holder raised to its level (a
+                    // ceiling is reached, not passed). With the job's old
+                    // release order it preempted such a holder under MrsP
+                    // and spun on the holder's own CPU forever (found by
+                    // the soundness search, self-suspending shape).
+                    self.seq += 1;
+                    let key = self.key_of(t);
+                    self.locks
+                        .set_base(t, key, self.seq)
+                        .expect("thread index in range");
                     self.dirty = true;
                     self.events += 1;
                     self.emit(|s| Event::Resume {
@@ -851,7 +906,10 @@ impl<'a> Sim<'a> {
         let response = self.now.saturating_sub(job.arrival);
         let a = &mut self.acc[t];
         a.jobs += 1;
-        a.max_response = Some(a.max_response.map_or(response, |m| m.max(response)));
+        if a.max_response.is_none_or(|m| response > m) {
+            a.max_response = Some(response);
+            a.worst_arrival = Some(job.arrival);
+        }
         a.sum_response += response.ns() as u128;
         a.max_blocking = a.max_blocking.max(job.blocking);
         let missed = self.now > job.deadline;

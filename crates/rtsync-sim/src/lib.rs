@@ -19,11 +19,14 @@
 pub mod gantt;
 pub mod kernel;
 pub mod options;
+pub mod plan;
 pub mod program;
 pub mod result;
+pub mod search;
 pub mod trace;
 
 pub use kernel::{Sim, SimError, simulate};
 pub use options::{Arrivals, Exec, Options};
+pub use plan::{Plan, TaskPlan};
 pub use result::{Blocking, Deadlock, SimResult, TaskStats, Violation};
 pub use trace::{Event, Recording};

@@ -1,7 +1,9 @@
 //! How a simulation runs: horizon, seed, execution times, arrivals.
 
+use crate::plan::Plan;
 use rtsync_model::Time;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Execution (and self-suspension) times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,6 +69,10 @@ pub struct Options {
     /// arrivals follow at whole periods; conformance scenarios use this to
     /// stage their releases.
     pub offsets: Vec<Time>,
+    /// Every arrival, jitter and duration fixed by a plan (the worst-case
+    /// search's variables). When set it replaces `offsets`, `arrivals` and
+    /// `exec`.
+    pub plan: Option<Arc<Plan>>,
 }
 
 impl Default for Options {
@@ -80,6 +86,7 @@ impl Default for Options {
             check: true,
             max_events: u64::MAX,
             offsets: Vec::new(),
+            plan: None,
         }
     }
 }

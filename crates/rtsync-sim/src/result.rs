@@ -34,6 +34,8 @@ pub struct TaskStats {
     pub jobs: u64,
     /// Worst response time of a completed job, from its arrival.
     pub max_response: Option<Time>,
+    /// Arrival of the (first) job that took `max_response`.
+    pub worst_arrival: Option<Time>,
     pub mean_response: Option<Time>,
     /// The worst of each kind over the jobs (not necessarily one job's).
     pub max_blocking: Blocking,

@@ -140,6 +140,120 @@ pub fn schedulability(cells: &[Cell], protocols: &[Protocol], title: &str) -> St
     s
 }
 
+/// Bins of the tightness histogram: 20 of width 0.05 over `[0, 1]`, the
+/// last one closed (a bound reached exactly falls in it), and one for
+/// everything above 1 (violations).
+const BINS: usize = 20;
+
+fn bin(v: f64) -> usize {
+    if v > 1.0 {
+        BINS
+    } else {
+        ((v * BINS as f64) as usize).min(BINS - 1)
+    }
+}
+
+/// Small multiples, one histogram per series (a protocol and scheduler):
+/// how many tasks reached which share of their bound. Bars above 1 (a
+/// simulated response past its bound) are drawn red.
+pub fn histogram(series: &[(String, Vec<f64>)], title: &str) -> String {
+    const PW: f64 = 220.0;
+    const PH: f64 = 120.0;
+    const GAP_X: f64 = 50.0;
+    const GAP_Y: f64 = 70.0;
+    let cols = series.len().clamp(1, 4);
+    let rows = series.len().div_ceil(cols).max(1);
+    let width = LEFT + cols as f64 * (PW + GAP_X);
+    let height = TOP + 40.0 + rows as f64 * (PH + GAP_Y) + 30.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="20" y="28" font-size="15" font-weight="bold">{}</text>"#,
+        esc(title)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text x="20" y="46">bars: tasks per bin of width 0.05 (x: worst simulated response / analytic bound; 1 = bound reached); red: above the bound</text>"#
+    );
+    let bw = PW / (BINS + 2) as f64;
+    for (k, (name, values)) in series.iter().enumerate() {
+        let (c, r) = (k % cols, k / cols);
+        let x0 = LEFT + c as f64 * (PW + GAP_X);
+        let y0 = TOP + 40.0 + r as f64 * (PH + GAP_Y);
+        let mut counts = [0u64; BINS + 1];
+        for &v in values {
+            counts[bin(v)] += 1;
+        }
+        let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64;
+        let worst = values.iter().copied().fold(f64::NAN, f64::max);
+        let _ = writeln!(
+            s,
+            r#"<text x="{x0}" y="{:.1}" font-weight="bold">{} <tspan font-weight="normal">({} tasks{})</tspan></text>"#,
+            y0 - 8.0,
+            esc(name),
+            values.len(),
+            if worst.is_nan() {
+                String::new()
+            } else {
+                format!(", max {worst:.3}")
+            }
+        );
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x0}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"black\"/>",
+            y0 + PH,
+            x0 + PW
+        );
+        for (b, &n) in counts.iter().enumerate() {
+            if n == 0 {
+                continue;
+            }
+            let h = PH * n as f64 / top;
+            let x = x0 + bw * (b + usize::from(b == BINS)) as f64;
+            let (fill, label) = if b == BINS {
+                ("#d62728", "above 1 (violation)".to_string())
+            } else {
+                (
+                    "#4e79a7",
+                    format!(
+                        "{:.2} to {:.2}",
+                        b as f64 / BINS as f64,
+                        (b + 1) as f64 / BINS as f64
+                    ),
+                )
+            };
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="{fill}"><title>{label}: {n} task(s)</title></rect>"#,
+                y0 + PH - h,
+                bw - 1.0
+            );
+        }
+        for (v, lab) in [(0.0, "0"), (0.5, "0.5"), (1.0, "1")] {
+            let x = x0 + bw * BINS as f64 * v;
+            let _ = writeln!(
+                s,
+                r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{lab}</text>"#,
+                y0 + PH + 14.0
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            x0 - 4.0,
+            y0 + 4.0,
+            top as u64
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
 /// A utilization without trailing zeros.
 fn trim(u: f64) -> String {
     let t = format!("{u:.3}");
@@ -181,6 +295,31 @@ mod tests {
         assert!(svg.contains(">mpcp</text>") && svg.contains(">dpcp</text>"));
         assert!(svg.contains("a &lt;test&gt;"), "the title is escaped");
         assert_eq!(svg.matches("<circle").count(), 4);
+    }
+
+    /// Each value lands in its bin: a bound reached exactly in the last
+    /// bin below 1, anything above 1 in the red violation bin, drawn only
+    /// where there is one.
+    #[test]
+    fn histogram_bins_and_marks_violations() {
+        assert_eq!(bin(0.0), 0);
+        assert_eq!(bin(0.049), 0);
+        assert_eq!(bin(0.05), 1);
+        assert_eq!(bin(1.0), BINS - 1);
+        assert_eq!(bin(1.0001), BINS);
+        let svg = histogram(
+            &[
+                ("mpcp (fp)".into(), vec![0.2, 0.21, 1.0]),
+                ("pip (fp)".into(), vec![1.2]),
+            ],
+            "t",
+        );
+        assert_eq!(svg.matches("<rect x=").count(), 3, "{svg}");
+        assert!(svg.contains("0.20 to 0.25: 2 task(s)"));
+        assert!(svg.contains("0.95 to 1.00: 1 task(s)"));
+        assert_eq!(svg.matches("#d62728").count(), 1);
+        assert!(svg.contains("above 1 (violation): 1 task(s)"));
+        assert!(svg.contains("(3 tasks, max 1.000)"));
     }
 
     #[test]

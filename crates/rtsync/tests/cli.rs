@@ -311,27 +311,61 @@ fn simulate_rejects_bad_options_with_clear_messages() {
 
 #[test]
 fn soundness_experiment_finds_no_violation_on_a_sample() {
-    // The full run (10000 systems per protocol) is documented in the README;
-    // CI checks a sample of every protocol, FP and EDF.
-    let o = rtsync(&["experiment", "soundness", "--systems", "150", "--edf"]);
+    // The full run (10000 systems per protocol, search on) is documented
+    // in docs/SIMULATION.md; CI checks a sample of every protocol, FP and
+    // EDF, with the worst-case search on (its default).
+    let dir = std::env::temp_dir().join(format!("rtsync-soundness-{}", std::process::id()));
+    let o = rtsync(&[
+        "experiment",
+        "soundness",
+        "--systems",
+        "150",
+        "--edf",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("no violations"), "{out}");
+    assert!(out.contains("search budget 60000 events"), "{out}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|c| c.len() == 13 && (c[1] == "fp" || c[1] == "edf") && c[3].parse::<u64>().is_ok())
+        .collect();
+    assert_eq!(rows.len(), 16, "12 protocols under FP, 4 under EDF:\n{out}");
     for p in [
         "npcs", "pip", "pcp", "ipcp", "srp", "mpcp", "dpcp", "fmlp-s", "fmlp-l", "dflp", "msrp",
         "mrsp",
     ] {
-        let row = out
-            .lines()
-            .find(|l| l.starts_with(&format!("{p} ")))
+        let cols = rows
+            .iter()
+            .find(|c| c[0] == p && c[1] == "fp")
             .unwrap_or_else(|| panic!("no row for {p}:\n{out}"));
-        let cols: Vec<&str> = row.split_whitespace().collect();
         let schedulable: u64 = cols[3].parse().unwrap();
+        let simulations: u64 = cols[4].parse().unwrap();
         assert!(
             schedulable > 10,
-            "{p}: too few schedulable systems to mean anything: {row}"
+            "{p}: too few schedulable systems to mean anything: {cols:?}"
         );
+        // Four sampled runs per schedulable system, and the search's.
+        assert!(
+            simulations > 20 * schedulable,
+            "{p}: search did not run: {cols:?}"
+        );
+        assert_eq!(cols[6], "0", "{p}: violations");
+        let max: f64 = cols[11].parse().unwrap();
+        assert!(max > 0.5 && max <= 1.0, "{p}: tightness {max}");
     }
+    let svg = std::fs::read_to_string(dir.join("tightness.svg")).unwrap();
+    assert_eq!(
+        svg.matches("tasks, max").count(),
+        16,
+        "one histogram per row"
+    );
+    let csv = std::fs::read_to_string(dir.join("soundness.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 17);
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -12,10 +12,22 @@
 //!   each: a task's normal priority is below every global section, so it
 //!   cannot issue a second request while the section runs);
 //! * remote blocking `Σ_q N_{i,q} · W_{i,q}`;
-//! * local blocking: PCP on local resources, once per suspension, plus for
-//!   every lower-priority task of the CPU one global section per point at
-//!   which the job resumes (release, each global request, each
-//!   self-suspension).
+//! * local blocking, charged once per point at which the job starts or
+//!   resumes: its release, the end of each wait for a global resource,
+//!   the end of each self-suspension, `ρ_i = N^G_i + S_i + 1` points in
+//!   all. At each, one lower-priority section on a local resource whose
+//!   ceiling reaches `π_i` (PCP among the CPU's local resources), plus one
+//!   global section of every lower-priority task of the CPU (boosted above
+//!   `π_i`). While the job waits for a global resource it is suspended,
+//!   and a lower-priority job of its CPU may lock a local resource that
+//!   the job needs after it resumes; PCP's "blocked at most once" holds
+//!   only between two suspensions. This is the `(N^G_i + 1)` factor of
+//!   Rajkumar's original analysis (*Synchronization in Real-Time Systems*,
+//!   1991, Sec. 5.4, blocking factor 1), with self-suspensions added.
+//!   The first wave charged local-resource blocking only `S_i + 1` times,
+//!   which a two-CPU system with one release offset breaks
+//!   (`tests/hand_worked.rs`, `mpcp_local_blocking_recurs_after_a_global_wait`;
+//!   the soundness search finds such systems on its own).
 //!
 //! Remote blocking is a self-suspension. It is not treated as a simple
 //! blocking term for other tasks (the unsound part of early MPCP analyses,
@@ -149,10 +161,7 @@ pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
         }
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
-    let mut local = times(
-        ceiling_blocking(cx, i, |r| !f.global[r]),
-        cx.suspensions(i) + 1,
-    );
+    let mut local = times(ceiling_blocking(cx, i, |r| !f.global[r]), resumptions);
     for j in cx.lower_local(i) {
         local = local.saturating_add(times(tb.longest_global[j], resumptions));
     }

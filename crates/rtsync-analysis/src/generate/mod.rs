@@ -49,6 +49,32 @@ pub struct GenConfig {
     pub nest_prob: f64,
     /// Partition the tasks; `None` leaves them unassigned.
     pub partition: Option<Heuristic>,
+    /// Resources private to each CPU, on top of the `resources` shared
+    /// ones. With any, tasks are placed first (worst fit by utilization,
+    /// `partition` is not used) and each task may use its own CPU's local
+    /// resources: the shape in which local blocking meets global waiting
+    /// (MPCP's and FMLP's local terms after a suspension).
+    pub local_resources: usize,
+    /// Longest section on a local resource (`None`: `cs_max`). Long local
+    /// sections beside short global ones make local blocking the term
+    /// that decides a bound.
+    pub local_cs_max: Option<Time>,
+    /// Probability of a self-suspension in each gap between top-level
+    /// segments, lasting a uniform draw in `1ns..=suspend_max`.
+    pub suspend_prob: f64,
+    pub suspend_max: Time,
+    /// Where the sections sit in the body.
+    pub positions: Positions,
+}
+
+/// How the computation outside sections is spread around them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Positions {
+    /// Equal gaps before, between and after the sections.
+    #[default]
+    Even,
+    /// Random gaps: sections at the start, middle or end of the body.
+    Random,
 }
 
 impl Default for GenConfig {
@@ -75,6 +101,11 @@ impl Default for GenConfig {
             requests_max: 1,
             nest_prob: 0.0,
             partition: Some(Heuristic::WorstFit),
+            local_resources: 0,
+            local_cs_max: None,
+            suspend_prob: 0.0,
+            suspend_max: Time::from_ms(1),
+            positions: Positions::Even,
         }
     }
 }
@@ -104,7 +135,10 @@ pub fn check_config(c: &GenConfig) -> Result<(), String> {
     if c.cs_min > c.cs_max {
         return Err(format!("cs_min {} exceeds cs_max {}", c.cs_min, c.cs_max));
     }
-    if !(0.0..=1.0).contains(&c.access_prob) || !(0.0..=1.0).contains(&c.nest_prob) {
+    if !(0.0..=1.0).contains(&c.access_prob)
+        || !(0.0..=1.0).contains(&c.nest_prob)
+        || !(0.0..=1.0).contains(&c.suspend_prob)
+    {
         return Err("probabilities must lie in [0, 1]".into());
     }
     if !(0.0 < c.deadline_min && c.deadline_min <= 1.0) {
@@ -131,24 +165,32 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
     };
     // A uniprocessor protocol on several CPUs needs every resource's users
     // on one CPU: place the tasks first (worst fit by utilization) and give
-    // each CPU its own `resources` resources.
+    // each CPU its own `resources` resources. Local resources likewise need
+    // the placement first.
     let per_cpu = c.protocol.is_uniprocessor() && c.cpus > 1;
-    let placement: Vec<Option<usize>> = if per_cpu {
+    let locals = if per_cpu { 0 } else { c.local_resources };
+    let placed_first = per_cpu || locals > 0;
+    let placement: Vec<Option<usize>> = if placed_first {
         worst_fit(&utils, c.cpus)
     } else {
         vec![None; utils.len()]
     };
-    let n_res = if per_cpu {
+    // Shared resources first, then each CPU's local ones.
+    let shared = if per_cpu {
         c.resources * c.cpus
     } else {
         c.resources
     };
+    let n_res = shared + locals * c.cpus;
     let resources: Vec<Resource> = (0..n_res)
         .map(|r| Resource {
             name: if per_cpu {
                 format!("c{}r{}", r / c.resources, r % c.resources + 1)
-            } else {
+            } else if r < shared {
                 format!("r{}", r + 1)
+            } else {
+                let k = r - shared;
+                format!("c{}l{}", k / locals, k % locals + 1)
             },
             protocol: c.protocol,
             units: 1,
@@ -167,10 +209,13 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
             Time::from_ns(((period.ns() as f64 * frac).round() as u64).clamp(1, period.ns()));
         let wcet = Time::from_ns(((u * period.ns() as f64).round() as u64).max(1));
         let usable: Vec<usize> = match placement[i] {
-            Some(cpu) => (cpu * c.resources..(cpu + 1) * c.resources).collect(),
+            Some(cpu) if per_cpu => (cpu * c.resources..(cpu + 1) * c.resources).collect(),
+            Some(cpu) => (0..c.resources)
+                .chain(shared + cpu * locals..shared + (cpu + 1) * locals)
+                .collect(),
             None => (0..c.resources).collect(),
         };
-        let body = body(&mut rng, c, wcet, &usable);
+        let body = body(&mut rng, c, wcet, &usable, shared);
         tasks.push(Task {
             name: format!("t{}", i + 1),
             period,
@@ -199,8 +244,8 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
         source: SourceMap::default(),
     };
     match c.partition {
-        Some(h) => partition(&sys, h),
-        None => sys,
+        Some(h) if !placed_first => partition(&sys, h),
+        _ => sys,
     }
 }
 
@@ -223,16 +268,23 @@ fn worst_fit(utils: &[f64], cpus: usize) -> Vec<Option<usize>> {
 /// A body with the configured sections, the rest of the WCET spread as
 /// compute segments around them. Section lengths are scaled down when they
 /// would not fit in the WCET.
-fn body(rng: &mut ChaCha8Rng, c: &GenConfig, wcet: Time, usable: &[usize]) -> Vec<Segment> {
+fn body(
+    rng: &mut ChaCha8Rng,
+    c: &GenConfig,
+    wcet: Time,
+    usable: &[usize],
+    shared: usize,
+) -> Vec<Segment> {
     let mut sections: Vec<(usize, Time)> = Vec::new();
     for &r in usable {
         if rng.random::<f64>() < c.access_prob {
             let k = rng.random_range(1..=c.requests_max.max(1));
+            let max = match c.local_cs_max {
+                Some(m) if r >= shared => m.max(c.cs_min),
+                _ => c.cs_max,
+            };
             for _ in 0..k {
-                sections.push((
-                    r,
-                    Time::from_ns(rng.random_range(c.cs_min.ns()..=c.cs_max.ns())),
-                ));
+                sections.push((r, Time::from_ns(rng.random_range(c.cs_min.ns()..=max.ns()))));
             }
         }
     }
@@ -263,19 +315,57 @@ fn body(rng: &mut ChaCha8Rng, c: &GenConfig, wcet: Time, usable: &[usize]) -> Ve
         }
         prev_res = Some(r);
     }
-    let gaps = tops.len() as u64 + 1;
-    let mut out = Vec::with_capacity(tops.len() * 2 + 1);
-    let share = rest / gaps;
-    let mut extra = rest - share * gaps;
-    for s in tops {
-        let g = share + std::mem::take(&mut extra);
-        if g > 0 {
-            out.push(Segment::Compute(Time::from_ns(g)));
+    let gaps = gap_lengths(rng, c.positions, rest, tops.len() + 1);
+    let mut out = Vec::with_capacity(tops.len() * 3 + 1);
+    let last = tops.len();
+    for (k, s) in tops.into_iter().enumerate() {
+        if gaps[k] > 0 {
+            out.push(Segment::Compute(Time::from_ns(gaps[k])));
         }
+        suspension(rng, c, &mut out);
         out.push(s);
     }
-    if share > 0 || out.is_empty() {
-        out.push(Segment::Compute(Time::from_ns(share.max(1))));
+    if gaps[last] > 0 || out.is_empty() {
+        suspension(rng, c, &mut out);
+        out.push(Segment::Compute(Time::from_ns(gaps[last].max(1))));
     }
     out
+}
+
+/// `rest` split into `n` gaps: equal ones (the remainder in the first), or
+/// at uniformly random cut points.
+fn gap_lengths(rng: &mut ChaCha8Rng, positions: Positions, rest: u64, n: usize) -> Vec<u64> {
+    match positions {
+        Positions::Even => {
+            let share = rest / n as u64;
+            let mut g = vec![share; n];
+            g[0] += rest - share * n as u64;
+            g
+        }
+        Positions::Random => {
+            let mut cuts: Vec<u64> = (1..n).map(|_| rng.random_range(0..=rest)).collect();
+            cuts.sort_unstable();
+            let mut prev = 0;
+            let mut g = Vec::with_capacity(n);
+            for c in cuts {
+                g.push(c - prev);
+                prev = c;
+            }
+            g.push(rest - prev);
+            g
+        }
+    }
+}
+
+/// With probability `suspend_prob`, a self-suspension at this point of the
+/// body (never the first segment, so a job starts by running).
+fn suspension(rng: &mut ChaCha8Rng, c: &GenConfig, out: &mut Vec<Segment>) {
+    if c.suspend_prob > 0.0
+        && !out.is_empty()
+        && !matches!(out.last(), Some(Segment::Suspend(_)))
+        && rng.random::<f64>() < c.suspend_prob
+    {
+        let d = rng.random_range(1..=c.suspend_max.ns().max(1));
+        out.push(Segment::Suspend(Time::from_ns(d)));
+    }
 }

@@ -2,7 +2,9 @@
 
 use super::{BAD_INPUT, OK};
 use rtsync_analysis::Heuristic;
-use rtsync_analysis::generate::{Dist, GenConfig, Periods, Utilizations, check_config, generate};
+use rtsync_analysis::generate::{
+    Dist, GenConfig, Periods, Positions, Utilizations, check_config, generate,
+};
 use rtsync_model::{Protocol, Scheduler, Time, to_toml};
 use std::path::PathBuf;
 
@@ -59,6 +61,21 @@ pub struct Shape {
     /// Probability that a section nests inside the previous one.
     #[arg(long, default_value_t = 0.0)]
     pub nest_prob: f64,
+    /// Resources private to each CPU, besides the shared ones: tasks are
+    /// placed first (worst fit) and use their own CPU's. Local resources
+    /// beside global ones are where MPCP's and FMLP's local terms matter.
+    #[arg(long, default_value_t = 0)]
+    pub local_resources: usize,
+    /// Probability of a self-suspension between two top-level segments.
+    #[arg(long, default_value_t = 0.0)]
+    pub suspend_prob: f64,
+    /// Longest self-suspension.
+    #[arg(long, default_value = "1ms", value_parser = |s: &str| Time::parse(s).map_err(|e| e.to_string()))]
+    pub suspend_max: Time,
+    /// even (equal computation around the sections) | random (sections at
+    /// the start, middle or end of the body).
+    #[arg(long, default_value = "even", value_parser = parse_positions)]
+    pub positions: Positions,
     #[arg(long, default_value = "fp", value_parser = |s: &str| s.parse::<Scheduler>())]
     pub scheduler: Scheduler,
     /// auto | wfd | ffd | bfd | sync | none (leave tasks without a CPU).
@@ -67,6 +84,14 @@ pub struct Shape {
     /// otherwise.
     #[arg(long, default_value = "auto")]
     pub partition: String,
+}
+
+fn parse_positions(s: &str) -> Result<Positions, String> {
+    match s {
+        "even" => Ok(Positions::Even),
+        "random" => Ok(Positions::Random),
+        _ => Err(format!("unknown placement `{s}`; expected even or random")),
+    }
 }
 
 fn pair(s: &str, what: &str) -> Result<(Time, Time), String> {
@@ -163,6 +188,11 @@ pub fn config(a: &Shape, protocol: Protocol, utilization: f64) -> Result<GenConf
         requests_max: a.requests,
         nest_prob: a.nest_prob,
         partition,
+        local_resources: a.local_resources,
+        local_cs_max: None,
+        suspend_prob: a.suspend_prob,
+        suspend_max: a.suspend_max,
+        positions: a.positions,
     };
     check_config(&c)?;
     Ok(c)

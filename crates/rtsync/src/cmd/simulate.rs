@@ -4,25 +4,31 @@
 use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
 use crate::table::Table;
-use rtsync_analysis::{Heuristic, Options as AnalysisOptions, analyze};
+use rtsync_analysis::{Heuristic, Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Protocol, System, Time};
-use rtsync_sim::{Arrivals, Exec, Options, simulate};
+use rtsync_sim::search::{SearchOptions, search};
+use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
 rtsync simulate examples/pip-chained.toml --gantt pip.svg\n  \
 rtsync simulate --protocol mrsp --horizon 3h --exec random --seed 7\n  \
-rtsync simulate my.toml --trace events.jsonl   (one JSON object per event)\n\n\
-Exit codes: 0 no deadline missed, 1 a miss, a deadlock or a broken invariant, 2 bad input.")]
+rtsync simulate my.toml --trace events.jsonl   (one JSON object per event)\n  \
+rtsync simulate my.toml --search 200000 --save-plan worst.plan.toml --gantt worst.svg\n  \
+rtsync simulate my.toml --plan worst.plan.toml   (replay a plan found by a search)\n\n\
+Exit codes: 0 every response within its bound and no deadline missed; 1 a response above\n\
+its analytic bound, a miss, a deadlock or a broken invariant; 2 bad input.")]
 pub struct Args {
     /// Spec file (TOML), or the name of a bundled example; the bundled
     /// four-CPU example when omitted.
     pub spec: Option<PathBuf>,
     /// Simulated time: a duration ("1s", "250ms") or a number of
-    /// hyperperiods ("10h").
-    #[arg(long, default_value = "2h")]
-    pub horizon: String,
+    /// hyperperiods ("10h"). Default: 2 hyperperiods, or with --plan or
+    /// --search until every planned job has finished.
+    #[arg(long)]
+    pub horizon: Option<String>,
     /// Seed for random execution times, jitter and sporadic arrivals.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -43,6 +49,21 @@ pub struct Args {
     /// scenario, e.g. `--offset low=0ms --offset high=2ms`.
     #[arg(long = "offset", value_name = "NAME=TIME")]
     pub offsets: Vec<String>,
+    /// Replay a plan (release offsets, arrival delays, jitter and
+    /// durations of the first jobs), as written by --save-plan or by
+    /// `rtsync experiment soundness --save`. Replaces --offset, --exec and
+    /// --arrivals.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["offsets", "search"])]
+    pub plan: Option<PathBuf>,
+    /// Search this many simulated events for the schedule that brings
+    /// each task closest to its analytic bound (offsets, delays, jitter,
+    /// execution times), then show the worst schedule found.
+    #[arg(long, value_name = "EVENTS")]
+    pub search: Option<u64>,
+    /// With --search: write the worst schedule's plan here (replay it
+    /// with --plan).
+    #[arg(long, value_name = "FILE", requires = "search")]
+    pub save_plan: Option<PathBuf>,
     /// Put every resource under this protocol first.
     #[arg(long, value_parser = super::check::parse_protocol)]
     pub protocol: Option<Protocol>,
@@ -108,7 +129,79 @@ pub fn run(a: Args) -> u8 {
         Err(d) => return bad_input(&d),
     };
     let sys = &analysis.system;
-    let horizon = match parse_horizon(&a.horizon, sys) {
+    let bounds: Vec<Time> = analysis
+        .result
+        .tasks
+        .iter()
+        .map(|t| match t.response {
+            Response::Bounded(r) => r,
+            _ => Time::MAX,
+        })
+        .collect();
+    let mut plan = match &a.plan {
+        None => None,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Plan::from_toml(&text, sys))
+        {
+            Ok(p) => Some(p),
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return BAD_INPUT;
+            }
+        },
+    };
+    if let Some(budget) = a.search {
+        let found = search(
+            sys,
+            &bounds,
+            &SearchOptions {
+                budget,
+                seed: a.seed,
+                ..SearchOptions::default()
+            },
+        );
+        println!(
+            "search: {} schedules simulated ({} events); worst found per task:",
+            found.simulations, found.events
+        );
+        let mut t = Table::new(&["task", "worst found", "bound", "found / bound"]);
+        let tight = found.tightness(&bounds);
+        for (i, w) in found.worst.iter().enumerate() {
+            t.row(vec![
+                sys.tasks[i].name.clone(),
+                w.as_ref().map_or("-".into(), |(r, _)| r.to_string()),
+                analysis.result.tasks[i].response.to_string(),
+                tight[i].map_or("-".into(), |x| format!("{x:.3}")),
+            ]);
+        }
+        print!("{}", t.render());
+        // Show the schedule of the task that came closest to its bound
+        // (past it, if any did).
+        let pick = (0..tight.len())
+            .filter(|&i| tight[i].is_some())
+            .max_by(|&x, &y| tight[x].unwrap_or(0.0).total_cmp(&tight[y].unwrap_or(0.0)));
+        plan = pick.and_then(|i| found.worst[i].as_ref().map(|(_, p)| p.clone()));
+        if let Some(i) = pick {
+            println!(
+                "showing the worst schedule found for {}:",
+                sys.tasks[i].name
+            );
+        }
+        if let (Some(path), Some(p)) = (&a.save_plan, &plan) {
+            if let Err(e) = std::fs::write(path, p.to_toml(sys)) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return BAD_INPUT;
+            }
+            println!("plan: {} (replay with --plan)", path.display());
+        }
+    }
+    let horizon = match (&a.horizon, &plan) {
+        (Some(h), _) => parse_horizon(h, sys),
+        (None, Some(p)) => Ok(p.horizon(sys)),
+        (None, None) => parse_horizon("2h", sys),
+    };
+    let horizon = match horizon {
         Ok(h) => h,
         Err(e) => {
             eprintln!("error: {e}");
@@ -146,6 +239,7 @@ pub fn run(a: Args) -> u8 {
         exec: a.exec,
         arrivals: a.arrivals,
         record: a.trace.is_some() || a.gantt.is_some(),
+        plan: plan.map(Arc::new),
         ..Options::default()
     };
     let (res, rec) = match simulate(sys, &sim_opts) {
@@ -206,6 +300,17 @@ pub fn run(a: Args) -> u8 {
         }
     }
     let mut bad = false;
+    for (st, &b) in res.tasks.iter().zip(&bounds) {
+        if let Some(r) = st.max_response
+            && r > b
+        {
+            println!(
+                "ABOVE THE BOUND: task {} responded in {r}, above its analytic bound {b}: the analysis is unsound here (please report it with this spec and plan)",
+                st.name
+            );
+            bad = true;
+        }
+    }
     if let Some(d) = &res.deadlock {
         println!("{d}");
         bad = true;

@@ -1,0 +1,14 @@
+//! Experiments that need both the analysis and the simulator.
+//!
+//! [`soundness`] checks the promise of the design on random systems: on a
+//! system the analysis calls schedulable, no schedule the task model
+//! allows takes a task past its bound. It samples (periodic and sporadic
+//! runs) and, above all, searches ([`rtsync_sim::search`]) for the
+//! schedule that comes closest to each bound. [`shapes`] names the random
+//! system shapes it draws, aimed at where bounds break.
+
+pub mod shapes;
+pub mod soundness;
+
+pub use shapes::Shape;
+pub use soundness::{Checked, Config, Tally, Violation, check_system, run};

@@ -1,0 +1,513 @@
+//! The worst-case search: the schedule that comes closest to (or passes)
+//! each task's analytic bound, found by searching the adversary's choices
+//! instead of sampling them.
+//!
+//! A bound is a claim about every schedule the task model allows. Periodic
+//! and randomly sporadic runs visit a vanishing share of those schedules:
+//! the ones that break a bound need several events to line up (a job
+//! released just after a lower-priority job locks, a remote holder that
+//! has just locked when the request comes, a third job slipping a section
+//! in while the first is suspended). The search varies exactly the choices
+//! a sporadic task system leaves open ([`Plan`]: offsets, per-job arrival
+//! delays, jitter and execution times) and maximises, per task, the
+//! simulated response divided by the bound:
+//!
+//! 1. the synchronous release and *critical-instant candidates*: for a
+//!    target task `i` and every job `j` that can delay it, `i` (and every
+//!    task other than `j`) released one nanosecond after `j` issues each
+//!    of its requests when running alone, and, where `i` requests the same
+//!    resource, `i`'s request issued one nanosecond after `j`'s;
+//! 2. hill climbing from the best plan per target: moves that align a
+//!    task's request with an instant inside the target's worst job, shift
+//!    an offset by a random scale, redraw an offset, a delay, a jitter or
+//!    one operation's duration; a move is kept when the target's ratio does
+//!    not fall (plateaus are walked);
+//! 3. random restarts when a climb stalls.
+//!
+//! Everything is seeded: the same system, bounds and options give the same
+//! simulations. The budget is counted in simulated events, so a search
+//! costs the same on every machine.
+
+use crate::kernel::simulate;
+use crate::options::Options;
+use crate::plan::{Plan, TaskPlan};
+use crate::program::{Op, flatten};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsync_model::{System, Time};
+use std::sync::Arc;
+
+/// How hard to search.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Simulated events the search may spend on one system.
+    pub budget: u64,
+    /// Seed of the search's choices.
+    pub seed: u64,
+    /// Jobs per task whose delay, jitter and durations are searched (later
+    /// jobs arrive periodically at their worst case).
+    pub jobs: usize,
+    /// Consecutive moves without gain before a climb restarts.
+    pub patience: u32,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            budget: 100_000,
+            seed: 1,
+            jobs: 3,
+            patience: 40,
+        }
+    }
+}
+
+/// A run that broke the promise, with the plan that reproduces it.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The task it concerns, where one does.
+    pub task: Option<usize>,
+    pub kind: Kind,
+    /// What broke, in words (task, response and bound; a miss; a deadlock;
+    /// a broken invariant).
+    pub what: String,
+    pub plan: Plan,
+}
+
+/// The kinds of broken promise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A job's response above the task's bound.
+    AboveBound,
+    /// A job finished after its deadline, or had not finished by then.
+    Miss,
+    Deadlock,
+    /// Mutual exclusion or the priority rule broken (a protocol or kernel
+    /// bug, whatever the analysis says).
+    Invariant,
+    /// The system could not be simulated at all.
+    Unsimulable,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub simulations: u64,
+    pub events: u64,
+    /// Per task: the worst simulated response found, with its plan.
+    pub worst: Vec<Option<(Time, Plan)>>,
+    /// Every distinct kind of violation found (at most one per task and
+    /// kind, the first found).
+    pub findings: Vec<Finding>,
+}
+
+impl Outcome {
+    /// Per task, worst response found over its bound (`None` where no job
+    /// of the task completed).
+    pub fn tightness(&self, bounds: &[Time]) -> Vec<Option<f64>> {
+        self.worst
+            .iter()
+            .zip(bounds)
+            .map(|(w, &b)| w.as_ref().map(|(r, _)| r.ratio(b)))
+            .collect()
+    }
+}
+
+/// The facts of one task the moves need: its period, its timed
+/// operations' worst cases, when each request is issued if it runs alone.
+struct Shape {
+    period: Time,
+    jitter: Time,
+    /// Worst case of each timed operation, in program order.
+    worst: Vec<Time>,
+    /// `(resource, instant)` of each request when running alone from its
+    /// release.
+    requests: Vec<(usize, Time)>,
+    cpu: Option<usize>,
+    priority: u32,
+}
+
+fn shapes(sys: &System) -> Vec<Shape> {
+    sys.tasks
+        .iter()
+        .map(|t| {
+            let mut at = Time::ZERO;
+            let mut worst = Vec::new();
+            let mut requests = Vec::new();
+            for op in flatten(&t.body) {
+                match op {
+                    Op::Compute(w) | Op::Suspend(w) => {
+                        worst.push(w);
+                        at = at.saturating_add(w);
+                    }
+                    Op::Lock(r, _) => requests.push((r, at)),
+                    Op::Unlock(_) => {}
+                }
+            }
+            Shape {
+                period: t.period,
+                jitter: t.jitter,
+                worst,
+                requests,
+                cpu: t.cpu,
+                priority: t.priority,
+            }
+        })
+        .collect()
+}
+
+/// Searches `sys` (placed, as the analysis placed it) for the schedule
+/// that maximises each task's simulated response over `bounds[task]`.
+pub fn search(sys: &System, bounds: &[Time], opts: &SearchOptions) -> Outcome {
+    let mut s = Searcher {
+        sys,
+        bounds,
+        shapes: shapes(sys),
+        opts: opts.clone(),
+        rng: ChaCha8Rng::seed_from_u64(opts.seed),
+        out: Outcome {
+            worst: vec![None; sys.tasks.len()],
+            ..Outcome::default()
+        },
+        best: vec![None; sys.tasks.len()],
+    };
+    s.run();
+    s.out
+}
+
+/// One evaluated plan for a target: the target's ratio, and its worst job
+/// (arrival, response).
+#[derive(Clone)]
+struct Scored {
+    plan: Plan,
+    ratio: f64,
+    worst_job: Option<(Time, Time)>,
+}
+
+struct Searcher<'a> {
+    sys: &'a System,
+    bounds: &'a [Time],
+    shapes: Vec<Shape>,
+    opts: SearchOptions,
+    rng: ChaCha8Rng,
+    out: Outcome,
+    /// Per task: the best plan found for it as the target.
+    best: Vec<Option<Scored>>,
+}
+
+impl Searcher<'_> {
+    fn spent(&self) -> bool {
+        self.out.events >= self.opts.budget
+    }
+
+    /// The tasks whose bound says more than "runs alone": the targets.
+    fn targets(&self) -> Vec<usize> {
+        (0..self.sys.tasks.len())
+            .filter(|&i| {
+                let own: Time = self.shapes[i]
+                    .worst
+                    .iter()
+                    .fold(Time::ZERO, |a, &w| a.saturating_add(w));
+                self.bounds[i] > own
+            })
+            .collect()
+    }
+
+    fn run(&mut self) {
+        let n = self.sys.tasks.len();
+        self.evaluate(Plan::offsets(vec![Time::ZERO; n]));
+        let targets = self.targets();
+        if targets.is_empty() {
+            return;
+        }
+        // Candidates, round-robin over the targets, within half the budget.
+        let lists: Vec<Vec<Plan>> = targets.iter().map(|&i| self.candidates(i)).collect();
+        let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+        'cands: for k in 0..longest {
+            for list in &lists {
+                if self.out.events >= self.opts.budget / 2 {
+                    break 'cands;
+                }
+                if let Some(p) = list.get(k) {
+                    self.evaluate(p.clone());
+                }
+            }
+        }
+        // Climbs, round-robin over the targets, until the budget is spent.
+        let mut stall = vec![0u32; n];
+        let mut k = 0usize;
+        while !self.spent() {
+            let i = targets[k % targets.len()];
+            k += 1;
+            let restart = stall[i] >= self.opts.patience || self.best[i].is_none();
+            let plan = if restart {
+                stall[i] = 0;
+                self.random_plan()
+            } else {
+                let cur = self.best[i].clone().expect("checked above");
+                self.mutate(i, &cur)
+            };
+            let before = self.best[i].as_ref().map_or(-1.0, |s| s.ratio);
+            self.evaluate(plan);
+            let after = self.best[i].as_ref().map_or(-1.0, |s| s.ratio);
+            if after > before {
+                stall[i] = 0;
+            } else {
+                stall[i] += 1;
+            }
+        }
+    }
+
+    /// Plans that line the target's release (or request) up with each
+    /// request of each task that can delay it.
+    fn candidates(&self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let me = &self.shapes[i];
+        let mine: Vec<usize> = me.requests.iter().map(|&(r, _)| r).collect();
+        let mut out = Vec::new();
+        for j in (0..n).filter(|&j| j != i) {
+            let sj = &self.shapes[j];
+            let local = sj.cpu == me.cpu;
+            if local && sj.priority >= me.priority && !sj.requests.is_empty() {
+                // A higher-priority local task delays by interference,
+                // which the synchronous release already covers.
+                continue;
+            }
+            for &(r, p) in &sj.requests {
+                if !local && !mine.contains(&r) {
+                    continue;
+                }
+                // `i` and everybody else just after `j` locks `r`.
+                let mut offs = vec![p.saturating_add(eps); n];
+                offs[j] = Time::ZERO;
+                out.push(Plan::offsets(offs));
+                // `i`'s own request of `r` just after `j`'s.
+                for &(ri, a) in &me.requests {
+                    if ri != r {
+                        continue;
+                    }
+                    let mut offs = vec![Time::ZERO; n];
+                    let target = p.saturating_add(eps);
+                    if target >= a {
+                        offs[i] = target.saturating_sub(a);
+                    } else {
+                        offs[j] = a.saturating_sub(target);
+                    }
+                    out.push(Plan::offsets(offs));
+                }
+            }
+        }
+        out
+    }
+
+    fn random_plan(&mut self) -> Plan {
+        let tasks = (0..self.sys.tasks.len())
+            .map(|t| TaskPlan {
+                offset: self.draw_below(self.shapes[t].period),
+                ..TaskPlan::default()
+            })
+            .collect();
+        Plan { tasks }
+    }
+
+    fn draw_below(&mut self, t: Time) -> Time {
+        Time::from_ns(self.rng.random_range(0..t.ns().max(1)))
+    }
+
+    /// One move away from the target's current best plan.
+    fn mutate(&mut self, i: usize, cur: &Scored) -> Plan {
+        let n = self.sys.tasks.len();
+        let mut plan = cur.plan.clone();
+        plan.tasks.resize_with(n, TaskPlan::default);
+        // Another task than the target, mostly: the target's own choices
+        // are its durations, which the last arm draws.
+        let j = if n > 1 && self.rng.random_range(0..4u32) > 0 {
+            (i + self.rng.random_range(1..n)) % n
+        } else {
+            self.rng.random_range(0..n)
+        };
+        let jobs = self.opts.jobs.max(1);
+        match self.rng.random_range(0..10u32) {
+            // Align one of j's requests (or its release) with an instant
+            // inside the target's worst job.
+            0..=3 if j != i => {
+                let (arrival, response) = cur.worst_job.unwrap_or((Time::ZERO, self.bounds[i]));
+                let at = arrival
+                    .saturating_add(self.draw_below(response.saturating_add(Time::from_ns(1))));
+                let sj = &self.shapes[j];
+                let lead = if sj.requests.is_empty() {
+                    Time::ZERO
+                } else {
+                    let k = self.rng.random_range(0..sj.requests.len());
+                    sj.requests[k].1
+                };
+                let period = sj.period;
+                plan.tasks[j].offset = if at >= lead {
+                    Time::from_ns((at.saturating_sub(lead)).ns() % period.ns().max(1))
+                } else {
+                    let back = lead.saturating_sub(at).ns() % period.ns().max(1);
+                    Time::from_ns((period.ns() - back) % period.ns().max(1))
+                };
+            }
+            // Shift j's offset by a random scale.
+            4..=5 => {
+                let scale = 10u64.pow(self.rng.random_range(0..7u32));
+                let d = self.rng.random_range(1..=scale);
+                let o = plan.tasks[j].offset;
+                plan.tasks[j].offset = if self.rng.random::<bool>() {
+                    o.saturating_add(Time::from_ns(d))
+                } else {
+                    o.saturating_sub(Time::from_ns(d))
+                };
+            }
+            6 => plan.tasks[j].offset = self.draw_below(self.shapes[j].period),
+            7 => {
+                let k = self.rng.random_range(0..jobs);
+                let p = &mut plan.tasks[j];
+                if p.delays.len() <= k {
+                    p.delays.resize(k + 1, Time::ZERO);
+                }
+                let half = Time::from_ns(self.shapes[j].period.ns() / 2);
+                p.delays[k] = if self.rng.random::<bool>() {
+                    Time::ZERO
+                } else {
+                    self.draw_below(half)
+                };
+            }
+            8 if !self.shapes[j].jitter.is_zero() => {
+                let k = self.rng.random_range(0..jobs);
+                let jit = self.shapes[j].jitter;
+                let v = match self.rng.random_range(0..3u32) {
+                    0 => Time::ZERO,
+                    1 => jit,
+                    _ => self.draw_below(jit.saturating_add(Time::from_ns(1))),
+                };
+                let p = &mut plan.tasks[j];
+                if p.jitter.len() <= k {
+                    p.jitter.resize(k + 1, Time::ZERO);
+                }
+                p.jitter[k] = v;
+            }
+            _ if !self.shapes[j].worst.is_empty() => {
+                let k = self.rng.random_range(0..jobs);
+                let worst = self.shapes[j].worst.clone();
+                let o = self.rng.random_range(0..worst.len());
+                let v = if self.rng.random::<bool>() {
+                    worst[o]
+                } else {
+                    Time::from_ns(self.rng.random_range(1..=worst[o].ns().max(1)))
+                };
+                let p = &mut plan.tasks[j];
+                if p.exec.len() <= k {
+                    p.exec.resize(k + 1, Vec::new());
+                }
+                if p.exec[k].len() < worst.len() {
+                    let have = p.exec[k].len();
+                    p.exec[k].extend_from_slice(&worst[have..]);
+                }
+                p.exec[k][o] = v;
+            }
+            _ => plan.tasks[j].offset = self.draw_below(self.shapes[j].period),
+        }
+        plan
+    }
+
+    /// Simulates `plan`, records what it found, and updates every task's
+    /// best plan.
+    fn evaluate(&mut self, plan: Plan) {
+        let left = self.opts.budget.saturating_sub(self.out.events).max(1);
+        let plan = Arc::new(plan);
+        let opts = Options {
+            horizon: plan.horizon(self.sys),
+            max_events: left,
+            plan: Some(plan.clone()),
+            ..Options::default()
+        };
+        let res = match simulate(self.sys, &opts) {
+            Ok((r, _)) => r,
+            Err(e) => {
+                self.out.events = self.opts.budget;
+                self.find(
+                    None,
+                    Kind::Unsimulable,
+                    format!("cannot simulate: {e}"),
+                    &plan,
+                    false,
+                );
+                return;
+            }
+        };
+        self.out.simulations += 1;
+        self.out.events += res.events.max(1);
+        if let Some(d) = &res.deadlock {
+            self.find(None, Kind::Deadlock, d.to_string(), &plan, false);
+        }
+        for v in &res.violations {
+            self.find(
+                None,
+                Kind::Invariant,
+                format!("invariant broken at {}: {}", v.at, v.what),
+                &plan,
+                false,
+            );
+        }
+        for (t, st) in res.tasks.iter().enumerate() {
+            if st.misses > 0 {
+                self.find(
+                    Some(t),
+                    Kind::Miss,
+                    format!("task {} missed {} deadline(s)", st.name, st.misses),
+                    &plan,
+                    false,
+                );
+            }
+            let Some(r) = st.max_response else { continue };
+            let worse = self.out.worst[t].as_ref().is_none_or(|(w, _)| r > *w);
+            if r > self.bounds[t] {
+                self.find(
+                    Some(t),
+                    Kind::AboveBound,
+                    format!(
+                        "task {} responded in {r}, above its bound {}",
+                        st.name, self.bounds[t]
+                    ),
+                    &plan,
+                    worse,
+                );
+            }
+            if worse {
+                self.out.worst[t] = Some((r, (*plan).clone()));
+            }
+            let ratio = r.ratio(self.bounds[t]);
+            if self.best[t].as_ref().is_none_or(|s| ratio >= s.ratio) {
+                self.best[t] = Some(Scored {
+                    plan: (*plan).clone(),
+                    ratio,
+                    worst_job: st.worst_arrival.map(|a| (a, r)),
+                });
+            }
+        }
+    }
+
+    /// Records a violation, once per task and kind: the first found, or
+    /// with `worse`, this one in place of the one recorded.
+    fn find(&mut self, task: Option<usize>, kind: Kind, what: String, plan: &Plan, worse: bool) {
+        let f = Finding {
+            task,
+            kind,
+            what,
+            plan: plan.clone(),
+        };
+        match self
+            .out
+            .findings
+            .iter_mut()
+            .find(|f| f.task == task && f.kind == kind)
+        {
+            Some(old) if worse => *old = f,
+            Some(_) => {}
+            None => self.out.findings.push(f),
+        }
+    }
+}
