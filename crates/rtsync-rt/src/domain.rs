@@ -61,6 +61,7 @@
 mod kernel_pi;
 
 use crate::error::RtError;
+use crate::gate::{self, Epoch, Gate};
 use crate::helping::{self, Lent};
 use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
@@ -90,8 +91,18 @@ pub struct Options {
     /// time, then sleeps until woken: a bug elsewhere cannot make it burn
     /// a CPU at real-time priority.
     pub spin_limit: Duration,
-    /// Keep a log of grants and priority changes ([`Domain::log`]).
+    /// Keep a log of grants and priority changes ([`Domain::log`]). The
+    /// log is kept under the bookkeeping lock, so recording turns off the
+    /// paths that bypass it (the fast path's raising grants, the kernel's
+    /// PI futex): use `trace` to see the default paths.
     pub record: bool,
+    /// Trace grants, releases and job ends on whatever path each takes,
+    /// the default ones included: every thread appends to a buffer of its
+    /// own, timestamped after it acquires and before it releases, so the
+    /// merged trace ([`Domain::timed_log`]) orders causally related
+    /// events correctly. Changes no path (priority changes made inside the
+    /// kernel or by a fast raise are not in it; `record` has them).
+    pub trace: bool,
     /// Take the fast path (module documentation) where the protocol
     /// allows it. Off: every operation goes through the machine.
     pub fast_path: bool,
@@ -110,6 +121,7 @@ impl Default for Options {
             wait_limit: Duration::from_secs(10),
             spin_limit: Duration::from_millis(50),
             record: false,
+            trace: false,
             fast_path: true,
             kernel_pi: true,
         }
@@ -150,10 +162,20 @@ struct Slot {
     /// carrying them out: a decision carried out late (a releaser's own
     /// lowering, after it lets the bookkeeping lock go) is skipped if a
     /// newer one exists, so the thread always ends at the newest.
-    epoch: AtomicU64,
+    epoch: Epoch,
     /// The same for the task's CPU.
-    cpu_epoch: AtomicU64,
+    cpu_epoch: Epoch,
     prio_lock: RawMutex,
+    /// With [`Options::trace`]: this thread's events (only it writes).
+    trace: std::sync::Mutex<Vec<(Instant, Traced)>>,
+}
+
+/// One traced event of a slot's thread (resources by index).
+#[derive(Clone, Copy, Debug)]
+enum Traced {
+    Granted(usize),
+    Released(usize),
+    Completed,
 }
 
 /// A decision about one thread's SCHED_FIFO priority and CPU, each part
@@ -196,28 +218,11 @@ impl Decision {
     }
 }
 
-/// A gate word (a CPU's, or a global resource's): open (the fast path
-/// may take it), closed (the machine knows everything of its scope), or
-/// the one fast holder. 32 bits: task + 1 and resource, 16 bits each (systems beyond that
-/// take no fast path), so that a resource's own gate keeps its state
-/// within 64 bytes.
-const OPEN: u32 = 0;
-const CLOSED: u32 = 1;
-/// The size of a gate word: one per CPU and one per resource.
-pub const GATE_BYTES: usize = std::mem::size_of::<AtomicU32>();
-/// Task indices below this and resource indices up to it fit a gate word.
-const GATE_FIELD: usize = 0xffff;
-
-/// The gate word of task `t` holding resource `r` on the fast path.
-#[inline]
-fn fast_word(t: Tid, r: usize) -> u32 {
-    debug_assert!(t < GATE_FIELD && r <= GATE_FIELD);
-    ((t as u32 + 1) << 16) | r as u32
-}
-
-fn fast_holder(w: u32) -> (Tid, usize) {
-    ((w >> 16) as Tid - 1, (w & 0xffff) as usize)
-}
+/// The size of a gate word ([`Gate`]): one per CPU and one per resource.
+/// 32 bits (task + 1 and resource, 16 bits each; systems beyond that take
+/// no fast path), so that a resource's own gate keeps its state within 64
+/// bytes.
+pub const GATE_BYTES: usize = std::mem::size_of::<Gate>();
 
 struct State {
     locks: Locks,
@@ -273,7 +278,7 @@ pub(crate) struct Shared {
     /// The gates of the fast path: one per system CPU, then one per
     /// resource (used by global resources with fast grants; the others
     /// stay closed).
-    gate: Vec<AtomicU32>,
+    gate: Vec<Gate>,
     /// Per resource: the gate its fast grants take.
     fast_gate: Vec<usize>,
     /// `[t * resources + r]`: whether `t` may take `r` on the fast path.
@@ -406,7 +411,7 @@ impl Domain {
         // not logged (a log must show every change where it happened).
         let raising = opts.realtime && !opts.record;
         let (mut fast, mut fast_raise) = (vec![false; n * nr], vec![0; n * nr]);
-        if opts.fast_path && n < GATE_FIELD && nr <= GATE_FIELD {
+        if opts.fast_path && n < gate::FIELD && nr <= gate::FIELD {
             for i in 0..n * nr {
                 match fast_eligible(&mut probe, i / nr, i % nr) {
                     Some(None) => fast[i] = true,
@@ -421,12 +426,21 @@ impl Domain {
         let base_fifo = (0..n).map(|t| map.fifo(locks.eff(t))).collect();
         // The gate each resource's fast grants take: its CPU's, or its own
         // (after the CPUs' in `gate`), open while anyone may take it fast.
-        let fast_gate: Vec<usize> = (0..nr).map(|r| gate_of[r].unwrap_or(cpus + r)).collect();
+        // A resource of a nesting group (FMLP) takes its group's gate: the
+        // group is what is locked, and only its representative resource
+        // (the unit) may be taken fast. With a gate of its own, a slow
+        // request for another member did not settle the unit's gate, and
+        // the machine granted the group to it beside a fast holder (found
+        // by tests/stress.rs under FMLP-S).
+        let unit_of: Vec<usize> = locks.config().rules.iter().map(|r| r.unit).collect();
+        let fast_gate: Vec<usize> = (0..nr)
+            .map(|r| gate_of[unit_of[r]].unwrap_or(cpus + unit_of[r]))
+            .collect();
         let own_gate_used = |r: usize| (0..n).any(|t| fast[t * nr + r]);
         let gate = (0..cpus + nr)
             .map(|g| {
                 let open = g < cpus || gate_of[g - cpus].is_none() && own_gate_used(g - cpus);
-                AtomicU32::new(if open { OPEN } else { CLOSED })
+                Gate::new(open)
             })
             .collect();
         let kernel = kernel_pi::fits(sys, &opts).then(|| kernel_pi::KernelPi::new(n, nr));
@@ -459,10 +473,11 @@ impl Domain {
                         depth: AtomicU32::new(0),
                         fast: AtomicU64::new(0),
                         fast_gate: AtomicUsize::new(0),
-                        epoch: AtomicU64::new(0),
-                        cpu_epoch: AtomicU64::new(0),
+                        epoch: Epoch::default(),
+                        cpu_epoch: Epoch::default(),
                         prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
                             .unwrap_or_else(|e| panic!("pthread_mutex_init: {e}")),
+                        trace: std::sync::Mutex::new(Vec::new()),
                     })
                     .collect(),
                 map,
@@ -582,9 +597,36 @@ impl Domain {
             .collect()
     }
 
-    /// The log with the time of each record since the domain was made.
+    /// The log (with `Options::record`) and the trace (with
+    /// `Options::trace`), merged in time order, each entry with its time
+    /// since the domain was made.
     pub fn timed_log(&self) -> Vec<(Duration, Record)> {
-        self.sh.state.lock().log.clone()
+        let (mut out, made) = {
+            let st = self.sh.state.lock();
+            (st.log.clone(), st.made)
+        };
+        if self.sh.opts.trace {
+            for (t, slot) in self.sh.slots.iter().enumerate() {
+                let task = &self.sh.tasks[t];
+                let evs = slot.trace.lock().unwrap_or_else(|e| e.into_inner());
+                out.extend(evs.iter().map(|&(at, ev)| {
+                    let r = match ev {
+                        Traced::Granted(r) => Record::Granted {
+                            task: task.clone(),
+                            resource: self.sh.resources[r].clone(),
+                        },
+                        Traced::Released(r) => Record::Released {
+                            task: task.clone(),
+                            resource: self.sh.resources[r].clone(),
+                        },
+                        Traced::Completed => Record::Completed { task: task.clone() },
+                    };
+                    (at.saturating_duration_since(made), r)
+                }));
+            }
+            out.sort_by_key(|e| e.0);
+        }
+        out
     }
 
     /// The machine CPU of system CPU `cpu`.
@@ -731,12 +773,12 @@ impl Shared {
             };
             let prio = change.then(|| {
                 st.prio[t] = Some(want);
-                (want, slot.epoch.fetch_add(1, Ordering::AcqRel) + 1)
+                (want, slot.epoch.next())
             });
             let moves = phase == Phase::Raise && st.cpu[t] != Some(cpu);
             let cpu_to = moves.then(|| {
                 st.cpu[t] = Some(cpu);
-                (cpu, slot.cpu_epoch.fetch_add(1, Ordering::AcqRel) + 1)
+                (cpu, slot.cpu_epoch.next())
             });
             // Reconciled (or about to be, by its own decision): off the
             // list until something changes it again.
@@ -781,19 +823,18 @@ impl Shared {
         let slot = &self.slots[d.t];
         slot.prio_lock.lock();
         let prio = || match d.prio {
-            Some((want, e)) if slot.epoch.load(Ordering::Acquire) == e => {
-                sys::set_priority(d.tid, Some(want)).map_err(|error| RtError::Os {
+            Some((want, e)) if slot.epoch.is_newest(e) => sys::set_priority(d.tid, Some(want))
+                .map_err(|error| RtError::Os {
                     what: format!(
                         "setting task `{}` to SCHED_FIFO priority {want}",
                         self.tasks[d.t]
                     ),
                     error,
-                })
-            }
+                }),
             _ => Ok(()),
         };
         let cpu = || match d.cpu {
-            Some((cpu, e)) if slot.cpu_epoch.load(Ordering::Acquire) == e => {
+            Some((cpu, e)) if slot.cpu_epoch.is_newest(e) => {
                 sys::set_cpu(d.tid, cpu).map_err(|error| RtError::Os {
                     what: format!("pinning task `{}` to CPU {cpu}", self.tasks[d.t]),
                     error,
@@ -994,33 +1035,19 @@ impl Shared {
     /// into the machine as holding its resource.
     fn settle(&self, st: &mut State, cpus: [usize; 3]) {
         for c in cpus {
-            let gate = &self.gate[c];
-            loop {
-                let w = gate.load(Ordering::Acquire);
-                if w == CLOSED {
-                    break;
+            if let Some(w) = self.gate[c].close() {
+                let (x, r) = gate::holder(w);
+                // Nothing of this gate was in the machine when `x` took
+                // `r`, and nothing has been since: the machine grants.
+                let out = st.locks.lock(x, r, 1);
+                debug_assert_eq!(out, Ok(Outcome::Granted), "settling {x} on {r}");
+                // A raising fast holder raised itself before taking the
+                // gate: that is its priority now.
+                let raised = self.fast_raise[self.pair(x, r)];
+                if raised != 0 {
+                    st.prio[x] = Some(raised);
+                    st.mark(x);
                 }
-                if gate
-                    .compare_exchange(w, CLOSED, Ordering::AcqRel, Ordering::Acquire)
-                    .is_err()
-                {
-                    continue; // the fast holder released, or a new one came
-                }
-                if w != OPEN {
-                    let (x, r) = fast_holder(w);
-                    // Nothing of this gate was in the machine when `x` took
-                    // `r`, and nothing has been since: the machine grants.
-                    let out = st.locks.lock(x, r, 1);
-                    debug_assert_eq!(out, Ok(Outcome::Granted), "settling {x} on {r}");
-                    // A raising fast holder raised itself before taking
-                    // the gate: that is its priority now.
-                    let raised = self.fast_raise[self.pair(x, r)];
-                    if raised != 0 {
-                        st.prio[x] = Some(raised);
-                        st.mark(x);
-                    }
-                }
-                break;
             }
         }
     }
@@ -1041,10 +1068,15 @@ impl Shared {
             }
             if let Some(r) = c.checked_sub(self.homed.len()) {
                 // Only a gate some grant takes is opened (as at the start).
+                // `r` is a unit: every resource of its group counts.
+                let rules = &st.locks.config().rules;
+                let in_unit = |x: usize| rules[x].unit == r;
                 let used = (0..self.tasks.len()).any(|t| self.fast[self.pair(t, r)]);
-                let waited = || (0..st.tid.len()).any(|x| st.locks.waiting(x) == Some(r));
-                if used && st.locks.holders(r).next().is_none() && !waited() {
-                    self.gate[c].store(OPEN, Ordering::Release);
+                let held =
+                    || (0..rules.len()).any(|x| in_unit(x) && st.locks.holders(x).next().is_some());
+                let waited = || (0..st.tid.len()).any(|x| st.locks.waiting(x).is_some_and(in_unit));
+                if used && !held() && !waited() {
+                    self.gate[c].open();
                 }
                 continue;
             }
@@ -1060,7 +1092,7 @@ impl Shared {
             };
             let starting = || self.homed[c].iter().any(|&x| st.starting[x]);
             if !held && !waited() && !starting() {
-                self.gate[c].store(OPEN, Ordering::Release);
+                self.gate[c].open();
             }
         }
     }
@@ -1068,6 +1100,28 @@ impl Shared {
     /// Requests `units` of `r` for `t` and waits until granted. Returns
     /// whether the resource was marked inconsistent.
     pub(crate) fn acquire(&self, t: Tid, r: usize, units: u32) -> Result<bool, RtError> {
+        let out = self.acquire_any(t, r, units);
+        if out.is_ok() {
+            self.trace(t, Traced::Granted(r));
+        }
+        out
+    }
+
+    /// With [`Options::trace`], appends `ev` to `t`'s own trace, now.
+    #[inline]
+    fn trace(&self, t: Tid, ev: Traced) {
+        if self.opts.trace {
+            let mut v = self.slots[t]
+                .trace
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            v.push((Instant::now(), ev));
+        }
+    }
+
+    /// [`Shared::acquire`] on whichever path fits: the kernel's PI futex,
+    /// the fast path, or the machine.
+    fn acquire_any(&self, t: Tid, r: usize, units: u32) -> Result<bool, RtError> {
         if let Some(k) = &self.kernel {
             return self.kernel_acquire(k, t, r, units);
         }
@@ -1077,7 +1131,7 @@ impl Shared {
         if units == 1 && self.fast[self.pair(t, r)] && slot.depth.load(Ordering::Relaxed) == 0 {
             let g = self.fast_gate[r];
             let gate = &self.gate[g];
-            let me = fast_word(t, r);
+            let me = gate::word(t, r);
             // IPCP's immediate ceiling: raised before the section is
             // entered, so it never runs below it. Nobody else decides
             // this thread's priority meanwhile: it holds and waits for
@@ -1088,10 +1142,7 @@ impl Shared {
             }
             // Recording: the log must show the grant where it happened.
             let mut st = self.opts.record.then(|| self.state.lock());
-            if gate
-                .compare_exchange(OPEN, me, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
+            if gate.take(me) {
                 slot.depth.store(1, Ordering::Relaxed);
                 slot.fast_gate.store(g + 1, Ordering::Relaxed);
                 let n = slot.fast.load(Ordering::Relaxed);
@@ -1213,6 +1264,8 @@ impl Shared {
         r: usize,
         inconsistent: Option<bool>,
     ) -> Result<(), RtError> {
+        // Before the release: whoever is granted next traces after it.
+        self.trace(t, Traced::Released(r));
         if let Some(k) = &self.kernel {
             return self.kernel_release(k, t, r, inconsistent);
         }
@@ -1220,10 +1273,7 @@ impl Shared {
         if inconsistent.is_none() && self.fast[self.pair(t, r)] {
             let gate = &self.gate[self.fast_gate[r]];
             let mut st = self.opts.record.then(|| self.state.lock());
-            if gate
-                .compare_exchange(fast_word(t, r), OPEN, Ordering::Release, Ordering::Relaxed)
-                .is_ok()
-            {
+            if gate.give_back(gate::word(t, r)) {
                 slot.depth.store(0, Ordering::Relaxed);
                 slot.fast_gate.store(0, Ordering::Relaxed);
                 if self.fast_raise[self.pair(t, r)] != 0 {
@@ -1373,6 +1423,7 @@ impl Binding {
 
     /// Ends a job: it must hold nothing.
     pub fn job_end(&self) -> Result<(), RtError> {
+        self.sh.trace(self.t, Traced::Completed);
         if let Some(k) = &self.sh.kernel {
             self.sh.kernel_job_end(k, self.t)?;
         }
@@ -1437,8 +1488,8 @@ impl Drop for Binding {
         let mut st = self.sh.state.lock();
         let slot = &self.sh.slots[self.t];
         // Decisions still on their way for this thread are stale now.
-        slot.epoch.fetch_add(1, Ordering::AcqRel);
-        slot.cpu_epoch.fetch_add(1, Ordering::AcqRel);
+        slot.epoch.next();
+        slot.cpu_epoch.next();
         if let Some(tid) = st.tid[self.t].take()
             && self.sh.opts.realtime
         {

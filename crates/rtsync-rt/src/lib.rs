@@ -14,6 +14,7 @@
 
 pub mod domain;
 pub mod error;
+pub mod gate;
 mod helping;
 pub mod mutex;
 pub mod pi;

@@ -61,6 +61,11 @@ pub struct RunResult {
     /// Completions of each task's first job, in order: `(task, time since
     /// the start)`.
     pub first_completions: Vec<(String, Duration)>,
+    /// Which paths the locks took: whether PIP ran on the kernel's PI
+    /// futex, and how many grants took the fast path (no bookkeeping
+    /// lock), so a check can say which path it exercised.
+    pub kernel_pi: bool,
+    pub fast_grants: u64,
 }
 
 /// The calling thread's CPU time.
@@ -231,5 +236,7 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
         tasks,
         log: domain.timed_log(),
         first_completions: firsts,
+        kernel_pi: domain.kernel_pi(),
+        fast_grants: (0..sys.tasks.len()).map(|t| domain.fast_grants(t)).sum(),
     })
 }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{domain_of, last_cpu, system, system_unchecked, wait_until};
+use common::{domain_of, last_cpu, realtime, system, system_unchecked, unrecorded, wait_until};
 use rtsync_model::Protocol;
 use rtsync_protocols::LockError;
 use rtsync_rt::{Domain, Fail, Mutex, Options, RtError};
@@ -492,4 +492,52 @@ body = [ { lock = "A", hold = "10us" } ]
     b1.unlock(a).unwrap();
     t2.join().unwrap();
     assert_eq!(d.waiting(task("T2")), None);
+}
+
+/// FMLP locks a nesting group: A and B (B nested in A somewhere) are one
+/// unit. While a fast holder holds A, a request for B must wait: the slow
+/// path settles the group's gate, not a gate of B's own. (Found by
+/// tests/stress.rs: the machine granted the group beside the fast holder.)
+#[test]
+fn a_fast_holder_of_a_group_excludes_the_other_members() {
+    if !realtime("a_fast_holder_of_a_group_excludes_the_other_members") {
+        return;
+    }
+    for p in ["fmlp-s", "fmlp-l"] {
+        // Two CPUs: A and B are global, each with a queue of its own.
+        let src = format!(
+            "[platform]\ncpus = 2\nprotocol = \"{p}\"\n[[resource]]\nname = \"A\"\n[[resource]]\nname = \"B\"\n\
+             [[task]]\nname = \"T\"\nperiod = \"10ms\"\npriority = 2\ncpu = 0\nbody = [ {{ lock = \"A\", body = [ {{ lock = \"B\", hold = \"10us\" }} ] }} ]\n\
+             [[task]]\nname = \"U\"\nperiod = \"10ms\"\npriority = 1\ncpu = 1\nbody = [ {{ lock = \"B\", hold = \"10us\" }} ]\n"
+        );
+        let cpus = rtsync_rt::sys::allowed_cpus();
+        let d = unrecorded(&src, &[cpus[0], *cpus.last().unwrap()]);
+        let (t, a, b) = (
+            d.task("T").unwrap(),
+            d.resource("A").unwrap(),
+            d.resource("B").unwrap(),
+        );
+        assert!(d.fast_path(t, a), "{p}: A (the group's unit) is fast");
+        let bt = d.bind("T").unwrap();
+        bt.lock(a, 1).unwrap();
+        assert_eq!(d.fast_grants(t), 1, "{p}");
+        let got = Arc::new(AtomicBool::new(false));
+        let u = {
+            let (d, got) = (d.clone(), got.clone());
+            std::thread::spawn(move || {
+                let bu = d.bind("U").unwrap();
+                bu.lock(b, 1).unwrap();
+                got.store(true, Ordering::SeqCst);
+                bu.unlock(b).unwrap();
+            })
+        };
+        std::thread::sleep(Duration::from_millis(30));
+        assert!(
+            !got.load(Ordering::SeqCst),
+            "{p}: B granted while A's group was held"
+        );
+        bt.unlock(a).unwrap();
+        wait_until("U is granted B", || got.load(Ordering::SeqCst));
+        u.join().unwrap();
+    }
 }

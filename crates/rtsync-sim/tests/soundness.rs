@@ -188,3 +188,193 @@ fn plans_round_trip_through_toml() {
     let e = Plan::from_toml("[[task]]\nname = \"H\"\nofset = \"5ms\"\n", &s).unwrap_err();
     assert!(e.contains("unknown key `ofset`"), "{e}");
 }
+
+/// One CPU's worth of the shape in which blocking recurs after a
+/// self-suspension: H uses A before and after suspending; L holds A for
+/// 3 ms at H's release, L2 takes A while H is suspended. Every protocol
+/// with local blocking must charge it once per resumption.
+const SUSPENDING: &str = r#"
+[platform]
+cpus = 2
+protocol = "PROTO"
+[[resource]]
+name = "A"
+[[task]]
+name = "H"
+period = "100ms"
+priority = 3
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "A", hold = "1ms" }, { suspend = "2ms" }, { lock = "A", hold = "1ms" }, { compute = "1ms" } ]
+[[task]]
+name = "L2"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { lock = "A", hold = "3ms" } ]
+[[task]]
+name = "L"
+period = "100ms"
+priority = 1
+cpu = 0
+body = [ { lock = "A", hold = "3ms" } ]
+[[task]]
+name = "far"
+period = "100ms"
+priority = 1
+cpu = 1
+wcet = "1ms"
+"#;
+
+/// For every protocol whose sections run on the requester's CPU: L locks
+/// A at 0, H arrives 1 us later, L2 arrives at 5.5 ms, inside H's
+/// suspension whatever the protocol (4-6 ms where H is blocked at its
+/// request, 5-7 ms where it cannot start before L releases). H meets a
+/// 3 ms section twice, so it responds after more than its execution (4
+/// ms), its suspension (2 ms) and one blocking (3 ms); the bound charges
+/// two; the search finds nothing above it.
+#[test]
+fn a_self_suspension_reopens_local_blocking_under_every_protocol() {
+    use rtsync_model::Protocol;
+    for p in Protocol::ALL {
+        if p.needs_sync_cpu() {
+            continue; // DPCP, DFLP: sections run elsewhere; below.
+        }
+        let s = sys(&SUSPENDING.replace("PROTO", p.name()));
+        let b = bounds(&s);
+        let plan = Plan::offsets([
+            Time::from_us(1),
+            Time::from_us(5500),
+            Time::ZERO,
+            Time::ZERO,
+        ]);
+        let (res, _) = simulate(
+            &s,
+            &Options {
+                horizon: plan.horizon(&s),
+                plan: Some(Arc::new(plan)),
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let h = res.tasks[0].max_response.unwrap();
+        assert!(h > Time::from_ms(9), "{p}: H blocked once only: {h}");
+        assert!(h <= b[0], "{p}: {h} above the bound {}", b[0]);
+        let found = search(
+            &s,
+            &b,
+            &SearchOptions {
+                budget: 30_000,
+                ..SearchOptions::default()
+            },
+        );
+        assert!(found.findings.is_empty(), "{p}: {:?}", found.findings);
+    }
+}
+
+/// DPCP and DFLP run every section on the synchronization CPU: while H
+/// is suspended (waiting for its agent, or self-suspended) lower tasks of
+/// its CPU can lock nothing there, so the bound has no local term; the
+/// agents' work on a CPU that hosts tasks is interference instead. The
+/// search finds nothing above the bound, with the synchronization CPU
+/// hosting tasks or not.
+#[test]
+fn distributed_protocols_have_no_local_blocking_to_reopen() {
+    for proto in ["dpcp", "dflp"] {
+        for sync in [0, 1] {
+            let src = SUSPENDING.replace("PROTO", proto).replace(
+                "name = \"A\"\n",
+                &format!("name = \"A\"\nsync_cpu = {sync}\n"),
+            );
+            let s = sys(&src);
+            let an = analyze(&s, &AOpts::default()).unwrap();
+            assert_eq!(an.result.tasks[0].blocking.local, Time::ZERO, "{proto}");
+            let b = bounds(&s);
+            let found = search(
+                &s,
+                &b,
+                &SearchOptions {
+                    budget: 30_000,
+                    ..SearchOptions::default()
+                },
+            );
+            assert!(
+                found.findings.is_empty(),
+                "{proto} sync {sync}: {:?}",
+                found.findings
+            );
+        }
+    }
+}
+
+/// MPCP: r1 and r2 are global with the same ceiling (7, t1's priority).
+/// t7 (CPU 1) holds r1; t1 (CPU 0) asks for r1 and suspends; t6 (CPU 0,
+/// priority 2) locks r2 meanwhile, boosted to 7. When t7 releases r1 it is
+/// handed to t1, but t6's section, boosted to the same ceiling and granted
+/// first, keeps CPU 0 for its whole 1.2 ms; t7, asking for r1 again,
+/// waits behind both.
+const MPCP_TIE: &str = r#"
+[platform]
+cpus = 2
+protocol = "mpcp"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "t1"
+period = "10ms"
+priority = 7
+cpu = 0
+body = [ { lock = "r1", hold = "100us" }, { lock = "r2", hold = "100us" } ]
+[[task]]
+name = "t6"
+period = "20ms"
+priority = 2
+cpu = 0
+body = [ { lock = "r2", hold = "1200us" } ]
+[[task]]
+name = "t7"
+period = "10ms"
+priority = 5
+cpu = 1
+body = [ { lock = "r1", hold = "800us" }, { lock = "r1", hold = "100us" } ]
+[[task]]
+name = "t8"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "r2", hold = "10us" } ]
+"#;
+
+/// By hand: t7 locks r1 at 0 (to 0.8 ms); t1 asks at 0.1 and suspends; t6
+/// locks r2 at 0.2 (boosted 7, to 1.4). At 0.8 r1 goes to t1, t7 asks
+/// again and waits; t6 keeps CPU 0 to 1.4; t1's section 1.4-1.5; t7's
+/// second section 1.5-1.6: response 1.6 ms. The published `L'` (strictly
+/// higher ceilings only) gives t7 0.9 + 2 x 2 x 0.1 = 1.3 ms; with equal
+/// ceilings counted, `L'(t1, r1) = 0.1 + 1.2`: 0.9 + 2 x 2 x 1.3 = 6.1 ms,
+/// plus t8's 10 us global section (lower, on t7's CPU, boosted) at each of
+/// t7's three starts or resumptions: 6.13 ms.
+#[test]
+fn mpcp_equal_ceilings_delay_a_holder() {
+    let s = sys(MPCP_TIE);
+    let b = bounds(&s);
+    assert_eq!(b[2], Time::from_us(6130));
+    let plan = Plan::offsets([
+        Time::from_us(100),
+        Time::from_us(200),
+        Time::ZERO,
+        Time::from_ms(50),
+    ]);
+    let (res, _) = simulate(
+        &s,
+        &Options {
+            horizon: plan.horizon(&s),
+            plan: Some(Arc::new(plan)),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    let t7 = res.tasks[2].max_response.unwrap();
+    assert_eq!(t7, Time::from_us(1600));
+    assert!(t7 > Time::from_us(1300) && t7 <= b[2]);
+}

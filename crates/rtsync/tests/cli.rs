@@ -331,7 +331,7 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
     let rows: Vec<Vec<&str>> = out
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|c| c.len() == 13 && (c[1] == "fp" || c[1] == "edf") && c[3].parse::<u64>().is_ok())
+        .filter(|c| c.len() == 14 && (c[1] == "fp" || c[1] == "edf") && c[3].parse::<u64>().is_ok())
         .collect();
     assert_eq!(rows.len(), 16, "12 protocols under FP, 4 under EDF:\n{out}");
     for p in [

@@ -9,6 +9,13 @@
 //! CPU, whatever the priorities (Brandenburg 2013, Lemma 1 and Sec. 4):
 //!
 //! `W_{i,q} = L_{i,q} + Σ_{x ≠ i} max_{r on s(q)} L_{x,r}`.
+//!
+//! Suspensions: every section runs on a synchronization CPU, so no lower
+//! job of the requester's CPU holds anything there that the job needs
+//! after it resumes: there is no local blocking to re-open. The agents'
+//! work on a CPU that also hosts tasks is charged as interference by the
+//! response-time analysis ([`super::foreign_loads`]). Checked by the
+//! simulator's `distributed_protocols_have_no_local_blocking_to_reopen`.
 
 use super::{Demand, own_sections, sync_cpu};
 use crate::context::Cx;

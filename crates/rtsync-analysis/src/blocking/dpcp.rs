@@ -10,12 +10,33 @@
 //! `W = L_{i,q} + max_{lower j, r on s, ceil(r) ≥ π_i} L_{j,r}
 //!      + Σ_{h ≠ i, π_h ≥ π_i} (⌈W / T_h⌉ + 1) · Σ_{r on s} N_{h,r} · L_{h,r}`
 //!
-//! (the request-driven bound of Rajkumar 1991, Ch. 5, in the form used by
-//! Brandenburg's SchedCAT `dpcp` module without its LP refinements). The
-//! `+ 1` counts a job released before the window that is still pending, and
-//! holds while every task meets its deadline. The job's own CPU runs only
-//! the code outside sections. Tasks hosted on a synchronization CPU suffer
-//! the agents' work as interference (see [`super::foreign_loads`]).
+//! (the request-driven bound of Rajkumar, Sha and Lehoczky 1988 and
+//! Rajkumar 1991, Ch. 5). Each request is a busy window of its own on `s`,
+//! solved by itself, and the job's remote blocking is the sum over its
+//! requests. That is *per request*, not the job-window form of
+//! Brandenburg's SchedCAT (`dpcp` bounds), which counts every
+//! interfering request once over the job's whole response time; neither
+//! dominates the other (per request is smaller for a job with one short
+//! request, the job window for a job with many), and taking the smaller is
+//! the tight-bounds work of issue 28. The `+ 1` counts a job released
+//! before the window that is still pending, and holds while every task
+//! meets its deadline. The job's own CPU runs only the code outside
+//! sections. Tasks hosted on a synchronization CPU suffer the agents' work
+//! as interference (see [`super::foreign_loads`]).
+//!
+//! Suspensions: every section runs on a synchronization CPU, so while the
+//! job waits for an agent (or self-suspends) no lower job of its CPU can
+//! lock anything it needs afterwards: there is no local blocking to
+//! re-open (`distributed_protocols_have_no_local_blocking_to_reopen` in
+//! the simulator's tests). The agents' sections are suspensions of the
+//! requesting job, which the response-time analysis charges as jitter to
+//! the tasks below it on its CPU.
+//!
+//! Counted twice, soundly: when the job's own CPU is the synchronization
+//! CPU of a resource it requests, another task's agent section that delays
+//! the request is in `W` and also in the agents' interference `A_i` of the
+//! response-time equation. Removing it needs the two windows merged (the
+//! job-window form), so it is left to issue 28 with that form.
 
 use super::mpcp::beyond_deadline;
 use super::{Demand, own_sections, sync_cpu, times};

@@ -15,6 +15,13 @@
 //! Local blocking: at release and after each suspension (each request,
 //! each self-suspension) every lower-priority job of the CPU may have one
 //! boosted section in progress.
+//!
+//! Suspensions: waiting for a long resource suspends the job, and so does a
+//! self-suspension; after each, every lower-priority job of the CPU may be
+//! inside a boosted section, hence the `N_i + S_i + 1` resumptions. Checked
+//! by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol` and the
+//! searched soundness experiment.
 
 use super::{Demand, times};
 use crate::context::Cx;

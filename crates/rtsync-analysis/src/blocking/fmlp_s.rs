@@ -9,6 +9,12 @@
 //! al. 2001 for the same FIFO argument). Spinning is charged as execution.
 //! A job can be blocked on arrival (and after each self-suspension) by one
 //! non-preemptive spin-plus-section of a lower-priority job of its CPU.
+//!
+//! Suspensions: spinning is not suspension (the job keeps its CPU,
+//! non-preemptively), so only self-suspensions let lower jobs start new
+//! non-preemptive sections: the local term is charged `S_i + 1` times.
+//! Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
 use crate::context::Cx;

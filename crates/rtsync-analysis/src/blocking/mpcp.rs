@@ -7,10 +7,18 @@
 //!
 //! * per request on global `q`, the wait `W` is the fixed point of
 //!   `W = max_lower L'(q) + Σ_{h ≥ i, h uses q} (⌈W / T_h⌉ + 1) · N_{h,q} · L'_{h,q}`
-//!   where `L'` is a section's length plus the sections of strictly higher
-//!   global priority that other tasks of its CPU can run inside it (one
-//!   each: a task's normal priority is below every global section, so it
-//!   cannot issue a second request while the section runs);
+//!   where `L'` is a section's length plus the sections that other tasks
+//!   of its CPU can run inside it: every other global section whose
+//!   ceiling is at or above the section's own (one each: a task's normal
+//!   priority is below every global section, so it cannot issue a second
+//!   request while the section runs). *At or above*, not the published
+//!   *strictly above*: a section boosted to the same ceiling that was
+//!   granted first keeps the CPU (SCHED_FIFO among equals, and MPCP's own
+//!   rule that a global section is never preempted by one of equal
+//!   ceiling), so a holder granted meanwhile waits for it whole. The
+//!   soundness search found a two-CPU system in which that wait took a
+//!   task to 1.62 times the strictly-above bound
+//!   (`mpcp_equal_ceilings_delay_a_holder` in the simulator's tests);
 //! * remote blocking `Σ_q N_{i,q} · W_{i,q}`;
 //! * local blocking, charged once per point at which the job starts or
 //!   resumes: its release, the end of each wait for a global resource,
@@ -56,14 +64,14 @@ impl Tables {
     pub fn new(cx: &Cx) -> Tables {
         let f = &cx.f;
         let (n, nr) = (cx.n(), f.n_resources);
-        // pre[y * nr + q]: the longest section y runs on a global resource
-        // whose ceiling is strictly above q's.
+        // pre[y * nr + q]: the longest section y runs on another global
+        // resource whose ceiling is at or above q's.
         let mut pre = vec![Time::ZERO; n * nr];
         for y in 0..n {
             for q in 0..nr {
                 let mut m = Time::ZERO;
                 for r in 0..nr {
-                    if f.global[r] && f.ceiling[r] > f.ceiling[q] {
+                    if r != q && f.global[r] && f.ceiling[r] >= f.ceiling[q] {
                         m = m.max(f.cs(y, r));
                     }
                 }
@@ -109,8 +117,9 @@ impl Tables {
         }
     }
 
-    /// `L'_{x,q}`: a section of `x` on global `q` with the higher-ceiling
-    /// global sections that other tasks on `x`'s CPU can run inside it
+    /// `L'_{x,q}`: a section of `x` on global `q` with the global sections
+    /// of ceiling at or above `q`'s that other tasks on `x`'s CPU can run
+    /// before it ends
     /// (one each: a task's normal priority is below every global section,
     /// so it cannot issue a second request while the section runs).
     pub fn gcs_response(&self, x: TaskId, q: ResourceId) -> Time {

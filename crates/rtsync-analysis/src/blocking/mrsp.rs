@@ -11,6 +11,15 @@
 //! spin), and blocking of at most one access, `max e_r` over resources used
 //! by lower-priority local tasks with a local ceiling at or above the job's
 //! priority (their Eq. for `B_i`). For local resources `e_r = c_r`.
+//!
+//! Suspensions: a waiter spins at the local ceiling and keeps its CPU, so
+//! waiting lets no lower job of its CPU lock anything; each self-suspension
+//! does: the blocking term is charged `S_i + 1` times. (A job that resumes
+//! joins the tail of its priority level, so it never preempts a holder
+//! raised to that level; the simulator first let it, and the soundness
+//! search found the job spinning on its own holder's CPU forever.)
+//! Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
 use crate::context::Cx;

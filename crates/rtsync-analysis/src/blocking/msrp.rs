@@ -8,6 +8,12 @@
 //! self-suspension) is the larger of its SRP blocking on local resources
 //! and the longest non-preemptive spin-plus-section `s_q + L_{j,q}` of a
 //! lower-precedence job of its CPU.
+//!
+//! Suspensions: a spinning waiter keeps its CPU non-preemptively, so
+//! waiting for a global resource lets no lower job in; each
+//! self-suspension does (and the job passes SRP's start test again): the
+//! local term is charged `S_i + 1` times. Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, ceiling_blocking, times};
 use crate::context::Cx;

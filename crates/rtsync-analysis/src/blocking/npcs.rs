@@ -5,6 +5,11 @@
 //! shares a resource with it (Mok 1983; Buttazzo, *Hard Real-Time Computing
 //! Systems*, Sec. 7.4; paper 001 Eq. 6 with `p_min(c) < p_i` and no upper
 //! limit). Each self-suspension opens one more such window.
+//!
+//! Suspensions: each resumption finds at most one lower non-preemptive
+//! section in progress (self-suspension is the only suspension under
+//! NPCS), so `S_i + 1` sections. Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
 use crate::context::Cx;

@@ -8,6 +8,14 @@
 //! is raised (IPCP at lock time, PCP on contention), which matters to the
 //! number of context switches, not to the worst case. The section length is
 //! taken at any nesting level, so an outer section counts whole.
+//!
+//! Suspensions: PCP's "at most once" holds between two points at which the
+//! job starts or resumes. While it is self-suspended, a lower-priority job
+//! may lock a resource whose ceiling reaches it, so the term is charged
+//! `S_i + 1` times (once at release and once per self-suspension). PCP and
+//! IPCP waiters here never suspend on another CPU, so no other kind of
+//! suspension exists. Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, ceiling_blocking, times};
 use crate::context::Cx;

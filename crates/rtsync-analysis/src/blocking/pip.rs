@@ -13,6 +13,14 @@
 //! The bound is `min(Σ_jobs, Σ_semaphores)` where the first sum takes, per
 //! lower job, its longest blocking section, and the second, per semaphore,
 //! its longest section among lower jobs.
+//!
+//! Suspensions: the theorem counts the sections that can be in progress
+//! when the job starts; each self-suspension lets lower jobs enter new
+//! ones, so the whole term is charged `S_i + 1` times. Waiting for a PIP
+//! resource is blocking by its holder, already in the term, not a
+//! suspension that lets others in (the holder runs at the job's priority).
+//! Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
 use crate::context::Cx;

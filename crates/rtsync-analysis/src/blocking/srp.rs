@@ -7,6 +7,13 @@
 //! FP they are the priorities ([`Cx::rank`]). For a multi-unit resource the
 //! ceiling is taken at its highest value (no unit free), which is sound for
 //! every allocation state.
+//!
+//! Suspensions: a job that self-suspends passes the start test again when
+//! it resumes, and may be blocked there again by a section a lower job
+//! entered meanwhile: `S_i + 1` blockings. Under SRP no wait for a
+//! resource suspends (requests never fail once started), so self-suspension
+//! is the only kind. Checked by the simulator's
+//! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, ceiling_blocking, times};
 use crate::context::Cx;

@@ -1,0 +1,206 @@
+//! Loom model checks of the runtime's lock-free words (`rtsync_rt::gate`),
+//! over every interleaving (bounded preemptions):
+//!
+//!     LOOM_MAX_PREEMPTIONS=3 RUSTFLAGS="--cfg loom" \
+//!       cargo test -p rtsync-rt --test loom --release
+//!
+//! The bookkeeping lock and the machine are modelled by a mutex around the
+//! one fact the gate protocol relies on: who the machine knows as the
+//! resource's holder. The gate and epoch code is the runtime's own.
+#![cfg(loom)]
+
+use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use loom::sync::{Arc, Mutex};
+use loom::thread;
+use rtsync_rt::gate::{self, Epoch, Gate};
+
+/// One resource with its own gate, the machine's view of its holder, and
+/// a count of threads inside the section (the property checked).
+struct World {
+    gate: Gate,
+    machine: Mutex<Option<usize>>,
+    inside: AtomicUsize,
+}
+
+impl World {
+    fn new() -> World {
+        World {
+            gate: Gate::new(true),
+            machine: Mutex::new(None),
+            inside: AtomicUsize::new(0),
+        }
+    }
+
+    fn enter(&self) {
+        let was = self.inside.fetch_add(1, Ordering::SeqCst);
+        assert_eq!(was, 0, "two threads inside the section");
+    }
+
+    fn leave(&self) {
+        self.inside.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// The slow path's prologue under the bookkeeping lock: close the gate
+    /// and enter a fast holder found there into the machine.
+    fn settle(&self, m: &mut Option<usize>) {
+        if let Some(w) = self.gate.close() {
+            let (t, _) = gate::holder(w);
+            assert!(m.is_none(), "a fast holder while the machine had one");
+            *m = Some(t);
+        }
+    }
+
+    /// The epilogue: open the gate where the machine has nothing.
+    fn reopen(&self, m: &Option<usize>) {
+        if m.is_none() {
+            self.gate.open();
+        }
+    }
+
+    /// A lock as the runtime takes it: the fast path, else the machine
+    /// (which here refuses a held resource instead of queueing).
+    fn lock(&self, t: usize) -> bool {
+        if self.gate.take(gate::word(t, 0)) {
+            return true;
+        }
+        let mut m = self.machine.lock().unwrap();
+        self.settle(&mut m);
+        let granted = m.is_none();
+        if granted {
+            *m = Some(t);
+        }
+        self.reopen(&m);
+        granted
+    }
+
+    /// An unlock: the fast path, else through the machine, which must know
+    /// `t` as the holder (entered by whoever closed the gate).
+    fn unlock(&self, t: usize) {
+        if self.gate.give_back(gate::word(t, 0)) {
+            return;
+        }
+        let mut m = self.machine.lock().unwrap();
+        self.settle(&mut m);
+        assert_eq!(*m, Some(t), "the machine lost the fast holder");
+        *m = None;
+        self.reopen(&m);
+    }
+
+    fn section(&self, t: usize) {
+        if self.lock(t) {
+            self.enter();
+            self.leave();
+            self.unlock(t);
+        }
+    }
+
+    /// After every thread is done: nobody holds, the gate is open.
+    fn quiet(&self) {
+        assert_eq!(*self.machine.lock().unwrap(), None);
+        assert!(self.gate.take(gate::word(0, 0)), "the gate stayed closed");
+    }
+}
+
+/// A fast locker against a thread that only takes the slow path (a
+/// request the machine must see: a nested lock, a waiter, SRP's test).
+#[test]
+fn a_fast_holder_and_the_slow_path_exclude_each_other() {
+    loom::model(|| {
+        let w = Arc::new(World::new());
+        let w2 = w.clone();
+        let slow = thread::spawn(move || {
+            let mut m = w2.machine.lock().unwrap();
+            w2.settle(&mut m);
+            let mine = m.is_none();
+            if mine {
+                *m = Some(1);
+            }
+            drop(m);
+            if mine {
+                w2.enter();
+                w2.leave();
+                w2.unlock(1);
+            }
+        });
+        w.section(0);
+        slow.join().unwrap();
+        w.quiet();
+    });
+}
+
+/// Two fast lockers and one slow-path user.
+#[test]
+fn three_threads_on_one_gate() {
+    loom::model(|| {
+        let w = Arc::new(World::new());
+        let handles: Vec<_> = (1..3)
+            .map(|t| {
+                let w = w.clone();
+                thread::spawn(move || w.section(t))
+            })
+            .collect();
+        {
+            let mut m = w.machine.lock().unwrap();
+            w.settle(&mut m);
+            w.reopen(&m);
+        }
+        w.section(0);
+        for h in handles {
+            h.join().unwrap();
+        }
+        w.quiet();
+    });
+}
+
+/// A thread's priority decisions: numbered under the bookkeeping lock
+/// (here `book`, which also keeps the value decided last), carried out
+/// after it under the thread's own lock (here `own`), skipped when stale.
+/// Whatever the interleaving, the priority applied in the end is the one
+/// decided last: a late lowering never undoes a newer raise.
+fn decide_and_carry_out(
+    book: &Mutex<u32>,
+    epoch: &Epoch,
+    own: &Mutex<()>,
+    applied: &AtomicU32,
+    value: u32,
+) {
+    let e = {
+        let mut last = book.lock().unwrap();
+        *last = value;
+        epoch.next()
+    };
+    let _g = own.lock().unwrap();
+    if epoch.is_newest(e) {
+        applied.store(value, Ordering::Relaxed);
+    }
+}
+
+fn epochs(deciders: u32) {
+    loom::model(move || {
+        let book = Arc::new(Mutex::new(0u32));
+        let epoch = Arc::new(Epoch::default());
+        let own = Arc::new(Mutex::new(()));
+        let applied = Arc::new(AtomicU32::new(0));
+        let handles: Vec<_> = (1..deciders)
+            .map(|v| {
+                let (b, e, o, a) = (book.clone(), epoch.clone(), own.clone(), applied.clone());
+                thread::spawn(move || decide_and_carry_out(&b, &e, &o, &a, 10 + v))
+            })
+            .collect();
+        decide_and_carry_out(&book, &epoch, &own, &applied, 10);
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(applied.load(Ordering::Relaxed), *book.lock().unwrap());
+    });
+}
+
+#[test]
+fn the_newest_decision_wins_two_threads() {
+    epochs(2);
+}
+
+#[test]
+fn the_newest_decision_wins_three_threads() {
+    epochs(3);
+}
