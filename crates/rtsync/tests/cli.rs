@@ -580,3 +580,67 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert!(!err.contains("panicked"), "stderr: {err}");
     assert_ne!(out.status.code(), Some(101), "stderr: {err}");
 }
+
+/// `simulate --search` shows the worst schedule found and saves its plan;
+/// `--plan` replays it to the same worst; a bad plan is refused with the
+/// file and what is wrong.
+#[test]
+fn simulate_searches_saves_and_replays_a_plan() {
+    let dir = std::env::temp_dir().join(format!("rtsync-plan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plan = dir.join("worst.plan.toml");
+    let o = rtsync(&[
+        "simulate",
+        "pip-chained",
+        "--search",
+        "30000",
+        "--save-plan",
+        plan.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("schedules simulated") && out.contains("found / bound"),
+        "{out}"
+    );
+    assert!(
+        out.contains("showing the worst schedule found for"),
+        "{out}"
+    );
+    // The worst found for the task shown is the replay's simulated max.
+    let shown = out
+        .lines()
+        .find_map(|l| l.strip_prefix("showing the worst schedule found for "))
+        .unwrap()
+        .trim_end_matches(':')
+        .to_string();
+    let found = out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(shown.as_str()))
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let o = rtsync(&["simulate", "pip-chained", "--plan", plan.to_str().unwrap()]);
+    let (out2, err2) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out2}{err2}");
+    let row = out2
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(shown.as_str()))
+        .unwrap();
+    assert_eq!(
+        row.split_whitespace().nth(3),
+        Some(found.as_str()),
+        "{out}\n{out2}"
+    );
+    std::fs::write(&plan, "[[task]]\nname = \"nobody\"\n").unwrap();
+    let o = rtsync(&["simulate", "pip-chained", "--plan", plan.to_str().unwrap()]);
+    let (_, err3) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err3.contains("worst.plan.toml") && err3.contains("no task `nobody`"),
+        "{err3}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
