@@ -179,7 +179,9 @@ pub fn search(sys: &System, bounds: &[Time], opts: &SearchOptions) -> Outcome {
 /// (arrival, response).
 #[derive(Clone)]
 struct Scored {
-    plan: Plan,
+    /// Shared by every task whose best it is (one simulation often
+    /// improves several).
+    plan: Arc<Plan>,
     ratio: f64,
     worst_job: Option<(Time, Time)>,
 }
@@ -318,7 +320,7 @@ impl Searcher<'_> {
     /// One move away from the target's current best plan.
     fn mutate(&mut self, i: usize, cur: &Scored) -> Plan {
         let n = self.sys.tasks.len();
-        let mut plan = cur.plan.clone();
+        let mut plan = (*cur.plan).clone();
         plan.tasks.resize_with(n, TaskPlan::default);
         // Another task than the target, mostly: the target's own choices
         // are its durations, which the last arm draws.
@@ -482,7 +484,7 @@ impl Searcher<'_> {
             let ratio = r.ratio(self.bounds[t]);
             if self.best[t].as_ref().is_none_or(|s| ratio >= s.ratio) {
                 self.best[t] = Some(Scored {
-                    plan: (*plan).clone(),
+                    plan: plan.clone(),
                     ratio,
                     worst_job: st.worst_arrival.map(|a| (a, r)),
                 });

@@ -28,6 +28,28 @@ fn bounds(s: &System) -> Vec<Time> {
         .collect()
 }
 
+/// Simulates `s` under `plan`, long enough for every planned job.
+fn run_plan(s: &System, plan: Plan) -> rtsync_sim::SimResult {
+    let opts = Options {
+        horizon: plan.horizon(s),
+        plan: Some(Arc::new(plan)),
+        ..Options::default()
+    };
+    simulate(s, &opts).unwrap().0
+}
+
+/// The search with `budget` events, other options at their defaults.
+fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::Outcome {
+    search(
+        s,
+        bounds,
+        &SearchOptions {
+            budget,
+            ..SearchOptions::default()
+        },
+    )
+}
+
 /// MPCP on two CPUs. H uses local L1, then global G, then local L2; the
 /// lower local tasks M and Lo hold L2 and L1 for 4 ms; R on CPU 1 holds G
 /// for 4 ms.
@@ -89,12 +111,7 @@ fn mpcp_local_blocking_recurs_after_a_global_wait() {
         Time::ZERO,
         Time::from_us(4999),
     ]);
-    let opts = Options {
-        horizon: plan.horizon(&s),
-        plan: Some(Arc::new(plan)),
-        ..Options::default()
-    };
-    let (res, _) = simulate(&s, &opts).unwrap();
+    let res = run_plan(&s, plan);
     let h = res.tasks[0].max_response.unwrap();
     assert_eq!(h, Time::from_us(15_899));
     assert!(h > Time::from_ms(13) && h <= b[0]);
@@ -120,15 +137,7 @@ fn the_search_finds_the_mpcp_schedule_on_its_own() {
         "reported as a violation of the old bound"
     );
     // The plan it returns reproduces the response.
-    let (res, _) = simulate(
-        &s,
-        &Options {
-            horizon: plan.horizon(&s),
-            plan: Some(Arc::new(plan)),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let res = run_plan(&s, plan);
     assert_eq!(res.tasks[0].max_response, Some(worst));
     // Against the corrected bounds: nothing.
     let found = search(&s, &b, &opts);
@@ -155,14 +164,7 @@ fn the_search_finds_the_mpcp_schedule_on_its_own() {
 #[test]
 fn plans_round_trip_through_toml() {
     let s = sys(MPCP_RESUME);
-    let found = search(
-        &s,
-        &bounds(&s),
-        &SearchOptions {
-            budget: 20_000,
-            ..SearchOptions::default()
-        },
-    );
+    let found = search_with(&s, &bounds(&s), 20_000);
     for (_, plan) in found.worst.iter().flatten() {
         let text = plan.to_toml(&s);
         let back = Plan::from_toml(&text, &s).unwrap();
@@ -247,26 +249,11 @@ fn a_self_suspension_reopens_local_blocking_under_every_protocol() {
             Time::ZERO,
             Time::ZERO,
         ]);
-        let (res, _) = simulate(
-            &s,
-            &Options {
-                horizon: plan.horizon(&s),
-                plan: Some(Arc::new(plan)),
-                ..Options::default()
-            },
-        )
-        .unwrap();
+        let res = run_plan(&s, plan);
         let h = res.tasks[0].max_response.unwrap();
         assert!(h > Time::from_ms(9), "{p}: H blocked once only: {h}");
         assert!(h <= b[0], "{p}: {h} above the bound {}", b[0]);
-        let found = search(
-            &s,
-            &b,
-            &SearchOptions {
-                budget: 30_000,
-                ..SearchOptions::default()
-            },
-        );
+        let found = search_with(&s, &b, 30_000);
         assert!(found.findings.is_empty(), "{p}: {:?}", found.findings);
     }
 }
@@ -289,14 +276,7 @@ fn distributed_protocols_have_no_local_blocking_to_reopen() {
             let an = analyze(&s, &AOpts::default()).unwrap();
             assert_eq!(an.result.tasks[0].blocking.local, Time::ZERO, "{proto}");
             let b = bounds(&s);
-            let found = search(
-                &s,
-                &b,
-                &SearchOptions {
-                    budget: 30_000,
-                    ..SearchOptions::default()
-                },
-            );
+            let found = search_with(&s, &b, 30_000);
             assert!(
                 found.findings.is_empty(),
                 "{proto} sync {sync}: {:?}",
@@ -365,15 +345,7 @@ fn mpcp_equal_ceilings_delay_a_holder() {
         Time::ZERO,
         Time::from_ms(50),
     ]);
-    let (res, _) = simulate(
-        &s,
-        &Options {
-            horizon: plan.horizon(&s),
-            plan: Some(Arc::new(plan)),
-            ..Options::default()
-        },
-    )
-    .unwrap();
+    let res = run_plan(&s, plan);
     let t7 = res.tasks[2].max_response.unwrap();
     assert_eq!(t7, Time::from_us(1600));
     assert!(t7 > Time::from_us(1300) && t7 <= b[2]);
