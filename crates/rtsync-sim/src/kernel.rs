@@ -17,7 +17,7 @@ use crate::trace::{Event, Mark, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{Cpu, Protocol, Scheduler, System, Time};
-use rtsync_protocols::{Config, Eff, Locks, Outcome, Tid, Tier};
+use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid, Tier};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
@@ -946,8 +946,48 @@ impl<'a> Sim<'a> {
     /// choice: a thread of lower base priority may run while a
     /// higher-priority thread of its CPU is ready only as the protocol
     /// allows it — it holds or requests a resource, or the waiting job has
-    /// not passed SRP's start test.
+    /// not passed SRP's start test. And a waiter (suspended or spinning)
+    /// for a queue-arbitrated resource that nobody holds is below a
+    /// waiter a release woke to retry it: without hand-off (PIP) the woken
+    /// top waiter leaves the queue and the lower ones wait for its retry,
+    /// but a waiter above every woken one lends its priority to nobody,
+    /// so any job may run ahead of it (the PIP defect the soundness search
+    /// found fails here at once).
     fn check(&mut self) {
+        for i in 0..self.active.len() {
+            let t = self.active[i];
+            if !matches!(self.th[t].st, St::Waiting | St::Spinning) || self.locks.woken(t) {
+                continue;
+            }
+            let Some(r) = self.locks.waiting(t) else {
+                continue;
+            };
+            let queued = matches!(
+                self.locks.config().rules[r].arbitration,
+                Arbitration::Queue(_)
+            );
+            if !queued || self.locks.holders(r).next().is_some() {
+                continue;
+            }
+            let rank = |x: Tid| {
+                let e = self.locks.eff(x);
+                (e.tier, e.key)
+            };
+            let woken_top = self
+                .active
+                .iter()
+                .filter(|&&x| self.locks.woken(x) && self.locks.waiting(x) == Some(r))
+                .map(|&x| rank(x))
+                .max();
+            if woken_top.is_none_or(|w| rank(t) > w) {
+                self.violate(format!(
+                    "{} waits for {}, which nobody holds, above every waiter woken to take it",
+                    self.name(t),
+                    self.res_name(r)
+                ));
+                return;
+            }
+        }
         for cpu in 0..self.running.len() {
             let Some(x) = self.running[cpu] else {
                 // An idle CPU with a ready, admissible thread located there.
