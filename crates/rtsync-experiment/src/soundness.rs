@@ -169,24 +169,12 @@ fn sample(
         };
         c.simulations += 1;
         c.events += res.events;
-        if let Some(d) = &res.deadlock {
-            broke(d.to_string());
-        }
-        for v in &res.violations {
-            broke(format!("invariant broken at {}: {}", v.at, v.what));
+        for b in res.broken(bounds) {
+            broke(b.what);
         }
         for (t, st) in res.tasks.iter().enumerate() {
             if let Some(r) = st.max_response {
                 worst[t] = Some(worst[t].map_or(r, |m| m.max(r)));
-                if r > bounds[t] {
-                    broke(format!(
-                        "task {} responded in {r}, above its bound {}",
-                        st.name, bounds[t]
-                    ));
-                }
-            }
-            if st.misses > 0 {
-                broke(format!("task {} missed {} deadline(s)", st.name, st.misses));
             }
         }
     }
@@ -259,7 +247,7 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
                     cfg.shape.of(i)
                 );
                 let saved = match (&cfg.save, &c.placed) {
-                    (Some(dir), Some(placed)) => save(dir, &id, placed, &c.violations),
+                    (Some(dir), Some(placed)) => Some(save(dir, &id, placed, &c.violations)),
                     _ => None,
                 };
                 for v in &c.violations {
@@ -284,7 +272,7 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
 
 /// Writes `placed` as `<id>.toml` and the first searched violation's plan
 /// as `<id>.plan.toml` beside it; returns how to replay, or the error.
-fn save(dir: &Path, id: &str, placed: &System, vs: &[Violation]) -> Option<String> {
+fn save(dir: &Path, id: &str, placed: &System, vs: &[Violation]) -> String {
     let spec = dir.join(format!("{id}.toml"));
     let plan = vs.iter().find_map(|v| v.plan.as_ref());
     let plan_path = dir.join(format!("{id}.plan.toml"));
@@ -309,10 +297,10 @@ fn save(dir: &Path, id: &str, placed: &System, vs: &[Violation]) -> Option<Strin
             Some(p) => std::fs::write(&plan_path, p.to_toml(placed)),
             None => Ok(()),
         });
-    Some(match written {
+    match written {
         Ok(()) => replay,
         Err(e) => format!("(could not save to {}: {e})", dir.display()),
-    })
+    }
 }
 
 #[cfg(test)]

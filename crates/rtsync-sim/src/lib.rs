@@ -28,5 +28,5 @@ pub mod trace;
 pub use kernel::{Sim, SimError, simulate};
 pub use options::{Arrivals, Exec, Options};
 pub use plan::{Plan, TaskPlan};
-pub use result::{Blocking, Deadlock, SimResult, TaskStats, Violation};
+pub use result::{Blocking, Broken, Deadlock, Kind, SimResult, TaskStats, Violation};
 pub use trace::{Event, Recording};

@@ -91,4 +91,71 @@ impl SimResult {
     pub fn misses(&self) -> u64 {
         self.tasks.iter().map(|t| t.misses).sum()
     }
+
+    /// Everything this run broke of the design's promise, given each
+    /// task's analytic bound: a deadlock, a broken invariant, a missed
+    /// deadline, a response above its bound. The one judgement that the
+    /// worst-case search, the soundness experiment and `rtsync simulate`
+    /// all make.
+    pub fn broken(&self, bounds: &[Time]) -> Vec<Broken> {
+        let mut out = Vec::new();
+        if let Some(d) = &self.deadlock {
+            out.push(Broken {
+                task: None,
+                kind: Kind::Deadlock,
+                what: d.to_string(),
+            });
+        }
+        for v in &self.violations {
+            out.push(Broken {
+                task: None,
+                kind: Kind::Invariant,
+                what: format!("invariant broken at {}: {}", v.at, v.what),
+            });
+        }
+        for (t, st) in self.tasks.iter().enumerate() {
+            if st.misses > 0 {
+                out.push(Broken {
+                    task: Some(t),
+                    kind: Kind::Miss,
+                    what: format!("task {} missed {} deadline(s)", st.name, st.misses),
+                });
+            }
+            if let (Some(r), Some(&b)) = (st.max_response, bounds.get(t))
+                && r > b
+            {
+                out.push(Broken {
+                    task: Some(t),
+                    kind: Kind::AboveBound,
+                    what: format!("task {} responded in {r}, above its bound {b}", st.name),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// The kinds of broken promise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A job's response above the task's bound.
+    AboveBound,
+    /// A job finished after its deadline, or had not finished by then.
+    Miss,
+    Deadlock,
+    /// Mutual exclusion or the priority rule broken (a protocol or kernel
+    /// bug, whatever the analysis says).
+    Invariant,
+    /// The system could not be simulated at all.
+    Unsimulable,
+}
+
+/// One thing a run broke ([`SimResult::broken`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Broken {
+    /// The task it concerns, where one does.
+    pub task: Option<usize>,
+    pub kind: Kind,
+    /// In words: task, response and bound; a miss; a deadlock's cycle.
+    pub what: String,
 }

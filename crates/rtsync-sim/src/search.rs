@@ -32,6 +32,7 @@ use crate::kernel::simulate;
 use crate::options::Options;
 use crate::plan::{Plan, TaskPlan};
 use crate::program::{Op, flatten};
+pub use crate::result::Kind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{System, Time};
@@ -72,21 +73,6 @@ pub struct Finding {
     /// a broken invariant).
     pub what: String,
     pub plan: Plan,
-}
-
-/// The kinds of broken promise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A job's response above the task's bound.
-    AboveBound,
-    /// A job finished after its deadline, or had not finished by then.
-    Miss,
-    Deadlock,
-    /// Mutual exclusion or the priority rule broken (a protocol or kernel
-    /// bug, whatever the analysis says).
-    Invariant,
-    /// The system could not be simulated at all.
-    Unsimulable,
 }
 
 /// What a search found.
@@ -393,13 +379,14 @@ impl Searcher<'_> {
             }
             _ if !self.shapes[j].worst.is_empty() => {
                 let k = self.rng.random_range(0..jobs);
-                let worst = self.shapes[j].worst.clone();
-                let o = self.rng.random_range(0..worst.len());
+                let o = self.rng.random_range(0..self.shapes[j].worst.len());
+                let w = self.shapes[j].worst[o];
                 let v = if self.rng.random::<bool>() {
-                    worst[o]
+                    w
                 } else {
-                    Time::from_ns(self.rng.random_range(1..=worst[o].ns().max(1)))
+                    Time::from_ns(self.rng.random_range(1..=w.ns().max(1)))
                 };
+                let worst = &self.shapes[j].worst;
                 let p = &mut plan.tasks[j];
                 if p.exec.len() <= k {
                     p.exec.resize(k + 1, Vec::new());
@@ -442,43 +429,19 @@ impl Searcher<'_> {
         };
         self.out.simulations += 1;
         self.out.events += res.events.max(1);
-        if let Some(d) = &res.deadlock {
-            self.find(None, Kind::Deadlock, d.to_string(), &plan, false);
-        }
-        for v in &res.violations {
-            self.find(
-                None,
-                Kind::Invariant,
-                format!("invariant broken at {}: {}", v.at, v.what),
-                &plan,
-                false,
-            );
+        for b in res.broken(self.bounds) {
+            // A response above the bound keeps the worst plan that shows
+            // it: the one that also raises the task's worst found.
+            let worse = b.kind == Kind::AboveBound
+                && b.task.is_some_and(|t| {
+                    let r = res.tasks[t].max_response;
+                    self.out.worst[t].as_ref().is_none_or(|(w, _)| r > Some(*w))
+                });
+            self.find(b.task, b.kind, b.what, &plan, worse);
         }
         for (t, st) in res.tasks.iter().enumerate() {
-            if st.misses > 0 {
-                self.find(
-                    Some(t),
-                    Kind::Miss,
-                    format!("task {} missed {} deadline(s)", st.name, st.misses),
-                    &plan,
-                    false,
-                );
-            }
             let Some(r) = st.max_response else { continue };
-            let worse = self.out.worst[t].as_ref().is_none_or(|(w, _)| r > *w);
-            if r > self.bounds[t] {
-                self.find(
-                    Some(t),
-                    Kind::AboveBound,
-                    format!(
-                        "task {} responded in {r}, above its bound {}",
-                        st.name, self.bounds[t]
-                    ),
-                    &plan,
-                    worse,
-                );
-            }
-            if worse {
+            if self.out.worst[t].as_ref().is_none_or(|(w, _)| r > *w) {
                 self.out.worst[t] = Some((r, (*plan).clone()));
             }
             let ratio = r.ratio(self.bounds[t]);

@@ -183,8 +183,8 @@ fn soundness(a: SoundnessArgs) -> u8 {
             }
         });
         table.row(row);
-        series.push((format!("{} ({sched})", p.name()), t.tightness.clone()));
         failed |= !t.violations.is_empty();
+        series.push((format!("{} ({sched})", p.name()), t.tightness));
     }
     bar.finish_and_clear();
     print!("\n{}", table.render());
