@@ -105,22 +105,29 @@ pub fn verdict(sys: &System, opts: &Options) -> Result<Verdict, Diagnostics> {
     )
 }
 
+/// `sys` with every task on a CPU: as it is when already partitioned,
+/// else placed by `heuristic` and validated again (a placement can break a
+/// protocol's rule: a uniprocessor protocol's users split across CPUs).
+/// `rtsync check` calls this too, so that it refuses what `analyze` would.
+pub fn place(sys: &System, heuristic: Heuristic) -> Result<Cow<'_, System>, Diagnostics> {
+    if sys.is_partitioned() {
+        return Ok(Cow::Borrowed(sys));
+    }
+    let p = partition(sys, heuristic);
+    let d = rtsync_model::validate(&p);
+    if d.has_errors() {
+        return Err(d);
+    }
+    Ok(Cow::Owned(p))
+}
+
 /// The system to analyse (partitioned, overheads charged) and, with
 /// overheads, the execution times before they were charged.
 fn prepare<'a>(
     sys: &'a System,
     opts: &Options,
 ) -> Result<(Cow<'a, System>, Option<Vec<Time>>), Diagnostics> {
-    let placed: Cow<System> = if sys.is_partitioned() {
-        Cow::Borrowed(sys)
-    } else {
-        let p = partition(sys, opts.heuristic);
-        let d = rtsync_model::validate(&p);
-        if d.has_errors() {
-            return Err(d);
-        }
-        Cow::Owned(p)
-    };
+    let placed = place(sys, opts.heuristic)?;
     let (system, base_wcet) = match &opts.overheads {
         Some(p) => {
             let base: Vec<Time> = Facts::new(&placed).tasks.iter().map(|t| t.wcet).collect();
@@ -169,12 +176,7 @@ fn task_row(
         period: t.period,
         deadline: t.deadline,
         wcet,
-        blocking: Blocking {
-            local: d.local,
-            remote: d.remote,
-            spin: d.spin,
-            overhead: wcet.saturating_sub(base),
-        },
+        blocking: Blocking::new(d.local, d.remote, d.spin, wcet.saturating_sub(base)),
         response,
         slack: response.bounded().and_then(|r| t.deadline.checked_sub(r)),
         verdict,

@@ -18,7 +18,7 @@ mod recurrence;
 pub mod result;
 pub mod sweep;
 
-pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result, verdict};
+pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result, place, verdict};
 pub use context::Cx;
 pub use overheads::Profile;
 pub use partition::{Heuristic, partition};

@@ -45,6 +45,18 @@ impl FromStr for Heuristic {
     }
 }
 
+impl std::fmt::Display for Heuristic {
+    /// The short name `--partition` takes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Heuristic::WorstFit => "wfd",
+            Heuristic::FirstFit => "ffd",
+            Heuristic::BestFit => "bfd",
+            Heuristic::SyncAware => "sync",
+        })
+    }
+}
+
 /// Returns a copy of `sys` in which every task has a CPU.
 pub fn partition(sys: &System, h: Heuristic) -> System {
     let mut out = sys.clone();

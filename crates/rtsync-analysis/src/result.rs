@@ -55,8 +55,24 @@ fn time_or_null<S: serde::Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error>
     }
 }
 
+/// A bound as a person reads it: [`Time::MAX`] (a bound that passed the
+/// deadline, or overflowed, and was not computed further) is `unbounded`,
+/// never its 18-digit sentinel. Every table prints bounds through this.
+pub fn shown(t: Time) -> String {
+    if t == Time::MAX {
+        "unbounded".into()
+    } else {
+        t.to_string()
+    }
+}
+
+/// Why a blocking field is `null` in JSON.
+pub const UNBOUNDED_REASON: &str = "a blocking term's recurrence passed the task's deadline \
+     (or overflowed 64-bit nanoseconds) and was not computed further: the task may miss its deadline";
+
 /// A job's worst-case delays, split by kind. A field equal to [`Time::MAX`]
-/// means "beyond the deadline" (shown as `unbounded`, `null` in JSON).
+/// means "beyond the deadline" (shown as `unbounded`; in JSON `null`, with
+/// `unbounded_reason` saying why).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Blocking {
     /// Priority inversion on the task's own CPU (lower-priority sections,
@@ -73,9 +89,33 @@ pub struct Blocking {
     /// Run-time overheads charged to the job (lock, unlock, context
     /// switches, migrations, release), already part of its WCET.
     pub overhead: Time,
+    /// Present (and [`UNBOUNDED_REASON`]) exactly when a field above is
+    /// unbounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(serialize_with = "reason")]
+    pub unbounded_reason: Option<()>,
+}
+
+fn reason<S: serde::Serializer>(r: &Option<()>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Some(()) => s.serialize_str(UNBOUNDED_REASON),
+        None => s.serialize_none(),
+    }
 }
 
 impl Blocking {
+    /// The blocking of a job, with `unbounded_reason` set when a term is.
+    pub fn new(local: Time, remote: Time, spin: Time, overhead: Time) -> Blocking {
+        let unbounded = [local, remote, spin].contains(&Time::MAX);
+        Blocking {
+            local,
+            remote,
+            spin,
+            overhead,
+            unbounded_reason: unbounded.then_some(()),
+        }
+    }
+
     /// Local + remote + spin (overhead is inside the WCET).
     pub fn total(&self) -> Time {
         self.local

@@ -128,6 +128,44 @@ proptest! {
         prop_assert_eq!(a, b);
     }
 
+    /// Whatever nesting, local resources and suspensions are asked for,
+    /// the generator either refuses the configuration or writes a system
+    /// that validates and analyses: it never writes a spec `check` would
+    /// refuse (it once nested global MPCP sections with `--nest-prob`).
+    #[test]
+    fn the_generator_never_writes_an_invalid_system(
+        p in protocol(), seed in any::<u64>(), cpus in 1usize..5,
+        nest in 0.0f64..=1.0, locals in 0usize..3, suspend in 0.0f64..0.5,
+    ) {
+        let mut c = config(p, cpus, 8, 0.6 * cpus as f64, 3, 0.0);
+        c.nest_prob = nest;
+        c.local_resources = locals;
+        c.suspend_prob = suspend;
+        c.access_prob = 0.8;
+        c.requests_max = 3;
+        let refused = rtsync_analysis::generate::check_config(&c);
+        prop_assume!(refused.is_ok());
+        let s = generate(&c, seed, 0);
+        let d = rtsync_model::validate(&s);
+        prop_assert!(!d.has_errors(), "{}\n{}", d, to_toml(&s));
+        prop_assert!(analyze(&s, &Options::default()).is_ok());
+    }
+
+    /// A protocol that forbids nesting global resources refuses a nesting
+    /// probability without local resources, and says what to do instead.
+    #[test]
+    fn nesting_without_local_resources_is_refused_where_forbidden(p in protocol()) {
+        let mut c = config(p, 2, 8, 1.0, 3, 0.0);
+        c.nest_prob = 0.2;
+        let r = rtsync_analysis::generate::check_config(&c);
+        if p.is_uniprocessor() || p.allows_nested_global() {
+            prop_assert!(r.is_ok());
+        } else {
+            let e = r.unwrap_err();
+            prop_assert!(e.contains("--local-resources") && e.contains("fmlp-s"), "{}", e);
+        }
+    }
+
     /// More blocking never makes a system more schedulable: lengthening any
     /// critical section never lowers any task's bound, under every protocol.
     #[test]

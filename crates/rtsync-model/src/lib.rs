@@ -17,7 +17,7 @@ pub mod validate;
 pub mod write;
 
 pub use derived::{Facts, Request, TaskFacts};
-pub use diag::{Diagnostic, Diagnostics, Pos, Severity};
+pub use diag::{Diagnostic, Diagnostics, LineIndex, Pos, Severity};
 pub use protocol::{Protocol, Scheduler};
 pub use spec::{load_file, load_str, parse_str};
 pub use system::{

@@ -26,7 +26,7 @@
 //! ]
 //! ```
 
-use crate::diag::{Diagnostic, Diagnostics, Pos};
+use crate::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
 use crate::protocol::{Protocol, Scheduler};
 use crate::system::{Platform, Priority, Resource, Segment, SourceMap, System, Task, keys};
 use crate::time::{TIME_HINT, Time};
@@ -138,8 +138,20 @@ fn parse(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnos
         Ok(r) => r,
         Err(e) => {
             let pos = e.span().map(|s| Pos::of_offset(src, s.start));
-            let msg = e.message().trim().to_string();
-            let hint = syntax_hint(&msg);
+            let mut msg = e.message().trim().to_string();
+            let mut hint = syntax_hint(&msg);
+            // The TOML parser says "duplicate key" and points at it: name
+            // the key, and say where a second one usually belongs.
+            if msg == "duplicate key"
+                && let Some(key) = e.span().and_then(|s| src.get(s)).map(str::trim)
+                && !key.is_empty()
+            {
+                msg = format!("duplicate key `{key}`: it is already set in this table");
+                hint = Some(format!(
+                    "keep one `{key}`; to describe another task or resource, start a new \
+                     `[[task]]` or `[[resource]]` table before it"
+                ));
+            }
             let mut d = Diagnostic::error("", msg).at(pos);
             if let Some(h) = hint {
                 d = d.hint(h);
@@ -148,7 +160,8 @@ fn parse(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnos
         }
     };
     let mut cx = Cx {
-        src,
+        lines: LineIndex::new(src),
+        resource_ids: Default::default(),
         diags: Diagnostics::default(),
         source: SourceMap::for_file(file),
     };
@@ -189,14 +202,17 @@ fn syntax_hint(msg: &str) -> Option<String> {
 }
 
 struct Cx<'a> {
-    src: &'a str,
+    lines: LineIndex<'a>,
+    /// Each accepted resource's index, by name (names are looked up once
+    /// per section: a list search made loading quadratic).
+    resource_ids: std::collections::HashMap<String, usize>,
     diags: Diagnostics,
     source: SourceMap,
 }
 
 impl Cx<'_> {
     fn pos<T>(&self, s: &Spanned<T>) -> Pos {
-        Pos::of_offset(self.src, s.span().start)
+        self.lines.pos(s.span().start)
     }
     fn mark<T>(&mut self, key: &str, s: &Spanned<T>) {
         let p = self.pos(s);
@@ -335,7 +351,7 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
         let name = rr.name.get_ref().clone();
         let key = keys::resource(&name);
         cx.mark(&key, r);
-        if resources.iter().any(|x: &Resource| x.name == name) {
+        if cx.resource_ids.contains_key(&name) {
             cx.err(
                 &rr.name,
                 &key,
@@ -390,6 +406,7 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
             )
             .map(|v| v as usize)
         });
+        cx.resource_ids.insert(name.clone(), resources.len());
         resources.push(Resource {
             name,
             protocol,
@@ -400,13 +417,14 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
 
     // Tasks.
     let mut tasks = Vec::new();
+    let mut task_names = std::collections::HashSet::new();
     let mut explicit = Vec::new();
     for t in &raw.tasks {
         let rt = t.get_ref();
         let name = rt.name.get_ref().clone();
         let key = keys::task(&name);
         cx.mark(&key, t);
-        if tasks.iter().any(|x: &Task| x.name == name) {
+        if !task_names.insert(name.clone()) {
             cx.err(
                 &rt.name,
                 &key,
@@ -621,7 +639,7 @@ fn segment(
     }
     let lock = r.lock.as_ref()?;
     let name = lock.get_ref();
-    let Some(resource) = resources.iter().position(|x| &x.name == name) else {
+    let Some(&resource) = cx.resource_ids.get(name.as_str()) else {
         // A resource defined but rejected already has its own error.
         if !raw_resources
             .iter()

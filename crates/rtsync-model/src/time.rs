@@ -164,9 +164,14 @@ pub const TIME_HINT: &str =
 
 impl fmt::Display for Time {
     /// The largest unit in which the value is exact to three decimals,
-    /// so that `Time::parse(&t.to_string()) == t` always holds.
+    /// so that `Time::parse(&t.to_string()) == t` always holds. Zero is
+    /// `0`, the one time that needs no unit, in every command's output
+    /// alike (tables once printed `0` and reports `0ns`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ns = self.0;
+        if ns == 0 {
+            return f.write_str("0");
+        }
         for (scale, unit) in [(1_000_000_000u64, "s"), (1_000_000, "ms"), (1_000, "us")] {
             if ns >= scale && ns.is_multiple_of((scale / 1000).max(1)) {
                 let whole = ns / scale;

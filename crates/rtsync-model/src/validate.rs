@@ -35,8 +35,13 @@ struct V<'a> {
 
 impl V<'_> {
     fn push(&mut self, d: Diagnostic) {
+        // Every message names the file and the place: a caller that
+        // validates a derived system (partitioned, protocol switched)
+        // must not lose where its elements were written.
         let pos = self.sys.source.get(&d.key);
-        self.out.push(d.at(pos));
+        let mut d = d.at(pos);
+        d.file = self.sys.source.file.clone();
+        self.out.push(d);
     }
 
     fn protocols(&mut self) {

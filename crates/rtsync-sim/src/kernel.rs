@@ -12,7 +12,7 @@
 
 use crate::options::{Arrivals, Exec, Options};
 use crate::program::{Op, flatten};
-use crate::result::{Blocking, Deadlock, SimResult, TaskStats, Violation};
+use crate::result::{Blocking, Deadlock, Overload, SimResult, TaskStats, Violation};
 use crate::trace::{Event, Mark, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -142,6 +142,7 @@ pub struct Sim<'a> {
     shown_eff: Vec<Option<Eff>>,
     violations: Vec<Violation>,
     deadlock: Option<Deadlock>,
+    overload: Option<Overload>,
     edf: bool,
     /// Threads with a job, in no particular order: every per-instant scan
     /// visits these only (a 16-task system has a handful at a time).
@@ -263,6 +264,7 @@ impl<'a> Sim<'a> {
             shown_eff: vec![None; n],
             violations: Vec::new(),
             deadlock: None,
+            overload: None,
             edf,
             best: vec![None; sys.platform.cpus],
             next: vec![None; sys.platform.cpus],
@@ -274,14 +276,21 @@ impl<'a> Sim<'a> {
     /// Runs to the horizon, a deadlock, a broken invariant or the event
     /// limit, whichever comes first.
     pub fn run(&mut self) {
+        let mut tick = 0u32;
         self.timers();
         loop {
             self.settle();
-            if self.deadlock.is_some() || !self.violations.is_empty() {
+            if self.deadlock.is_some() || self.overload.is_some() || !self.violations.is_empty() {
                 return;
             }
             if self.events >= self.opts.max_events {
                 return;
+            }
+            tick = tick.wrapping_add(1);
+            if let Some(p) = &self.opts.progress
+                && tick.is_multiple_of(1024)
+            {
+                p.store(self.now.ns(), std::sync::atomic::Ordering::Relaxed);
             }
             let next = self.next_event();
             let until = next.min(self.opts.horizon);
@@ -334,6 +343,7 @@ impl<'a> Sim<'a> {
                 events: self.events,
                 deadlock: self.deadlock,
                 violations: self.violations,
+                overload: self.overload,
             },
             self.rec,
         )
@@ -407,6 +417,13 @@ impl<'a> Sim<'a> {
         self.th[t].arrived += 1;
         self.th[t].next_arrival = next;
         self.th[t].backlog.push_back((a, release, k));
+        if self.th[t].backlog.len() > self.opts.max_backlog && self.overload.is_none() {
+            self.overload = Some(Overload {
+                at: self.now,
+                task: task.name.clone(),
+                backlog: self.th[t].backlog.len(),
+            });
+        }
         self.timers.push(Reverse((next, Timer::Arrival, t)));
         if release > self.now {
             self.timers.push(Reverse((release, Timer::Release, t)));

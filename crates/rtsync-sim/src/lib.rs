@@ -17,6 +17,7 @@
 //! inflated by the same profile (`rtsync simulate --overheads`).
 
 pub mod gantt;
+pub mod horizon;
 pub mod kernel;
 pub mod options;
 pub mod plan;
@@ -28,5 +29,5 @@ pub mod trace;
 pub use kernel::{Sim, SimError, simulate};
 pub use options::{Arrivals, Exec, Options};
 pub use plan::{Plan, TaskPlan};
-pub use result::{Blocking, Broken, Deadlock, Kind, SimResult, TaskStats, Violation};
+pub use result::{Blocking, Broken, Deadlock, Kind, Overload, SimResult, TaskStats, Violation};
 pub use trace::{Event, Recording};

@@ -4,6 +4,11 @@ use crate::plan::Plan;
 use rtsync_model::Time;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+/// The backlog at which a task is declared overloaded: far beyond what any
+/// schedulable system (at most a few jobs pending) accumulates.
+pub const DEFAULT_MAX_BACKLOG: usize = 1000;
 
 /// Execution (and self-suspension) times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -65,6 +70,13 @@ pub struct Options {
     pub check: bool,
     /// Stop after this many events (a guard for huge horizons).
     pub max_events: u64,
+    /// Stop, reporting the system overloaded, once a task has this many
+    /// jobs arrived and not finished. Periods of a few nanoseconds once
+    /// grew a backlog of 10^8 jobs (2.6 GB) in ten seconds.
+    pub max_backlog: usize,
+    /// Where the run publishes how far it has simulated (nanoseconds),
+    /// every few thousand events, for a caller's progress bar.
+    pub progress: Option<Arc<AtomicU64>>,
     /// First arrival of each task, by task index (missing: 0). Periodic
     /// arrivals follow at whole periods; conformance scenarios use this to
     /// stage their releases.
@@ -85,6 +97,8 @@ impl Default for Options {
             record: false,
             check: true,
             max_events: u64::MAX,
+            max_backlog: DEFAULT_MAX_BACKLOG,
+            progress: None,
             offsets: Vec::new(),
             plan: None,
         }

@@ -44,6 +44,25 @@ pub struct TaskStats {
     pub misses: u64,
 }
 
+/// A task whose arrived, unfinished jobs passed the run's backlog bound:
+/// the system is overloaded and the run stopped there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Overload {
+    pub at: Time,
+    pub task: String,
+    pub backlog: usize,
+}
+
+impl std::fmt::Display for Overload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "overloaded at {}: task {} has {} jobs arrived and not finished; the run stopped there",
+            self.at, self.task, self.backlog
+        )
+    }
+}
+
 /// A cycle of waits: each thread waits for a resource the next one holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Deadlock {
@@ -85,6 +104,8 @@ pub struct SimResult {
     pub events: u64,
     pub deadlock: Option<Deadlock>,
     pub violations: Vec<Violation>,
+    /// Set when a task's backlog passed [`crate::Options::max_backlog`].
+    pub overload: Option<Overload>,
 }
 
 impl SimResult {
@@ -104,6 +125,13 @@ impl SimResult {
                 task: None,
                 kind: Kind::Deadlock,
                 what: d.to_string(),
+            });
+        }
+        if let Some(o) = &self.overload {
+            out.push(Broken {
+                task: None,
+                kind: Kind::Overload,
+                what: o.to_string(),
             });
         }
         for v in &self.violations {
@@ -143,6 +171,9 @@ pub enum Kind {
     /// A job finished after its deadline, or had not finished by then.
     Miss,
     Deadlock,
+    /// A task's backlog grew past the run's bound: the system is
+    /// overloaded (its misses are counted too).
+    Overload,
     /// Mutual exclusion or the priority rule broken (a protocol or kernel
     /// bug, whatever the analysis says).
     Invariant,

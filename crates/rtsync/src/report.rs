@@ -7,11 +7,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 fn t(x: Time) -> String {
-    if x.is_zero() {
-        "0".into()
-    } else {
-        x.to_string()
-    }
+    rtsync_analysis::result::shown(x)
 }
 
 /// What `rtsync check` prints: the system and its derived facts.

@@ -1,28 +1,7 @@
 //! The `rtsync` binary as a user meets it: exit codes, messages, formats.
 
-use std::process::{Command, Output};
-
-fn rtsync(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rtsync"))
-        .args(args)
-        .output()
-        .expect("run rtsync")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn temp(name: &str, content: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rtsync-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
-}
+mod common;
+use common::{rtsync, temp, text};
 
 #[test]
 fn analyze_bundled_example_is_schedulable() {
@@ -563,7 +542,7 @@ fn schedulability_sweep_refuses_what_it_cannot_compare() {
 fn output_into_a_closed_pipe_ends_quietly() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rtsync"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rtsync"))
         .arg("demo")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -141,6 +141,18 @@ pub fn check_config(c: &GenConfig) -> Result<(), String> {
     {
         return Err("probabilities must lie in [0, 1]".into());
     }
+    if c.nest_prob > 0.0
+        && !c.protocol.is_uniprocessor()
+        && !c.protocol.allows_nested_global()
+        && c.local_resources == 0
+    {
+        return Err(format!(
+            "{} forbids nesting a global resource inside another, so a nesting probability needs \
+             local resources to nest (--local-resources N: nesting is then drawn among each CPU's \
+             own resources), or a protocol whose group locks allow it (fmlp-s, fmlp-l)",
+            c.protocol
+        ));
+    }
     if !(0.0 < c.deadline_min && c.deadline_min <= 1.0) {
         return Err("deadline_min must lie in (0, 1]".into());
     }
@@ -299,11 +311,27 @@ fn body(
     let used: u64 = sections.iter().map(|s| s.1.ns()).sum();
     let rest = wcet.ns().saturating_sub(used);
     // Group sections: nest a section into the previous top-level one with
-    // probability nest_prob (resource order increases, so no cycles).
+    // probability nest_prob (resource order increases, so no cycles). A
+    // protocol that forbids nesting global resources nests only this CPU's
+    // local ones, so that every system generated is one `check` accepts.
+    let may_nest = |outer: usize, inner: usize| {
+        c.protocol.is_uniprocessor()
+            || c.protocol.allows_nested_global()
+            || (outer >= shared && inner >= shared)
+    };
     let mut tops: Vec<Segment> = Vec::new();
     let mut prev_res: Option<usize> = None;
     for (r, len) in sections {
-        let nest = prev_res.is_some_and(|p| p < r) && rng.random::<f64>() < c.nest_prob;
+        let top_res = match tops.last() {
+            Some(Segment::Lock { resource, .. }) => Some(*resource),
+            _ => None,
+        };
+        // The draw comes before the protocol's rule, so that every protocol
+        // consumes the same random stream and a sweep compares protocols on
+        // the same tasks.
+        let nest = prev_res.is_some_and(|p| p < r)
+            && rng.random::<f64>() < c.nest_prob
+            && top_res.is_some_and(|o| may_nest(o, r));
         let seg = Segment::Lock {
             resource: r,
             units: 1,

@@ -112,7 +112,7 @@ pub fn run(a: Args) -> u8 {
                         .map(|t| t.blocking.total())
                         .max()
                         .unwrap_or_default();
-                    blocking.push(b.to_string());
+                    blocking.push(rtsync_analysis::result::shown(b));
                 }
                 Err(_) => {
                     verdict.push("-".into());
@@ -160,7 +160,7 @@ fn simulated(sys: &rtsync_model::System, protocols: &[Protocol], analyses: &[Opt
             cols.push(vec!["-".into(); sys.tasks.len()]);
             continue;
         };
-        let horizon = super::simulate::hyperperiod(&a.system)
+        let horizon = rtsync_sim::horizon::hyperperiod(&a.system)
             .and_then(|h| h.checked_mul(2))
             .unwrap_or(Time::MAX)
             .min(Time::from_s(2));

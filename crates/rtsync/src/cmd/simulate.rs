@@ -75,18 +75,41 @@ pub struct Args {
     pub partition: Heuristic,
 }
 
-/// The least common multiple of the periods, `None` past `Time::MAX`.
-pub fn hyperperiod(sys: &System) -> Option<Time> {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    sys.tasks
-        .iter()
-        .try_fold(1u64, |acc, t| {
-            let p = t.period.ns().max(1);
-            (acc / gcd(acc, p)).checked_mul(p)
-        })
-        .map(Time::from_ns)
+/// Runs the simulation with a progress bar of simulated time (shown on a
+/// terminal, once a run takes long enough to need one).
+fn with_progress(
+    sys: &System,
+    mut opts: Options,
+) -> Result<(rtsync_sim::SimResult, Option<rtsync_sim::Recording>), rtsync_sim::SimError> {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    let reached = Arc::new(AtomicU64::new(0));
+    opts.progress = Some(reached.clone());
+    let horizon = opts.horizon.ns();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let bar = indicatif::ProgressBar::hidden();
+            let start = std::time::Instant::now();
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                if bar.is_hidden() && start.elapsed().as_secs() >= 1 {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    bar.set_length(horizon);
+                    bar.set_style(
+                        indicatif::ProgressStyle::with_template(
+                            "simulating {bar:30} {percent}% of the horizon, {elapsed} (eta {eta})",
+                        )
+                        .expect("static template"),
+                    );
+                }
+                bar.set_position(reached.load(Ordering::Relaxed));
+            }
+            bar.finish_and_clear();
+        });
+        let r = simulate(sys, &opts);
+        done.store(true, Ordering::Relaxed);
+        r
+    })
 }
 
 /// Parses `--horizon`: a duration, or `Nh` hyperperiods of `sys`.
@@ -95,14 +118,26 @@ pub fn parse_horizon(text: &str, sys: &System) -> Result<Time, String> {
         let n: u64 = n.trim().parse().map_err(|_| {
             format!("--horizon `{text}`: expected a duration (\"1s\") or hyperperiods (\"10h\")")
         })?;
-        let h = hyperperiod(sys).ok_or_else(|| {
+        let h = rtsync_sim::horizon::hyperperiod(sys).ok_or_else(|| {
             "--horizon in hyperperiods: the periods' least common multiple overflows; give a duration instead".to_string()
         })?;
-        return h
+        let t = h
             .checked_mul(n)
-            .ok_or_else(|| format!("--horizon `{text}`: {n} hyperperiods of {h} overflow"));
+            .ok_or_else(|| format!("--horizon `{text}`: {n} hyperperiods of {h} overflow"))?;
+        return positive(t, text);
     }
-    Time::parse(text).map_err(|e| format!("--horizon `{text}`: {e}"))
+    let t = Time::parse(text).map_err(|e| format!("--horizon `{text}`: {e}"))?;
+    positive(t, text)
+}
+
+fn positive(t: Time, text: &str) -> Result<Time, String> {
+    if t.is_zero() {
+        Err(format!(
+            "--horizon `{text}` simulates nothing; give a positive duration (\"1s\") or hyperperiods (\"2h\")"
+        ))
+    } else {
+        Ok(t)
+    }
 }
 
 pub fn run(a: Args) -> u8 {
@@ -199,7 +234,13 @@ pub fn run(a: Args) -> u8 {
     let horizon = match (&a.horizon, &plan) {
         (Some(h), _) => parse_horizon(h, sys),
         (None, Some(p)) => Ok(p.horizon(sys)),
-        (None, None) => parse_horizon("2h", sys),
+        (None, None) => {
+            let d = rtsync_sim::horizon::default_horizon(sys, 2);
+            if let Some(why) = &d.capped {
+                eprintln!("note: {why}");
+            }
+            Ok(d.horizon)
+        }
     };
     let horizon = match horizon {
         Ok(h) => h,
@@ -242,13 +283,19 @@ pub fn run(a: Args) -> u8 {
         plan: plan.map(Arc::new),
         ..Options::default()
     };
-    let (res, rec) = match simulate(sys, &sim_opts) {
+    let (res, rec) = match with_progress(sys, sim_opts) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
             return BAD_INPUT;
         }
     };
+    if let Some(o) = &res.overload {
+        println!(
+            "{o}\n  (a task whose jobs pile up is overloaded: `rtsync analyze` says where; \
+             the misses below count the jobs left unfinished)"
+        );
+    }
     println!(
         "{}: simulated {} ({} events), protocol {}",
         loaded.label,
@@ -371,6 +418,7 @@ mod tests {
             events: 0,
             deadlock: None,
             violations: Vec::new(),
+            overload: None,
         };
         let lines = above_bounds(&res, &[ms(3), ms(4), ms(1), Time::MAX]);
         assert_eq!(lines.len(), 1, "{lines:?}");

@@ -1,0 +1,68 @@
+//! Degenerate input the simulator must survive: an overloaded system stops
+//! at a bounded backlog and says so; progress is published as it runs.
+
+use rtsync_model::{Time, load_str};
+use rtsync_sim::{Kind, Options, simulate};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Periods of 1 and 3 ns, utilization 5/3: jobs pile up without end.
+const OVERLOADED: &str = "[[task]]\nname = \"a\"\nperiod = \"1ns\"\nwcet = \"1ns\"\n\
+[[task]]\nname = \"b\"\nperiod = \"3ns\"\nwcet = \"2ns\"\n";
+
+#[test]
+fn an_overloaded_system_stops_at_the_backlog_bound_and_is_reported() {
+    let (sys, _) = load_str(OVERLOADED, None).unwrap();
+    let o = Options {
+        horizon: Time::from_s(10),
+        max_backlog: 50,
+        ..Options::default()
+    };
+    let (r, _) = simulate(&sys, &o).unwrap();
+    let over = r.overload.as_ref().expect("reported overloaded");
+    assert_eq!(over.task, "b");
+    assert_eq!(over.backlog, 51);
+    // Stopped at once, not after ten simulated seconds.
+    assert!(r.end < Time::from_us(1), "ran to {}", r.end);
+    // The jobs left behind count as misses, and the run is judged broken.
+    assert!(r.tasks[1].misses >= 49, "{}", r.tasks[1].misses);
+    let kinds: Vec<Kind> = r.broken(&[]).iter().map(|b| b.kind).collect();
+    assert!(kinds.contains(&Kind::Overload), "{kinds:?}");
+}
+
+#[test]
+fn a_schedulable_system_never_meets_the_backlog_bound() {
+    let (sys, _) = load_str(
+        &OVERLOADED.replace("period = \"1ns\"", "period = \"10ns\""),
+        None,
+    )
+    .unwrap();
+    let o = Options {
+        horizon: Time::from_ms(1),
+        max_backlog: 2,
+        ..Options::default()
+    };
+    let (r, _) = simulate(&sys, &o).unwrap();
+    assert!(r.overload.is_none(), "{:?}", r.overload);
+    assert!(r.end > Time::from_us(999), "stopped at {}", r.end);
+}
+
+#[test]
+fn progress_reaches_the_horizon_region() {
+    let (sys, _) = load_str(
+        &OVERLOADED.replace("period = \"1ns\"", "period = \"10ns\""),
+        None,
+    )
+    .unwrap();
+    let seen = Arc::new(AtomicU64::new(0));
+    let o = Options {
+        horizon: Time::from_ms(2),
+        progress: Some(seen.clone()),
+        ..Options::default()
+    };
+    let (r, _) = simulate(&sys, &o).unwrap();
+    let last = seen.load(Ordering::Relaxed);
+    // Published every 1,024 steps: within the last few microseconds.
+    assert!(last > 0 && last <= r.end.ns(), "{last}");
+    assert!(r.end.ns() - last < 100_000, "{last} of {}", r.end);
+}

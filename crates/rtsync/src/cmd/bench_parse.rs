@@ -1,0 +1,111 @@
+//! `rtsync bench parse`: how loading a spec grows with its size.
+//!
+//! A spec of N tasks (four CPUs, ten MPCP resources, each task a
+//! computation and a section) is loaded the way `rtsync check` loads it
+//! (TOML, conversion with a position for every key, validation), for N up
+//! to 100,000. Beside it, in the same run, the TOML crate parsing the same
+//! text into a plain table: the floor any loader built on it pays. Linear
+//! loading shows as a flat time per task; the target is 100,000 tasks in
+//! under a second.
+
+use super::{BAD_INPUT, OK};
+use std::time::{Duration, Instant};
+
+/// The spec text of `n` tasks.
+pub fn spec(n: usize) -> String {
+    let mut s = String::from("[platform]\ncpus = 4\nprotocol = \"mpcp\"\n");
+    for r in 0..10 {
+        s += &format!("[[resource]]\nname = \"r{r}\"\n");
+    }
+    for i in 0..n {
+        s += &format!(
+            "[[task]]\nname = \"t{i}\"\nperiod = \"{}s\"\ncpu = {}\n\
+             body = [ {{ compute = \"1us\" }}, {{ lock = \"r{}\", hold = \"1us\" }} ]\n",
+            1000 + i,
+            i % 4,
+            i % 10
+        );
+    }
+    s
+}
+
+/// The best of `reps` runs of `f`.
+fn best(reps: usize, mut f: impl FnMut()) -> Duration {
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+pub fn run(max_tasks: usize) -> u8 {
+    if max_tasks < 1000 {
+        eprintln!("error: --tasks must be at least 1000");
+        return BAD_INPUT;
+    }
+    println!(
+        "rtsync bench parse: loading a spec (TOML, conversion, validation) against its size; \
+         beside it the toml crate parsing the same text into a table (best of 3, one thread)\n"
+    );
+    let mut sizes = vec![1000];
+    while *sizes.last().unwrap() * 10 <= max_tasks {
+        sizes.push(sizes.last().unwrap() * 10);
+    }
+    if *sizes.last().unwrap() != max_tasks {
+        sizes.push(max_tasks);
+    }
+    let mut tb = crate::table::Table::new(&[
+        "tasks",
+        "MB",
+        "load (ms)",
+        "us/task",
+        "toml alone (ms)",
+        "load / toml",
+    ]);
+    let mut per_task = Vec::new();
+    let mut last = Duration::ZERO;
+    for &n in &sizes {
+        let src = spec(n);
+        let ours = best(3, || {
+            let r = rtsync_model::load_str(&src, Some("bench.toml"));
+            assert!(r.is_ok(), "the bench spec is valid");
+        });
+        let peer = best(3, || {
+            let t: Result<toml::Table, _> = toml::from_str(&src);
+            assert!(t.is_ok());
+        });
+        let us = ours.as_secs_f64() * 1e6 / n as f64;
+        per_task.push(us);
+        last = ours;
+        tb.row(vec![
+            n.to_string(),
+            format!("{:.1}", src.len() as f64 / 1e6),
+            format!("{:.1}", ours.as_secs_f64() * 1e3),
+            format!("{us:.2}"),
+            format!("{:.1}", peer.as_secs_f64() * 1e3),
+            format!("{:.2}x", ours.as_secs_f64() / peer.as_secs_f64()),
+        ]);
+    }
+    print!("{}", tb.render());
+    let growth = per_task.last().unwrap() / per_task[0];
+    println!(
+        "\nTime per task at {} tasks / at 1,000: {growth:.2}x (linear loading keeps it near 1).",
+        sizes.last().unwrap()
+    );
+    if *sizes.last().unwrap() >= 100_000 {
+        println!(
+            "Target: 100,000 tasks in under 1 s: {:.2} s at {} ({}).",
+            last.as_secs_f64(),
+            sizes.last().unwrap(),
+            if last < Duration::from_secs(1) {
+                "met"
+            } else {
+                "missed"
+            }
+        );
+    }
+    OK
+}
