@@ -37,8 +37,8 @@ impl Response {
 impl fmt::Display for Response {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Response::Bounded(t) => write!(f, "{t}"),
-            Response::Exceeds(t) => write!(f, "> {t}"),
+            Response::Bounded(t) => write!(f, "{}", shown(*t)),
+            Response::Exceeds(t) => write!(f, "> {}", shown(*t)),
             Response::Unbounded => write!(f, "unbounded"),
         }
     }
@@ -58,12 +58,39 @@ fn time_or_null<S: serde::Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error>
 /// A bound as a person reads it: [`Time::MAX`] (a bound that passed the
 /// deadline, or overflowed, and was not computed further) is `unbounded`,
 /// never its 18-digit sentinel. Every table prints bounds through this.
+/// A value that needs more than four significant digits (an overhead
+/// profile makes bounds like 89,630,807 ns) is rounded up to four: a
+/// bound read a little high is still a bound, and `89.64ms` reads at a
+/// glance where `89630.807us` does not. JSON keeps the exact nanoseconds.
 pub fn shown(t: Time) -> String {
     if t == Time::MAX {
-        "unbounded".into()
-    } else {
-        t.to_string()
+        return "unbounded".into();
     }
+    let exact = t.to_string();
+    let digits = exact.chars().filter(char::is_ascii_digit).count();
+    if digits <= 4 {
+        return exact;
+    }
+    let ns = t.ns();
+    let (scale, unit) = [(1_000_000_000u64, "s"), (1_000_000, "ms"), (1_000, "us")]
+        .into_iter()
+        .find(|&(s, _)| ns >= s)
+        .unwrap_or((1, "ns"));
+    let whole_digits = (ns / scale).to_string().len();
+    let decimals = 4usize.saturating_sub(whole_digits) as u32;
+    // Round up in integer arithmetic: units of scale / 10^decimals.
+    let step = (scale / 10u64.pow(decimals)).max(1);
+    let up = ns.div_ceil(step) * step;
+    let value = format!("{:.*}", decimals as usize, up as f64 / scale as f64);
+    let value = if value.contains('.') {
+        value
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        value
+    };
+    format!("{value}{unit}")
 }
 
 /// Why a blocking field is `null` in JSON.
@@ -211,4 +238,28 @@ pub struct SystemResult {
     pub decided_by: Option<Test>,
     pub tests: Vec<TestOutcome>,
     pub tasks: Vec<TaskResult>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_values_round_up_to_four_digits_and_short_ones_stay_exact() {
+        assert_eq!(shown(Time::from_ns(89_630_807)), "89.64ms");
+        assert_eq!(shown(Time::from_ns(5_429_812)), "5.43ms");
+        assert_eq!(shown(Time::from_ns(38_315_768)), "38.32ms");
+        assert_eq!(shown(Time::from_ns(1_103_276)), "1.104ms");
+        assert_eq!(shown(Time::from_ns(123_456)), "123.5us");
+        assert_eq!(shown(Time::from_us(20_450)), "20.45ms");
+        assert_eq!(shown(Time::from_ms(100)), "100ms");
+        assert_eq!(shown(Time::ZERO), "0");
+        assert_eq!(shown(Time::MAX), "unbounded");
+        // Never below the exact value.
+        for ns in [1_000_001u64, 999_999_999, 12_345_678_901, 7, 1_234_567] {
+            let t = Time::from_ns(ns);
+            let back = Time::parse(&shown(t)).unwrap();
+            assert!(back >= t, "{ns}: {}", shown(t));
+        }
+    }
 }

@@ -71,6 +71,7 @@ struct RawTask {
     period: Option<Spanned<toml::Value>>,
     deadline: Option<Spanned<toml::Value>>,
     jitter: Option<Spanned<toml::Value>>,
+    offset: Option<Spanned<toml::Value>>,
     priority: Option<Spanned<i64>>,
     cpu: Option<Spanned<i64>>,
     wcet: Option<Spanned<toml::Value>>,
@@ -453,6 +454,10 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
             Some(j) => cx.time(j, &keys::task_field(&name, "jitter")),
             None => Some(Time::ZERO),
         };
+        let offset = match &rt.offset {
+            Some(o) => cx.time(o, &keys::task_field(&name, "offset")),
+            None => Some(Time::ZERO),
+        };
         let priority = rt.priority.as_ref().and_then(|p| {
             cx.count(
                 p,
@@ -509,14 +514,15 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
                 None
             }
         };
-        if let (Some(period), Some(deadline), Some(jitter), Some(body)) =
-            (period, deadline, jitter, body)
+        if let (Some(period), Some(deadline), Some(jitter), Some(offset), Some(body)) =
+            (period, deadline, jitter, offset, body)
         {
             tasks.push(Task {
                 name,
                 period,
                 deadline,
                 jitter,
+                offset,
                 priority: priority.unwrap_or(0),
                 cpu,
                 body,

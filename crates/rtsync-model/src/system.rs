@@ -74,6 +74,10 @@ pub struct Task {
     pub deadline: Time,
     /// Release jitter.
     pub jitter: Time,
+    /// First release, from the start (default 0). It stages a scenario in
+    /// the simulator and on real threads; the analysis bounds every
+    /// offset, so it ignores it.
+    pub offset: Time,
     pub priority: Priority,
     /// The CPU, or `None` until partitioning assigns one.
     pub cpu: Option<Cpu>,
@@ -157,6 +161,41 @@ impl System {
         }
         s
     }
+    /// The system as it runs when each of its CPUs `c` is placed on
+    /// machine CPU `map[c]`, and the machine CPU of each of the result's
+    /// CPUs. CPUs that share a machine CPU become one CPU (tasks and
+    /// synchronization CPUs renumbered onto it), so that an analysis of
+    /// the result bounds what really runs: a four-CPU example folded onto
+    /// a two-CPU machine is a two-CPU system, with twice the load per CPU.
+    /// `map` must name a machine CPU for every CPU of the system.
+    pub fn fold(&self, map: &[usize]) -> (System, Vec<usize>) {
+        assert!(
+            map.len() >= self.platform.cpus,
+            "fold: {} CPUs, a map of {}",
+            self.platform.cpus,
+            map.len()
+        );
+        let mut machine: Vec<usize> = Vec::new();
+        let mut onto = vec![0; self.platform.cpus];
+        for (c, &m) in map.iter().take(self.platform.cpus).enumerate() {
+            onto[c] = match machine.iter().position(|&x| x == m) {
+                Some(i) => i,
+                None => {
+                    machine.push(m);
+                    machine.len() - 1
+                }
+            };
+        }
+        let mut s = self.clone();
+        s.platform.cpus = machine.len().max(1);
+        for t in &mut s.tasks {
+            t.cpu = t.cpu.map(|c| onto[c]);
+        }
+        for r in &mut s.resources {
+            r.sync_cpu = r.sync_cpu.map(|c| onto[c]);
+        }
+        (s, machine)
+    }
     /// Total utilization of the tasks on `cpu`.
     pub fn cpu_utilization(&self, cpu: Cpu) -> f64 {
         self.tasks
@@ -197,5 +236,34 @@ pub mod keys {
             s.push_str(&format!("[{i}]"));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::load_str;
+
+    const FOUR: &str = "[platform]\ncpus = 4\nprotocol = \"dpcp\"\n\
+[[resource]]\nname = \"A\"\nsync_cpu = 3\n\
+[[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ { lock = \"A\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"10ms\"\ncpu = 1\nbody = [ { lock = \"A\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"c\"\nperiod = \"10ms\"\ncpu = 2\nwcet = \"1ms\"\n";
+
+    #[test]
+    fn folding_merges_the_cpus_that_share_a_machine_cpu() {
+        let (s, _) = load_str(FOUR, None).unwrap();
+        // Four CPUs onto machine CPUs 5 and 7, round robin.
+        let (f, machine) = s.fold(&[5, 7, 5, 7]);
+        assert_eq!(machine, vec![5, 7]);
+        assert_eq!(f.platform.cpus, 2);
+        let cpus: Vec<_> = f.tasks.iter().map(|t| t.cpu).collect();
+        assert_eq!(cpus, vec![Some(0), Some(1), Some(0)]);
+        assert_eq!(f.resources[0].sync_cpu, Some(1));
+        assert!(!crate::validate(&f).has_errors());
+        // A one-to-one map renumbers nothing.
+        let (same, machine) = s.fold(&[3, 2, 1, 0]);
+        assert_eq!(machine, vec![3, 2, 1, 0]);
+        assert_eq!(same.tasks, s.tasks);
+        assert_eq!(same.resources, s.resources);
     }
 }

@@ -40,6 +40,9 @@ pub fn to_toml(sys: &System) -> String {
         if t.deadline != t.period {
             let _ = writeln!(o, "deadline = \"{}\"", t.deadline);
         }
+        if !t.offset.is_zero() {
+            let _ = writeln!(o, "offset = \"{}\"", t.offset);
+        }
         if !t.jitter.is_zero() {
             let _ = writeln!(o, "jitter = \"{}\"", t.jitter);
         }

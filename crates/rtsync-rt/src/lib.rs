@@ -18,6 +18,7 @@ pub mod gate;
 mod helping;
 pub mod mutex;
 pub mod pi;
+pub mod placement;
 pub mod prio;
 pub mod runner;
 pub mod sys;

@@ -212,7 +212,7 @@ impl<'a> Sim<'a> {
                         .offsets
                         .get(i)
                         .copied()
-                        .unwrap_or(Time::ZERO)
+                        .unwrap_or(t.offset)
                         .saturating_add(match opts.arrivals {
                             Arrivals::Periodic => Time::ZERO,
                             Arrivals::Sporadic { .. } => {

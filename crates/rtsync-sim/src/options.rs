@@ -77,7 +77,8 @@ pub struct Options {
     /// Where the run publishes how far it has simulated (nanoseconds),
     /// every few thousand events, for a caller's progress bar.
     pub progress: Option<Arc<AtomicU64>>,
-    /// First arrival of each task, by task index (missing: 0). Periodic
+    /// First arrival of each task, by task index (missing: the task's own
+    /// `offset` from the spec, 0 by default). Periodic
     /// arrivals follow at whole periods; conformance scenarios use this to
     /// stage their releases.
     pub offsets: Vec<Time>,

@@ -1,7 +1,8 @@
 //! `rtsync`: check, analyse, generate and compare real-time systems that
 //! share resources.
 //!
-//! Exit codes: 0 schedulable (or success), 1 not schedulable, 2 bad input.
+//! Exit codes: 0 schedulable (or success), 1 not schedulable, 2 bad input,
+//! 3 the environment (SCHED_FIFO not permitted, a CPU not allowed).
 
 mod bundled;
 mod cmd;
@@ -31,7 +32,8 @@ sections each job runs) and tells whether every deadline holds under a locking p
 bounds that cite the papers they come from.\n\n\
 Start with `rtsync demo`, then `rtsync check` and `rtsync analyze` on the bundled example, \
 then on a spec of your own (see examples/*.toml for the format).",
-    after_help = "Exit codes: 0 schedulable / success, 1 not schedulable, 2 bad input."
+    after_help = "Exit codes: 0 schedulable / success, 1 not schedulable, 2 bad input, \
+3 the environment (SCHED_FIFO not permitted, a CPU this process may not use)."
 )]
 struct Cli {
     #[command(subcommand)]

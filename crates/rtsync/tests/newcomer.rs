@@ -80,3 +80,108 @@ fn zero_is_spelled_the_same_in_every_command() {
     let (out, _) = text(&o);
     assert!(!out.contains("0ns"), "{out}");
 }
+
+/// Peak resident memory of one `rtsync` run, from the kernel's own count
+/// (wait4's rusage), in KiB. The child is reaped by `wait4`, which
+/// `Child::wait` cannot do with the rusage.
+#[allow(clippy::zombie_processes)]
+fn peak_kib(args: &[&str]) -> (i32, i64, String) {
+    use std::os::unix::process::ExitStatusExt;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_rtsync"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let out = {
+        use std::io::Read;
+        let mut s = String::new();
+        child.stdout.unwrap().read_to_string(&mut s).unwrap();
+        s
+    };
+    let mut status = 0;
+    // SAFETY: rusage is a valid out-pointer; pid is our child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid);
+    let code = std::process::ExitStatus::from_raw(status)
+        .code()
+        .unwrap_or(-1);
+    (code, ru.ru_maxrss, out)
+}
+
+/// The README's main job stays small: memory is locked on fault, so the
+/// allocator's reserved address space is not made resident (it once
+/// peaked at 1.1 GB). Target: under 100 MB.
+#[test]
+fn the_demo_and_run_stay_under_100_mb() {
+    let (code, kib, out) = peak_kib(&["demo", "--run-for", "50ms"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(kib < 100 * 1024, "demo peaked at {kib} KiB");
+    let (_, kib, out) = peak_kib(&["run", "--duration", "50ms"]);
+    assert!(kib < 100 * 1024, "run peaked at {kib} KiB\n{out}");
+}
+
+/// The demo's legend explains the marks that appear, and only those.
+#[test]
+fn the_demo_legend_explains_only_the_marks_shown() {
+    let (code, _, out) = peak_kib(&["demo", "--run-for", "100ms"]);
+    assert_eq!(code, 0, "{out}");
+    let (tables, legend) = out.split_at(out.find("\nA simulated or measured worst").unwrap());
+    for (mark, line) in [
+        (" !", "'!' marks a bound above the deadline"),
+        (" ~", "'~' in a measured table"),
+    ] {
+        assert_eq!(
+            tables.contains(mark),
+            legend.contains(line),
+            "mark `{mark}` and its legend disagree:\n{out}"
+        );
+    }
+    // A '>' cell is explained by the legend line of its table.
+    let measured_above = tables
+        .split("measured worst")
+        .skip(1)
+        .any(|t| t.split("\n\n").next().unwrap().contains(" >"));
+    assert_eq!(
+        measured_above,
+        legend.contains("'>' in a measured table"),
+        "{out}"
+    );
+    // The four-CPU example is folded onto this machine where it has fewer
+    // CPUs, and the tables say so.
+    if rtsync_rt::sys::allowed_cpus().len() < 4 && rtsync_rt::sys::probe_realtime().is_ok() {
+        assert!(
+            out.contains("the system runs folded, system CPU 0,"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn run_folds_by_default_and_separates_environment_from_input() {
+    if rtsync_rt::sys::probe_realtime().is_err() {
+        let o = rtsync(&["run", "--duration", "50ms"]);
+        assert_eq!(
+            o.status.code(),
+            Some(3),
+            "no SCHED_FIFO is the environment's"
+        );
+        return;
+    }
+    let allowed = rtsync_rt::sys::allowed_cpus();
+    let o = rtsync(&["run", "--duration", "50ms"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    if allowed.len() < 4 {
+        assert!(err.contains("folded (system CPU 0,"), "{err}");
+    }
+    // A CPU this process may not use: the environment (3).
+    let o = rtsync(&["run", "--duration", "50ms", "--cpus", "0,1,0,4095"]);
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o).1);
+    assert!(text(&o).1.contains("CPU 4095 is not available"));
+    // Too short a map: the input (2).
+    let o = rtsync(&["run", "--duration", "50ms", "--cpus", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o).1);
+}

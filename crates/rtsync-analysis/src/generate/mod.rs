@@ -233,6 +233,7 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
             period,
             deadline,
             jitter: Time::ZERO,
+            offset: Time::ZERO,
             priority: 0,
             cpu: placement[i],
             body,

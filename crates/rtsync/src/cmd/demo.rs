@@ -17,6 +17,25 @@ pub struct Args {
     pub run_for: String,
 }
 
+/// One protocol's column: the system as it is analysed, simulated and run
+/// (folded onto this machine when it is measured), with its analysis.
+struct Column {
+    /// What runs on real threads: the folded, partitioned system.
+    runs: Option<rtsync_rt::placement::Placement>,
+    analysis: Option<Analysis>,
+    /// Why there is no analysis.
+    refused: Option<String>,
+}
+
+/// The marks that appeared, so that the legend explains those alone.
+#[derive(Default)]
+struct Marks {
+    bound_above_deadline: bool,
+    simulated_above: bool,
+    measured_noise: bool,
+    measured_above: bool,
+}
+
 pub fn run(a: Args) -> u8 {
     let run_for = match Time::parse(&a.run_for) {
         Ok(t) => Duration::from_nanos(t.ns()),
@@ -32,6 +51,29 @@ pub fn run(a: Args) -> u8 {
         Err("--run-for 0".to_string())
     } else {
         sys::probe_realtime()
+    };
+    // Measured here first, so that the bounds charge what this machine
+    // costs and a measured response above one can be set against the
+    // noise seen.
+    let costs = match &realtime {
+        Ok(()) => {
+            eprintln!("measuring this machine's costs (about a second)...");
+            match super::bench_locks::quick_costs() {
+                Ok(c) => {
+                    println!(
+                        "This machine: context switch {}, timer lateness p99 {} (worst {}), lock and unlock per protocol: \
+                         charged in every bound below as `rtsync analyze --overheads` charges them.\n",
+                        c.profile.context_switch, c.profile.release, c.worst_timer_lateness
+                    );
+                    Some(c)
+                }
+                Err(e) => {
+                    println!("(overheads not measured: {e}; bounds without overheads)\n");
+                    None
+                }
+            }
+        }
+        Err(_) => None,
     };
     let groups: [(&bundled::Example, Vec<Protocol>); 2] = [
         (
@@ -49,11 +91,23 @@ pub fn run(a: Args) -> u8 {
                 .collect(),
         ),
     ];
+    let mut marks = Marks::default();
     for (ex, protocols) in groups {
         let (sys, _) = match load_str(ex.src, Some(ex.file)) {
             Ok(x) => x,
             Err(d) => return bad_input(&d),
         };
+        let options = Options {
+            overheads: costs.as_ref().map(|c| c.profile.clone()),
+            ..Options::default()
+        };
+        let cols: Vec<Column> = protocols
+            .iter()
+            .map(|&p| column(&sys, p, realtime.is_ok(), &options))
+            .collect();
+        let folded = cols
+            .iter()
+            .find_map(|c| c.runs.as_ref().filter(|r| r.folded()));
         println!(
             "== {} ({} CPU(s), {} tasks, {} resources): response-time bound per task ==",
             ex.file,
@@ -61,103 +115,193 @@ pub fn run(a: Args) -> u8 {
             sys.tasks.len(),
             sys.resources.len()
         );
-        let mut header: Vec<String> = vec!["task".into(), "deadline".into()];
-        header.extend(protocols.iter().map(|p| p.to_string()));
-        let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
-        let mut tb = Table::new(&hdr).left(0);
-        let mut results = Vec::new();
-        let mut analyses: Vec<Option<Analysis>> = Vec::new();
-        for &p in &protocols {
-            let s = sys.with_protocol(p);
-            let d = rtsync_model::validate(&s);
-            if d.has_errors() {
-                results.push(Err(d));
-                continue;
-            }
-            let a = analyze(&s, &Options::default());
-            results.push(a.as_ref().map(|a| a.result.clone()).map_err(Clone::clone));
-            analyses.push(a.ok());
+        if let Some(f) = folded {
+            println!(
+                "(this machine allows {} CPU(s): the system runs folded, {}, and every table below is of the folded system, the one that runs)",
+                f.machine.len(),
+                f.describe()
+            );
         }
-        for (i, task) in sys.tasks.iter().enumerate() {
-            let mut row = vec![task.name.clone(), task.deadline.to_string()];
-            for r in &results {
-                row.push(match r {
-                    Ok(res) => {
-                        let x = &res.tasks[i];
-                        let mark = if x.verdict == Verdict::Schedulable {
-                            ""
-                        } else {
-                            " !"
-                        };
-                        format!("{}{mark}", x.response)
-                    }
-                    Err(_) => "invalid".into(),
-                });
+        bounds(&sys, &protocols, &cols, &mut marks);
+        simulated(&sys, &protocols, &cols, &mut marks);
+        match (&realtime, &costs) {
+            (Ok(()), Some(c)) => measured(&sys, &protocols, &cols, run_for, c, &mut marks),
+            (Ok(()), None) => {
+                println!("(no measured column: the machine's costs could not be measured)")
             }
-            tb.row(row);
-        }
-        let mut verdict = vec!["verdict".into(), String::new()];
-        let mut blocking = vec!["max blocking".into(), String::new()];
-        for r in &results {
-            match r {
-                Ok(res) => {
-                    verdict.push(if res.verdict == Verdict::Schedulable {
-                        "ok".into()
-                    } else {
-                        "MISS".into()
-                    });
-                    let b = res
-                        .tasks
-                        .iter()
-                        .map(|t| t.blocking.total())
-                        .max()
-                        .unwrap_or_default();
-                    blocking.push(rtsync_analysis::result::shown(b));
-                }
-                Err(_) => {
-                    verdict.push("-".into());
-                    blocking.push("-".into());
-                }
-            }
-        }
-        tb.row(blocking);
-        tb.row(verdict);
-        print!("{}", tb.render());
-        for (p, r) in protocols.iter().zip(&results) {
-            if let Err(d) = r {
-                let first = d
-                    .errors()
-                    .next()
-                    .map(|e| e.message.clone())
-                    .unwrap_or_default();
-                println!("  {p}: not applicable here: {first}");
-            }
-        }
-        simulated(&sys, &protocols, &analyses);
-        match &realtime {
-            Ok(()) => measured(&sys, &protocols, &analyses, run_for),
-            Err(why) => println!("(no measured column: {why})"),
+            (Err(why), _) => println!("(no measured column: {why})"),
         }
         println!();
     }
+    legend(&marks, costs.as_ref());
     println!(
-        "'!' marks a bound above the deadline; the simulated worst is shown with its share of the bound ('>' would mean above it: a bug).\n\
-The measured worst comes from SCHED_FIFO threads on this machine (a VM: tails are noisy). It can pass a tight bound ('>') by the \
-overheads the bound leaves out: `rtsync bench locks` measures them, `rtsync analyze --overheads overheads.toml` charges them. \
-Where the system has more CPUs than the machine, system CPUs share machine CPUs, and the bounds do not hold there.\n\
-See it happen: `rtsync simulate examples/pip-chained.toml --gantt pip.svg`. Try `rtsync analyze examples/pip-chained.toml --protocol pcp`."
+        "See it happen: `rtsync simulate examples/pip-chained.toml --gantt pip.svg`. Try `rtsync analyze examples/pip-chained.toml --protocol pcp`."
     );
     OK
 }
 
+/// `sys` under `p`, placed on this machine when it will run here, and
+/// analysed as placed.
+fn column(sys: &rtsync_model::System, p: Protocol, runs: bool, options: &Options) -> Column {
+    let s = sys.with_protocol(p);
+    let d = rtsync_model::validate(&s);
+    if d.has_errors() {
+        let first = d
+            .errors()
+            .next()
+            .map(|e| e.message.clone())
+            .unwrap_or_default();
+        return Column {
+            runs: None,
+            analysis: None,
+            refused: Some(first),
+        };
+    }
+    let placed = if runs {
+        match analyze(&s, &Options::default())
+            .ok()
+            .and_then(|a| rtsync_rt::placement::place(&a.system, None).ok())
+        {
+            Some(pl) => Some(pl),
+            None => {
+                return Column {
+                    runs: None,
+                    analysis: None,
+                    refused: Some("cannot be placed on this machine".into()),
+                };
+            }
+        }
+    } else {
+        None
+    };
+    let target = placed.as_ref().map_or(&s, |pl| &pl.system);
+    match analyze(target, options) {
+        Ok(a) => Column {
+            runs: placed,
+            analysis: Some(a),
+            refused: None,
+        },
+        Err(d) => Column {
+            runs: None,
+            analysis: None,
+            refused: Some(
+                d.errors()
+                    .next()
+                    .map(|e| e.message.clone())
+                    .unwrap_or_default(),
+            ),
+        },
+    }
+}
+
+/// The bound table: a row per task, a column per protocol.
+fn bounds(sys: &rtsync_model::System, protocols: &[Protocol], cols: &[Column], marks: &mut Marks) {
+    let mut header: Vec<String> = vec!["task".into(), "deadline".into()];
+    header.extend(protocols.iter().map(|p| p.to_string()));
+    let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut tb = Table::new(&hdr).left(0);
+    for (i, task) in sys.tasks.iter().enumerate() {
+        let mut row = vec![task.name.clone(), task.deadline.to_string()];
+        for c in cols {
+            row.push(match &c.analysis {
+                Some(a) => {
+                    let x = &a.result.tasks[i];
+                    if x.verdict == Verdict::Schedulable {
+                        x.response.to_string()
+                    } else {
+                        marks.bound_above_deadline = true;
+                        format!("{} !", x.response)
+                    }
+                }
+                None => "invalid".into(),
+            });
+        }
+        tb.row(row);
+    }
+    let mut verdict = vec!["verdict".into(), String::new()];
+    let mut blocking = vec!["max blocking".into(), String::new()];
+    for c in cols {
+        match &c.analysis {
+            Some(a) => {
+                verdict.push(if a.result.verdict == Verdict::Schedulable {
+                    "ok".into()
+                } else {
+                    "MISS".into()
+                });
+                let b = a
+                    .result
+                    .tasks
+                    .iter()
+                    .map(|t| t.blocking.total())
+                    .max()
+                    .unwrap_or_default();
+                blocking.push(rtsync_analysis::result::shown(b));
+            }
+            None => {
+                verdict.push("-".into());
+                blocking.push("-".into());
+            }
+        }
+    }
+    tb.row(blocking);
+    tb.row(verdict);
+    print!("{}", tb.render());
+    for (p, c) in protocols.iter().zip(cols) {
+        if let Some(why) = &c.refused {
+            println!("  {p}: not applicable here: {why}");
+        }
+    }
+}
+
+/// What the legend says: only the marks that appeared.
+fn legend(m: &Marks, costs: Option<&super::bench_locks::MachineCosts>) {
+    if m.bound_above_deadline {
+        println!(
+            "'!' marks a bound above the deadline: the analysis cannot promise that task's deadline."
+        );
+    }
+    println!("A simulated or measured worst is shown with its share of the bound.");
+    if m.simulated_above {
+        println!(
+            "'>' in a simulated table: a response above its bound, which the analysis promises never happens: \
+             a defect; please report it with the output of `rtsync simulate SPEC --protocol P --search 100000 --save-plan plan.toml`."
+        );
+    }
+    if let Some(c) = costs
+        && (m.measured_noise || m.measured_above)
+    {
+        if m.measured_noise {
+            println!(
+                "'~' in a measured table: above the bound by no more than this machine's measured noise \
+                 (the worst timer lateness, {}, plus what the hypervisor stole from that CPU during the run, shown as +stolen): \
+                 a virtual machine's real-time threads are not always on a real CPU.",
+                c.worst_timer_lateness
+            );
+        }
+        if m.measured_above {
+            println!(
+                "'>' in a measured table: above the bound by more than the noise measured: a cost the analysis does \
+                 not charge here (interrupts, caches) or a defect; `rtsync run` with the spec and `--protocol` repeats it alone."
+            );
+        }
+    }
+}
+
 /// The simulated worst response per task and protocol, as a share of the
 /// analysis bound: two hyperperiods (at most 2 s) at WCET from a
-/// synchronous release, then as long with random execution times.
-fn simulated(sys: &rtsync_model::System, protocols: &[Protocol], analyses: &[Option<Analysis>]) {
-    let mut cols: Vec<Vec<String>> = Vec::new();
-    for a in analyses {
-        let Some(a) = a else {
-            cols.push(vec!["-".into(); sys.tasks.len()]);
+/// synchronous release, then as long with random execution times; the
+/// system simulated is the one analysed (overheads charged, folded when
+/// it runs folded).
+fn simulated(
+    sys: &rtsync_model::System,
+    protocols: &[Protocol],
+    cols: &[Column],
+    marks: &mut Marks,
+) {
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for c in cols {
+        let Some(a) = &c.analysis else {
+            out.push(vec!["-".into(); sys.tasks.len()]);
             continue;
         };
         let horizon = rtsync_sim::horizon::hyperperiod(&a.system)
@@ -178,30 +322,28 @@ fn simulated(sys: &rtsync_model::System, protocols: &[Protocol], analyses: &[Opt
                 }
             }
         }
-        cols.push(
+        out.push(
             worst
                 .iter()
                 .zip(&a.result.tasks)
-                .map(|(w, t)| match w {
-                    Some(w) => share(*w, w.to_string(), t.response.bounded()),
-                    None => "-".into(),
+                .map(|(w, t)| match (w, t.response.bounded()) {
+                    (Some(w), Some(b)) => {
+                        let above = *w > b;
+                        marks.simulated_above |= above;
+                        format!(
+                            "{} ({:.0}%){}",
+                            rtsync_analysis::result::shown(*w),
+                            100.0 * w.ratio(b),
+                            if above { " >" } else { "" }
+                        )
+                    }
+                    (Some(w), None) => rtsync_analysis::result::shown(*w),
+                    (None, _) => "-".into(),
                 })
                 .collect(),
         );
     }
-    print_columns("simulated worst", sys, protocols, &cols);
-}
-
-/// A worst response shown as `shown`, with its share of the bound and a
-/// `>` where it passes it.
-fn share(worst: Time, shown: String, bound: Option<Time>) -> String {
-    match bound {
-        Some(b) => {
-            let mark = if worst > b { " >" } else { "" };
-            format!("{shown} ({:.0}%){mark}", 100.0 * worst.ratio(b))
-        }
-        None => shown,
-    }
+    print_columns("simulated worst", sys, protocols, &out);
 }
 
 /// One table: a row per task, a column per protocol.
@@ -224,49 +366,84 @@ fn print_columns(
 }
 
 /// The measured worst response per task and protocol on real SCHED_FIFO
-/// threads, as a share of the analysis bound. System CPUs beyond the
-/// machine's are folded onto its CPUs (said above the table).
+/// threads, as a share of the bound of the system that ran. A value above
+/// its bound is set against the noise measured: the worst timer lateness
+/// and the time the hypervisor stole from the task's CPU during the run.
 fn measured(
     sys: &rtsync_model::System,
     protocols: &[Protocol],
-    analyses: &[Option<Analysis>],
+    cols: &[Column],
     run_for: Duration,
+    costs: &super::bench_locks::MachineCosts,
+    marks: &mut Marks,
 ) {
-    let machine = rtsync_rt::sys::allowed_cpus();
-    let cpus = sys.platform.cpus.max(1);
-    let map: Vec<usize> = (0..cpus).map(|c| machine[c % machine.len()]).collect();
-    let folded = cpus > machine.len();
-    let mut cols: Vec<Vec<String>> = Vec::new();
+    let mut out: Vec<Vec<String>> = Vec::new();
     let mut failures = Vec::new();
-    let bar = indicatif::ProgressBar::new(analyses.len() as u64);
-    for (p, a) in protocols.iter().zip(analyses) {
+    let bar = indicatif::ProgressBar::new(cols.len() as u64);
+    for (p, c) in protocols.iter().zip(cols) {
         bar.set_message(p.to_string());
-        let Some(a) = a else {
-            cols.push(vec!["-".into(); sys.tasks.len()]);
+        let (Some(a), Some(placed)) = (&c.analysis, &c.runs) else {
+            out.push(vec!["-".into(); sys.tasks.len()]);
             bar.inc(1);
             continue;
         };
         let o = RunOptions {
             duration: run_for,
             domain: RtOptions {
-                cpu_map: Some(map.clone()),
+                cpu_map: Some(placed.machine.clone()),
                 ..RtOptions::default()
             },
             lock_memory: true,
             ..RunOptions::default()
         };
-        let col = match rtsync_rt::run(&a.system, &o) {
+        let before = sys::steal_per_cpu();
+        let result = rtsync_rt::run(&placed.system, &o);
+        let stolen = |cpu: usize| -> Duration {
+            match (&before, sys::steal_per_cpu()) {
+                (Some(b), Some(a)) => {
+                    let m = placed.machine[cpu];
+                    a.get(m)
+                        .zip(b.get(m))
+                        .map_or(Duration::ZERO, |(x, y)| x.saturating_sub(*y))
+                }
+                _ => Duration::ZERO,
+            }
+        };
+        let col = match result {
             Ok(r) => r
                 .tasks
                 .iter()
                 .zip(&a.result.tasks)
-                .map(|(m, t)| match m.max_response {
-                    Some(w) => share(
-                        Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64),
-                        crate::table::duration(w),
-                        t.response.bounded(),
-                    ),
-                    None => "-".into(),
+                .zip(&placed.system.tasks)
+                .map(|((m, t), task)| {
+                    let Some(w) = m.max_response else {
+                        return "-".into();
+                    };
+                    let shown = crate::table::duration(w);
+                    let Some(b) = t.response.bounded() else {
+                        return shown;
+                    };
+                    let w = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
+                    let share = format!("{shown} ({:.0}%)", 100.0 * w.ratio(b));
+                    if w <= b {
+                        return share;
+                    }
+                    let steal = stolen(task.cpu.unwrap_or(0));
+                    let noise = costs
+                        .worst_timer_lateness
+                        .saturating_add(Time::from_ns(steal.as_nanos() as u64));
+                    let steal_note = if steal.is_zero() {
+                        String::new()
+                    } else {
+                        format!(" +stolen {}", crate::table::duration(steal))
+                    };
+                    if w <= b.saturating_add(noise) {
+                        marks.measured_noise = true;
+                        format!("{share} ~{steal_note}")
+                    } else {
+                        marks.measured_above = true;
+                        format!("{share} >{steal_note}")
+                    }
                 })
                 .collect(),
             Err(e) => {
@@ -274,21 +451,15 @@ fn measured(
                 vec!["-".into(); sys.tasks.len()]
             }
         };
-        cols.push(col);
+        out.push(col);
         bar.inc(1);
     }
     bar.finish_and_clear();
-    if folded {
-        println!(
-            "(measured: {cpus} system CPUs folded onto this machine's {} CPU(s) {machine:?}; tasks of different system CPUs compete)",
-            machine.len()
-        );
-    }
     print_columns(
         &format!("measured worst, {run_for:?}"),
         sys,
         protocols,
-        &cols,
+        &out,
     );
     for f in failures {
         println!("  not run: {f}");

@@ -16,6 +16,9 @@ pub mod sweep;
 pub const OK: u8 = 0;
 pub const NOT_SCHEDULABLE: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
+/// The machine cannot do what was asked: SCHED_FIFO not permitted, a CPU
+/// this process may not use, a system call refused.
+pub const ENVIRONMENT: u8 = 3;
 
 /// Prints diagnostics to stderr and returns the bad-input code.
 pub fn bad_input(d: &rtsync_model::Diagnostics) -> u8 {

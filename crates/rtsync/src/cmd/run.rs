@@ -1,7 +1,7 @@
 //! `rtsync run`: run a described system on real Linux threads and print
 //! per task the analytic bound, the simulated worst and the measured worst.
 
-use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
+use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
 use crate::table::Table;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions, analyze};
@@ -16,11 +16,16 @@ use std::time::Duration;
 rtsync run                                  (the bundled example, 2 s)\n  \
 rtsync run examples/pip-chained.toml --duration 5s\n  \
 rtsync run my.toml --cpus 1,0                (system CPU 0 on machine CPU 1, 1 on 0)\n  \
+rtsync run my.toml --cpus 0,1,0,1            (four system CPUs folded onto two)\n  \
 rtsync run my.toml --no-realtime             (without SCHED_FIFO: the protocol's decisions only)\n\n\
 Each task is a SCHED_FIFO thread pinned to its CPU, released on absolute timers; a \
 computation spins on the thread's CPU-time clock, sections take the real locks. The \
 kernel's RT throttling stays on: a CPU's real-time load above 95% is cut.\n\n\
-Exit codes: 0 no deadline missed, 1 a miss, 2 bad input or SCHED_FIFO not permitted.")]
+A system with more CPUs than this process may use is folded onto them (system CPU c on \
+the (c mod m)-th allowed CPU), said on stderr with the map; the bounds shown are then those \
+of the folded system, the one that runs.\n\n\
+Exit codes: 0 no deadline missed, 1 a miss, 2 bad input, 3 the environment (SCHED_FIFO not \
+permitted, a CPU in --cpus this process may not use, a system call refused).")]
 pub struct Args {
     /// Spec file (TOML), or the name of a bundled example; the bundled
     /// four-CPU example when omitted.
@@ -28,8 +33,9 @@ pub struct Args {
     /// How long to release jobs.
     #[arg(long, default_value = "2s")]
     pub duration: String,
-    /// Machine CPU for each system CPU, comma-separated (default: the
-    /// CPUs this process may use, in order).
+    /// Machine CPU for each system CPU, comma-separated; a CPU may repeat
+    /// (folding). Default: the CPUs this process may use, in order, round
+    /// robin when the system has more.
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
     /// Run without SCHED_FIFO or pinning (where it is not permitted): the
@@ -85,6 +91,40 @@ pub fn run(a: Args) -> u8 {
         Ok(x) => x,
         Err(d) => return bad_input(&d),
     };
+    // Where it runs: the spec's CPUs on this machine's, folded when there
+    // are fewer; a folded system is analysed again as it runs.
+    let placement = match rtsync_rt::placement::place(&analysis.system, cpu_map.as_deref()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return if e.is_environment() {
+                ENVIRONMENT
+            } else {
+                BAD_INPUT
+            };
+        }
+    };
+    let analysis = if placement.folded() {
+        eprintln!(
+            "note: the system has {} CPUs and runs on {} here, folded ({}); the bounds below are \
+             of the folded system, which is what runs (`--cpus LIST` chooses another map)",
+            placement.map.len(),
+            placement.machine.len(),
+            placement.describe()
+        );
+        match analyze(&placement.system, &opts) {
+            Ok(x) => x,
+            Err(d) => {
+                eprint!("{d}");
+                eprintln!(
+                    "  (the folded system breaks a protocol rule: give --cpus a map that keeps these CPUs apart)"
+                );
+                return ENVIRONMENT;
+            }
+        }
+    } else {
+        analysis
+    };
     let sys = &analysis.system;
     if !a.no_realtime
         && let Err(why) = sys::probe_realtime()
@@ -92,7 +132,7 @@ pub fn run(a: Args) -> u8 {
         eprintln!(
             "error: {why}\n  hint: `--no-realtime` runs the protocol logic without priorities"
         );
-        return BAD_INPUT;
+        return ENVIRONMENT;
     }
     for cpu in 0..sys.platform.cpus {
         let u = sys.cpu_utilization(cpu);
@@ -116,7 +156,7 @@ pub fn run(a: Args) -> u8 {
         duration,
         domain: RtOptions {
             realtime: !a.no_realtime,
-            cpu_map,
+            cpu_map: Some(placement.machine.clone()),
             ..RtOptions::default()
         },
         lock_memory: !a.no_realtime,
@@ -135,16 +175,7 @@ pub fn run(a: Args) -> u8 {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
-            if let rtsync_rt::RtError::Cpus { needed, available } = &e {
-                let fold: Vec<String> = (0..*needed)
-                    .map(|c| available[c % available.len().max(1)].to_string())
-                    .collect();
-                eprintln!(
-                    "  hint: `--cpus {}` folds the system onto this machine (tasks of different system CPUs then compete: the measurements no longer match the analysis)",
-                    fold.join(",")
-                );
-            }
-            return BAD_INPUT;
+            return ENVIRONMENT;
         }
     };
     println!(

@@ -45,8 +45,9 @@ pub struct Args {
     /// Draw a Gantt chart (SVG): one lane per CPU and one per task.
     #[arg(long, value_name = "FILE.svg")]
     pub gantt: Option<PathBuf>,
-    /// First release of a task, NAME=TIME (repeatable; default 0): stage a
-    /// scenario, e.g. `--offset low=0ms --offset high=2ms`.
+    /// First release of a task, NAME=TIME (repeatable; default: the task's
+    /// `offset` in the spec, else 0): stage a scenario, e.g. `--offset
+    /// low=0ms --offset high=2ms`.
     #[arg(long = "offset", value_name = "NAME=TIME")]
     pub offsets: Vec<String>,
     /// Replay a plan (release offsets, arrival delays, jitter and
@@ -249,7 +250,7 @@ pub fn run(a: Args) -> u8 {
             return BAD_INPUT;
         }
     };
-    let mut offsets = vec![Time::ZERO; sys.tasks.len()];
+    let mut offsets: Vec<Time> = sys.tasks.iter().map(|t| t.offset).collect();
     for o in &a.offsets {
         let parsed = o
             .split_once('=')

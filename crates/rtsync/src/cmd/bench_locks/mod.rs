@@ -73,6 +73,69 @@ fn row4(name: &str, s: &[f64; 4]) -> String {
     )
 }
 
+/// The overhead profile from measured kernel costs and uncontended lock
+/// costs: the p99 of each (`[min, median, p99, max]` summaries), and each
+/// protocol's growth per waiter from `per_waiter` (ns).
+fn profile_of(
+    cs: &[f64; 4],
+    rel: &[f64; 4],
+    mig: Option<&[f64; 4]>,
+    unc: &[uncontended::Row],
+    per_waiter: impl Fn(rtsync_model::Protocol) -> f64,
+) -> Profile {
+    let mut profile = Profile {
+        context_switch: ns(cs[2]),
+        release: ns(rel[2]),
+        timer: Time::ZERO,
+        migration: mig.map_or(Time::ZERO, |m| ns(m[2])),
+        ..Profile::default()
+    };
+    for r in unc {
+        let Some(p) = r.protocol else { continue };
+        profile.protocols.insert(
+            p,
+            LockCost {
+                lock: ns(r.lock[2]),
+                unlock: ns(r.unlock[2]),
+                per_waiter: ns(per_waiter(p)),
+            },
+        );
+    }
+    profile
+}
+
+/// What this machine costs and how noisy it is, measured quickly (about a
+/// second) for `rtsync demo`: the overhead profile the analysis charges
+/// (p99 of each cost; no per-waiter growth, which needs the hand-off
+/// bench) and the worst timer lateness seen, the noise a measured
+/// response can carry beyond its bound.
+pub struct MachineCosts {
+    pub profile: Profile,
+    /// The latest an absolute timer woke a SCHED_FIFO thread, of 300.
+    pub worst_timer_lateness: Time,
+}
+
+pub fn quick_costs() -> Result<MachineCosts, String> {
+    let cpus = sys::allowed_cpus();
+    let cpu = *cpus.last().ok_or("no CPU allowed")?;
+    let other = (cpus.len() > 1).then(|| cpus[0]);
+    std::thread::spawn(move || {
+        let unc = uncontended::measure(20, cpu, other)?;
+        let cs = kernel::context_switch(cpu, 500)?;
+        let rel = kernel::release(cpu, 300, Duration::from_micros(500))?;
+        let mig = match other {
+            Some(o) => Some(kernel::migration(cpu, o, 100)?),
+            None => None,
+        };
+        Ok(MachineCosts {
+            profile: profile_of(&cs, &rel, mig.as_ref(), &unc, |_| 0.0),
+            worst_timer_lateness: ns(rel[3]),
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| Err("a measuring thread panicked".into()))
+}
+
 pub fn run(c: Config) -> u8 {
     if c.samples < 10 {
         eprintln!("error: --ops must be at least 1000 (10 batches of 64 pairs)");
@@ -250,30 +313,13 @@ pub fn run(c: Config) -> u8 {
     );
 
     // The profile.
-    let mut profile = Profile {
-        context_switch: ns(cs[2]),
-        release: ns(rel[2]),
-        timer: Time::ZERO,
-        migration: mig.map_or(Time::ZERO, |(m, _)| ns(m[2])),
-        ..Profile::default()
-    };
-    for r in &unc {
-        let Some(p) = r.protocol else { continue };
-        let per_waiter = flat
-            .iter()
+    let profile = profile_of(&cs, &rel, mig.as_ref().map(|(m, _)| m), &unc, |p| {
+        flat.iter()
             .find(|(s, _, _)| s.protocol == Some(p))
             .map_or(0.0, |(_, first, last)| {
                 (last.1[1] - first.1[1]) / (last.0 - first.0) as f64
-            });
-        profile.protocols.insert(
-            p,
-            LockCost {
-                lock: ns(r.lock[2]),
-                unlock: ns(r.unlock[2]),
-                per_waiter: ns(per_waiter),
-            },
-        );
-    }
+            })
+    });
     let text = format!(
         "# Overhead profile measured by `rtsync bench locks` on this machine:\n\
          # p99 of each operation (lock and unlock timed alone, a context switch as half a\n\
