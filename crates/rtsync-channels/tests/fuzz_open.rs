@@ -47,7 +47,7 @@ fn sealed(bytes: &[u8]) -> OwnedFd {
 fn poke(seg: &Segment<u64>, index: usize, word: u64) {
     let bytes = word.to_le_bytes();
     let len = seg.bytes();
-    let at = (index * 8) % len;
+    let at = (index % (len / 8)) * 8;
     // SAFETY: a write of 8 bytes inside the file, through its descriptor.
     let n = unsafe {
         libc::pwrite(
