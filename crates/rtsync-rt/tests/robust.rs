@@ -255,3 +255,113 @@ body = [ { lock = "buffers", units = 2, hold = "1ms" } ]
         Ok(_) => panic!("expected MultiUnit, got a mutex"),
     }
 }
+
+/// One resource `A` used by `L` and `H` under `p`: on one CPU for a
+/// uniprocessor protocol, on two CPUs (A global; CPU 1 synchronizes where
+/// the protocol needs it) otherwise.
+fn pair(p: rtsync_model::Protocol, realtime: bool) -> Domain {
+    let (cpus, h_cpu) = if p.is_uniprocessor() { (1, 0) } else { (2, 1) };
+    let sync = if p.needs_sync_cpu() {
+        "sync_cpu = 1\n"
+    } else {
+        ""
+    };
+    let src = format!(
+        "[platform]\ncpus = {cpus}\nprotocol = \"{}\"\n[[resource]]\nname = \"A\"\n{sync}\
+         [[task]]\nname = \"H\"\nperiod = \"100ms\"\npriority = 3\ncpu = {h_cpu}\n\
+         body = [ {{ lock = \"A\", hold = \"1ms\" }} ]\n\
+         [[task]]\nname = \"L\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\n\
+         body = [ {{ lock = \"A\", hold = \"1ms\" }} ]\n",
+        p.name()
+    );
+    if !realtime {
+        return domain_of(&common::system(&src), false, &[last_cpu()]);
+    }
+    // The paths users get: real-time, no recording (fast paths and the
+    // kernel's PI futex on), the two tasks on two machine CPUs where the
+    // protocol spans two, so that a spinning waiter never starves the
+    // owner it waits for.
+    let cpus = rtsync_rt::sys::allowed_cpus();
+    let map: Vec<usize> = (0..cpus_of(&src)).map(|c| cpus[c % cpus.len()]).collect();
+    Domain::new(
+        &common::system(&src),
+        Options {
+            cpu_map: Some(map),
+            wait_limit: Duration::from_secs(5),
+            ..Options::default()
+        },
+    )
+    .unwrap()
+}
+
+fn cpus_of(src: &str) -> usize {
+    if src.contains("cpus = 2") { 2 } else { 1 }
+}
+
+/// Owner death under every protocol, not PIP alone: the owner's thread
+/// ends inside its section (or panics there) while the other task waits
+/// (suspended, spinning or queued at a synchronization CPU, as the
+/// protocol has it); the waiter gets the resource, is told the data may be
+/// inconsistent, and nothing deadlocks; the dead owner's boost or ceiling
+/// is gone (the waiter is waiting for nothing afterwards).
+#[test]
+fn every_protocol_tells_the_next_owner_when_its_owner_dies() {
+    let mut paths = vec![false];
+    if common::realtime("owner death on the default real-time paths")
+        && rtsync_rt::sys::allowed_cpus().len() >= 2
+    {
+        paths.push(true);
+    }
+    for (p, realtime) in rtsync_model::Protocol::ALL
+        .into_iter()
+        .flat_map(|p| paths.iter().map(move |&r| (p, r)))
+    {
+        for panics in [false, true] {
+            let d = pair(p, realtime);
+            let a = Arc::new(Mutex::new(&d, "A", 0u32).unwrap());
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let (held_tx, held_rx) = std::sync::mpsc::channel::<()>();
+            let owner = {
+                let (d, a) = (d.clone(), a.clone());
+                std::thread::spawn(move || {
+                    let l = d.bind("L").unwrap();
+                    if panics {
+                        let mut g = a.lock().unwrap();
+                        *g = 7;
+                        held_tx.send(()).unwrap();
+                        rx.recv().unwrap();
+                        panic!("owner fails inside its section");
+                    }
+                    l.lock(d.resource("A").unwrap(), 1).unwrap();
+                    held_tx.send(()).unwrap();
+                    rx.recv().unwrap();
+                    // The thread ends: `l` drops with A still held.
+                })
+            };
+            held_rx.recv().unwrap();
+            let waiter = {
+                let (d, a) = (d.clone(), a.clone());
+                std::thread::spawn(move || {
+                    let _h = d.bind("H").unwrap();
+                    match a.lock() {
+                        Err(Fail::Inconsistent(g)) => Ok(*g),
+                        other => Err(format!("{other:?}")),
+                    }
+                })
+            };
+            let ht = d.task("H").unwrap();
+            wait_until(&format!("{p}: H waits for A"), || d.waiting(ht).is_some());
+            tx.send(()).unwrap();
+            let _ = owner.join();
+            let got = waiter.join().expect("the waiter ran to the end");
+            let want = if panics { 7 } else { 0 };
+            assert_eq!(
+                got,
+                Ok(want),
+                "{p} (real-time: {realtime}), owner {}",
+                if panics { "panicked" } else { "ended" }
+            );
+            assert!(d.waiting(ht).is_none(), "{p}: H still waits");
+        }
+    }
+}
