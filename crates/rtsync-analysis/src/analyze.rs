@@ -176,7 +176,12 @@ fn task_row(
         period: t.period,
         deadline: t.deadline,
         wcet,
-        blocking: Blocking::new(d.local, d.remote, d.spin, wcet.saturating_sub(base)),
+        blocking: Blocking {
+            local: d.local,
+            remote: d.remote,
+            spin: d.spin,
+            overhead: wcet.saturating_sub(base),
+        },
         response,
         slack: response.bounded().and_then(|r| t.deadline.checked_sub(r)),
         verdict,

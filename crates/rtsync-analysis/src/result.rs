@@ -98,51 +98,48 @@ pub const UNBOUNDED_REASON: &str = "a blocking term's recurrence passed the task
      (or overflowed 64-bit nanoseconds) and was not computed further: the task may miss its deadline";
 
 /// A job's worst-case delays, split by kind. A field equal to [`Time::MAX`]
-/// means "beyond the deadline" (shown as `unbounded`; in JSON `null`, with
-/// `unbounded_reason` saying why).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// means "beyond the deadline" (shown as `unbounded`; in JSON `null`, and
+/// the object then carries `unbounded_reason`, [`UNBOUNDED_REASON`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Blocking {
     /// Priority inversion on the task's own CPU (lower-priority sections,
     /// non-preemptive sections, boosted or ceiling-raised holders).
-    #[serde(serialize_with = "time_or_null")]
     pub local: Time,
     /// Suspended while waiting for a resource held elsewhere, or while the
     /// section runs on a synchronization CPU (it includes that execution).
-    #[serde(serialize_with = "time_or_null")]
     pub remote: Time,
     /// Busy-waiting on the task's own CPU.
-    #[serde(serialize_with = "time_or_null")]
     pub spin: Time,
     /// Run-time overheads charged to the job (lock, unlock, context
     /// switches, migrations, release), already part of its WCET.
     pub overhead: Time,
-    /// Present (and [`UNBOUNDED_REASON`]) exactly when a field above is
-    /// unbounded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[serde(serialize_with = "reason")]
-    pub unbounded_reason: Option<()>,
 }
 
-fn reason<S: serde::Serializer>(r: &Option<()>, s: S) -> Result<S::Ok, S::Error> {
-    match r {
-        Some(()) => s.serialize_str(UNBOUNDED_REASON),
-        None => s.serialize_none(),
+impl Serialize for Blocking {
+    /// The fields, an unbounded one as `null`, and `unbounded_reason`
+    /// exactly when one is (derived here, never stored).
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct OrNull(Time);
+        impl Serialize for OrNull {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                time_or_null(&self.0, s)
+            }
+        }
+        let unbounded = [self.local, self.remote, self.spin].contains(&Time::MAX);
+        let mut st = s.serialize_struct("Blocking", 4 + unbounded as usize)?;
+        st.serialize_field("local", &OrNull(self.local))?;
+        st.serialize_field("remote", &OrNull(self.remote))?;
+        st.serialize_field("spin", &OrNull(self.spin))?;
+        st.serialize_field("overhead", &self.overhead)?;
+        if unbounded {
+            st.serialize_field("unbounded_reason", UNBOUNDED_REASON)?;
+        }
+        st.end()
     }
 }
 
 impl Blocking {
-    /// The blocking of a job, with `unbounded_reason` set when a term is.
-    pub fn new(local: Time, remote: Time, spin: Time, overhead: Time) -> Blocking {
-        let unbounded = [local, remote, spin].contains(&Time::MAX);
-        Blocking {
-            local,
-            remote,
-            spin,
-            overhead,
-            unbounded_reason: unbounded.then_some(()),
-        }
-    }
-
     /// Local + remote + spin (overhead is inside the WCET).
     pub fn total(&self) -> Time {
         self.local

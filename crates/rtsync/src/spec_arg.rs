@@ -36,11 +36,8 @@ pub fn load(spec: Option<&Path>, protocol: Option<Protocol>) -> Result<Loaded, D
         }),
         Some(p) => {
             let switched = system.with_protocol(p);
+            // Validation names the spec's file in every message itself.
             let d = rtsync_model::validate(&switched);
-            let d = match &switched.source.file {
-                Some(f) => d.with_file(f),
-                None => d,
-            };
             if d.has_errors() {
                 return Err(d);
             }

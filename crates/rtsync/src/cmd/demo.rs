@@ -143,54 +143,41 @@ pub fn run(a: Args) -> u8 {
 /// `sys` under `p`, placed on this machine when it will run here, and
 /// analysed as placed.
 fn column(sys: &rtsync_model::System, p: Protocol, runs: bool, options: &Options) -> Column {
+    let refused = |why: String| Column {
+        runs: None,
+        analysis: None,
+        refused: Some(why),
+    };
+    let first = |d: &rtsync_model::Diagnostics| {
+        d.errors()
+            .next()
+            .map(|e| e.message.clone())
+            .unwrap_or_default()
+    };
     let s = sys.with_protocol(p);
     let d = rtsync_model::validate(&s);
     if d.has_errors() {
-        let first = d
-            .errors()
-            .next()
-            .map(|e| e.message.clone())
-            .unwrap_or_default();
-        return Column {
-            runs: None,
-            analysis: None,
-            refused: Some(first),
+        return refused(first(&d));
+    }
+    if !runs {
+        return match analyze(&s, options) {
+            Ok(a) => Column {
+                runs: None,
+                analysis: Some(a),
+                refused: None,
+            },
+            Err(d) => refused(first(&d)),
         };
     }
-    let placed = if runs {
-        match analyze(&s, &Options::default())
-            .ok()
-            .and_then(|a| rtsync_rt::placement::place(&a.system, None).ok())
-        {
-            Some(pl) => Some(pl),
-            None => {
-                return Column {
-                    runs: None,
-                    analysis: None,
-                    refused: Some("cannot be placed on this machine".into()),
-                };
-            }
-        }
-    } else {
-        None
-    };
-    let target = placed.as_ref().map_or(&s, |pl| &pl.system);
-    match analyze(target, options) {
-        Ok(a) => Column {
-            runs: placed,
+    match super::run::as_it_runs(&s, None, options) {
+        Ok((placed, a)) => Column {
+            runs: Some(placed),
             analysis: Some(a),
             refused: None,
         },
-        Err(d) => Column {
-            runs: None,
-            analysis: None,
-            refused: Some(
-                d.errors()
-                    .next()
-                    .map(|e| e.message.clone())
-                    .unwrap_or_default(),
-            ),
-        },
+        Err(super::run::Unplaced::Input(e) | super::run::Unplaced::Environment(e)) => {
+            refused(e.lines().next().unwrap_or_default().to_string())
+        }
     }
 }
 
@@ -398,14 +385,14 @@ fn measured(
         };
         let before = sys::steal_per_cpu();
         let result = rtsync_rt::run(&placed.system, &o);
+        let after = sys::steal_per_cpu();
         let stolen = |cpu: usize| -> Duration {
-            match (&before, sys::steal_per_cpu()) {
-                (Some(b), Some(a)) => {
-                    let m = placed.machine[cpu];
-                    a.get(m)
-                        .zip(b.get(m))
-                        .map_or(Duration::ZERO, |(x, y)| x.saturating_sub(*y))
-                }
+            let m = placed.machine[cpu];
+            match (&before, &after) {
+                (Some(b), Some(a)) => a
+                    .get(m)
+                    .zip(b.get(m))
+                    .map_or(Duration::ZERO, |(x, y)| x.saturating_sub(*y)),
                 _ => Duration::ZERO,
             }
         };

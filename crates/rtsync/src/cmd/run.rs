@@ -60,6 +60,41 @@ fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
         .collect()
 }
 
+/// Why a system could not be placed and analysed as it runs.
+pub enum Unplaced {
+    /// The spec or the arguments (printed as they are).
+    Input(String),
+    /// The machine: a CPU this process may not use, or a fold that breaks
+    /// a protocol's rule.
+    Environment(String),
+}
+
+/// `sys` partitioned as `analyze` places it, put on this machine's CPUs
+/// (`explicit`, or folded onto the allowed ones where they are fewer), and
+/// analysed once, as it runs. `run` and `demo` both start here.
+pub fn as_it_runs(
+    sys: &rtsync_model::System,
+    explicit: Option<&[usize]>,
+    opts: &AnalysisOptions,
+) -> Result<(rtsync_rt::placement::Placement, rtsync_analysis::Analysis), Unplaced> {
+    let partitioned =
+        rtsync_analysis::place(sys, opts.heuristic).map_err(|d| Unplaced::Input(d.to_string()))?;
+    let placement = rtsync_rt::placement::place(&partitioned, explicit).map_err(|e| {
+        let text = format!("error: {e}\n");
+        if e.is_environment() {
+            Unplaced::Environment(text)
+        } else {
+            Unplaced::Input(text)
+        }
+    })?;
+    let analysis = analyze(&placement.system, opts).map_err(|d| {
+        Unplaced::Environment(format!(
+            "{d}  (the folded system breaks a protocol rule: give --cpus a map that keeps these CPUs apart)\n"
+        ))
+    })?;
+    Ok((placement, analysis))
+}
+
 pub fn run(a: Args) -> u8 {
     let loaded = match spec_arg::load(a.spec.as_deref(), a.protocol) {
         Ok(l) => l,
@@ -87,24 +122,18 @@ pub fn run(a: Args) -> u8 {
         heuristic: a.partition,
         ..AnalysisOptions::default()
     };
-    let analysis = match analyze(&loaded.system, &opts) {
+    let (placement, analysis) = match as_it_runs(&loaded.system, cpu_map.as_deref(), &opts) {
         Ok(x) => x,
-        Err(d) => return bad_input(&d),
-    };
-    // Where it runs: the spec's CPUs on this machine's, folded when there
-    // are fewer; a folded system is analysed again as it runs.
-    let placement = match rtsync_rt::placement::place(&analysis.system, cpu_map.as_deref()) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return if e.is_environment() {
-                ENVIRONMENT
-            } else {
-                BAD_INPUT
-            };
+        Err(Unplaced::Input(e)) => {
+            eprint!("{e}");
+            return BAD_INPUT;
+        }
+        Err(Unplaced::Environment(e)) => {
+            eprint!("{e}");
+            return ENVIRONMENT;
         }
     };
-    let analysis = if placement.folded() {
+    if placement.folded() {
         eprintln!(
             "note: the system has {} CPUs and runs on {} here, folded ({}); the bounds below are \
              of the folded system, which is what runs (`--cpus LIST` chooses another map)",
@@ -112,19 +141,7 @@ pub fn run(a: Args) -> u8 {
             placement.machine.len(),
             placement.describe()
         );
-        match analyze(&placement.system, &opts) {
-            Ok(x) => x,
-            Err(d) => {
-                eprint!("{d}");
-                eprintln!(
-                    "  (the folded system breaks a protocol rule: give --cpus a map that keeps these CPUs apart)"
-                );
-                return ENVIRONMENT;
-            }
-        }
-    } else {
-        analysis
-    };
+    }
     let sys = &analysis.system;
     if !a.no_realtime
         && let Err(why) = sys::probe_realtime()

@@ -88,11 +88,13 @@ fn with_progress(
     let horizon = opts.horizon.ns();
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
-        s.spawn(|| {
+        let watcher = s.spawn(|| {
             let bar = indicatif::ProgressBar::hidden();
             let start = std::time::Instant::now();
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(std::time::Duration::from_millis(100));
+            while !done.load(Ordering::Acquire) {
+                // Woken at once when the run ends: a short run is not
+                // held up by the watcher's tick.
+                std::thread::park_timeout(std::time::Duration::from_millis(100));
                 if bar.is_hidden() && start.elapsed().as_secs() >= 1 {
                     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
                     bar.set_length(horizon);
@@ -108,7 +110,8 @@ fn with_progress(
             bar.finish_and_clear();
         });
         let r = simulate(sys, &opts);
-        done.store(true, Ordering::Relaxed);
+        done.store(true, Ordering::Release);
+        watcher.thread().unpark();
         r
     })
 }
