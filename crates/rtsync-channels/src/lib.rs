@@ -5,7 +5,7 @@
 //!
 //! | channel | shape | real-time side | other side |
 //! | --- | --- | --- | --- |
-//! | [`sdrtr`] | latest value | reader: one load, at most one swap | writer: one swap |
+//! | [`sdrtr`] | latest value | reader: one load, at most one swap and one store | writer: one compare-and-swap (at most three tries) |
 //! | [`sdrtw`] | latest value | writer: stores only | readers retry (seqlock) |
 //! | [`qrtwo`] | queue, overwrite oldest when full | writer: stores only | reader copies in batches, counts what was overwritten |
 //! | [`qrtwc`] | queue, clear when full | writer: one load when its cache says full, stores | reader copies in batches, counts what was cleared or overwritten |
@@ -19,7 +19,10 @@
 //!
 //! Between processes, [`shm::Segment`] creates a channel in a sealed memfd
 //! and serves it by name over a Unix socket (mode 0600); the real-time side
-//! never trusts what it reads there (see [`shm`]).
+//! never trusts what it reads there (see [`shm`]). A non-real-time peer
+//! killed at any instruction and started again attaches to the same
+//! segment and goes on, with what went by counted (see `resume` in the
+//! sources and docs/CHANNELS.md).
 //!
 //! ```
 //! let (mut tx, mut rx) = rtsync_channels::qrtr::channel::<u64>(16);
@@ -43,6 +46,7 @@ mod element;
 mod error;
 mod prefetch;
 mod region;
+mod resume;
 mod ring;
 mod sync;
 

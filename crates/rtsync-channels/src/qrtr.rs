@@ -120,6 +120,14 @@ impl<T: Element> Writer<T> {
         }
     }
 
+    /// Elements enqueued over the segment's life, by this writer and every
+    /// writer before it: a writer process started again after a kill
+    /// resumes here (an element its predecessor was killed while writing
+    /// was never enqueued, and is written again by whoever writes next).
+    pub fn written(&self) -> u64 {
+        self.tail.count()
+    }
+
     /// Elements the queue can take now without refusing (a lower bound).
     pub fn free(&self) -> u64 {
         self.capacity - (self.tail.count() - self.head_seen)

@@ -182,12 +182,21 @@ impl<T: Element> Reader<T> {
 
     pub(crate) fn new(region: Arc<Region>) -> Self {
         let capacity = region.layout.capacity;
-        let next = Cursor::new(region.ctrl(1, 0).load(Ordering::Relaxed), capacity);
+        let head = region.ctrl(1, 0).load(Ordering::Relaxed);
+        // The writer reuses the slots before `head`, so a successor of a
+        // reader that was killed resumes there: the elements its
+        // predecessor had copied out of the ring and not handed out are
+        // counted lost (a head beyond the tail, or a record beyond the
+        // head, comes only from a foreign write and is not trusted).
+        let tail = published(region.ctrl(0, 0).load(Ordering::Acquire));
+        let head = if head > tail { tail } else { head };
+        let (mut losses, handed_out) = Losses::attach(&region, head, head);
+        losses.lose(head - handed_out);
         Reader {
             region,
-            next,
+            next: Cursor::new(head, capacity),
             capacity,
-            losses: Losses::default(),
+            losses,
             batch: Batch::new(capacity),
             _t: PhantomData,
         }
@@ -204,7 +213,7 @@ impl<T: Element> Reader<T> {
     /// is empty. Elements come from the reader's batch while it lasts; a
     /// refill works as in [`crate::qrtwo::Reader::read`].
     pub fn read(&mut self) -> Option<Received<T>> {
-        if let Some(r) = self.batch.deliver(&mut self.losses) {
+        if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
             return Some(r);
         }
         loop {
@@ -242,7 +251,10 @@ impl<T: Element> Reader<T> {
             self.region
                 .ctrl(1, 0)
                 .store(self.next.count(), Ordering::Release);
-            if let Some(r) = self.batch.deliver(&mut self.losses) {
+            // After the head: a successor resumes at most at the head.
+            let (base, end) = self.batch.span();
+            self.losses.refilled(&self.region, base, end);
+            if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
                 return Some(r);
             }
             self.losses.retry();
@@ -261,7 +273,8 @@ impl<T: Element> Reader<T> {
         self.batch.limit()
     }
 
-    /// Counters since this reader was made.
+    /// Counters since the segment was made, summed over every reader that
+    /// attached to it in turn (see [`crate::qrtwo::Reader::stats`]).
     pub fn stats(&self) -> ReaderStats {
         self.losses.stats
     }

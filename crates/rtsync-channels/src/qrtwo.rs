@@ -96,13 +96,16 @@ impl<T: Element> Reader<T> {
     pub(crate) fn new(region: Arc<Region>) -> Self {
         let capacity = region.layout.capacity;
         let tail = published(region.ctrl(0, 0).load(Ordering::Acquire));
+        // A first reader starts at the oldest element still held (the ones
+        // before it were never its to lose); a successor of a reader that
+        // was killed resumes after the last element handed out, and what
+        // was overwritten meanwhile is counted lost by the first read.
+        let (losses, next) = Losses::attach(&region, tail.saturating_sub(capacity), tail);
         Reader {
             region,
-            // Attaching late starts at the oldest element still held; the
-            // ones before it were never this reader's to lose.
-            next: Cursor::new(tail.saturating_sub(capacity), capacity),
+            next: Cursor::new(next, capacity),
             capacity,
-            losses: Losses::default(),
+            losses,
             batch: Batch::new(capacity),
             _t: PhantomData,
         }
@@ -114,7 +117,7 @@ impl<T: Element> Reader<T> {
     /// counts as lost those the writer overwrote before or during the copy,
     /// and starts over (a retry) only if it lost every element it copied.
     pub fn read(&mut self) -> Option<Received<T>> {
-        if let Some(r) = self.batch.deliver(&mut self.losses) {
+        if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
             return Some(r);
         }
         let tail = self.region.ctrl(0, 0);
@@ -140,7 +143,9 @@ impl<T: Element> Reader<T> {
                     .fill(&self.region, tail, self.next, available, self.capacity);
             self.next = next;
             self.losses.lose(lost);
-            if let Some(r) = self.batch.deliver(&mut self.losses) {
+            let (base, end) = self.batch.span();
+            self.losses.refilled(&self.region, base, end);
+            if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
                 return Some(r);
             }
             self.losses.retry();
@@ -163,7 +168,9 @@ impl<T: Element> Reader<T> {
         self.batch.limit()
     }
 
-    /// Counters since this reader was made.
+    /// Counters since the segment was made, summed over every reader that
+    /// attached to it in turn (a reader process that was killed and
+    /// started again continues its predecessor's counts).
     pub fn stats(&self) -> ReaderStats {
         self.losses.stats
     }

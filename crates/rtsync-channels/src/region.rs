@@ -5,9 +5,11 @@
 //! Layout, in words: an optional header line (shared memory only, see
 //! [`crate::shm`]), two control lines (the writer's counters in line 0,
 //! the reader's in line 1, so the two sides never write the same cache
-//! line), then the slots, `slot_words` words each. Latest-value channels
-//! with elements of at most 16 bytes keep their slots beside their single
-//! control word instead (see [`Layout::new`]).
+//! line), the non-real-time side's record for a successor (see
+//! [`crate::resume`]; the real-time side never touches it), then the
+//! slots, `slot_words` words each. Latest-value channels with elements of
+//! at most 16 bytes keep their slots beside their single control word
+//! instead (see [`Layout::new`]).
 //!
 //! Every index a channel computes comes from this layout, which each side
 //! computes from its own type parameters and capacity, never from anything
@@ -99,9 +101,13 @@ pub(crate) struct Layout {
     pub slot_words: usize,
     pub slots: usize,
     pub ctrl_start: usize,
+    pub record_start: usize,
     pub slots_start: usize,
     pub total_words: usize,
 }
+
+/// Words of the non-real-time side's record ([`crate::resume`]).
+pub(crate) const RECORD_WORDS: usize = 16;
 
 /// Largest queue capacity accepted: keeps every size computation far from
 /// overflow and a segment below a few GiB.
@@ -122,13 +128,14 @@ impl Layout {
         // line 0, which nothing else uses): a reader that finds a new value
         // then takes one cache miss, not two. Queues keep slots apart from
         // the counters, as rings do.
-        let compact = !kind.is_queue() && slots * slot_words < 8;
-        let slots_start = if compact {
-            ctrl_start + 1
-        } else {
-            ctrl_start + 2 * LINE_WORDS
-        };
-        let total_words = (slots_start + slots * slot_words).max(ctrl_start + 2 * LINE_WORDS);
+        // (Only where they end before control line 1, which the SDrtR
+        // reader writes: always with 16-word lines, never under loom's
+        // two-word lines.)
+        let compact = !kind.is_queue() && slots * slot_words < 8.min(LINE_WORDS);
+        let record_start = ctrl_start + 2 * LINE_WORDS;
+        let record_end = record_start + RECORD_WORDS.div_ceil(LINE_WORDS) * LINE_WORDS;
+        let slots_start = if compact { ctrl_start + 1 } else { record_end };
+        let total_words = (slots_start + slots * slot_words).max(record_end);
         Layout {
             kind,
             capacity,
@@ -137,6 +144,7 @@ impl Layout {
             slot_words,
             slots,
             ctrl_start,
+            record_start,
             slots_start,
             total_words,
         }
@@ -262,6 +270,13 @@ impl Region {
         // LINE_WORDS`, and both constructors give the region at least
         // `total_words` words, so `i < len`; see `words` for the rest.
         unsafe { &*self.base.add(i) }
+    }
+
+    /// Word `i` of the non-real-time side's record ([`crate::resume`]).
+    #[inline]
+    pub(crate) fn record(&self, i: usize) -> &AtomicU64 {
+        assert!(i < RECORD_WORDS, "record word out of range");
+        &self.words()[self.layout.record_start + i]
     }
 
     /// The address of control word `word` of line `line`, for a handle to

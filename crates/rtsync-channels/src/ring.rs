@@ -16,6 +16,7 @@
 
 use crate::element::{self, Element};
 use crate::region::Region;
+use crate::resume::{Journal, Saved};
 use crate::sync::{AtomicU64, Ordering, fence};
 
 /// Elements published, given the progress word.
@@ -89,15 +90,67 @@ pub struct ReaderStats {
     pub corruptions: u64,
 }
 
-/// What a lossy queue's reader has received and lost, and the losses not
-/// yet reported with an element.
-#[derive(Debug, Default)]
+/// What a lossy queue's reader has received and lost, the losses not yet
+/// reported with an element, and the record a successor resumes from
+/// ([`crate::resume`]).
+#[derive(Debug)]
 pub(crate) struct Losses {
     pending: u64,
     pub stats: ReaderStats,
+    start: u64,
+    journal: Journal,
 }
 
 impl Losses {
+    /// Takes over the record a predecessor left in `region` (a reader
+    /// process that was killed and started again), or starts afresh at
+    /// element `first`. A record whose position is beyond `limit` (the
+    /// furthest a reader can have got) or that cannot hold is counted as
+    /// a corruption and ignored. Returns the counters and the first
+    /// element not yet received or counted lost.
+    pub(crate) fn attach(region: &Region, first: u64, limit: u64) -> (Losses, u64) {
+        let (journal, saved) = Journal::load(region);
+        let resumed = match saved {
+            Ok(Some(s)) => s.resume(Journal::delivered(region)),
+            Ok(None) => Saved::fresh(first, 0).resume(first),
+            Err(()) => None,
+        };
+        let (resumed, saved) = match resumed {
+            Some(r) if r.next <= limit => (r, saved.ok().flatten()),
+            _ => {
+                let s = Saved::fresh(first, 1);
+                (s.resume(first).expect("a fresh record resumes"), None)
+            }
+        };
+        let mut losses = Losses {
+            pending: 0,
+            stats: resumed.stats,
+            start: resumed.start,
+            journal,
+        };
+        // A first reader, or one after an impossible record, writes its
+        // record now; a successor's record stands until its first refill.
+        if saved.is_none() {
+            losses.refilled(region, resumed.next, resumed.next);
+            Journal::mark(region, resumed.next);
+        }
+        (losses, resumed.next)
+    }
+
+    /// A refill took the intact elements `base..end` out of the ring:
+    /// records them with the counters for a successor.
+    pub(crate) fn refilled(&mut self, region: &Region, base: u64, end: u64) {
+        let saved = Saved {
+            start: self.start,
+            base,
+            end,
+            received: self.stats.received,
+            retries: self.stats.retries,
+            corruptions: self.stats.corruptions,
+        };
+        self.journal.save(region, &saved);
+    }
+
     /// `n` elements went by unread.
     pub(crate) fn lose(&mut self, n: u64) {
         self.pending += n;
@@ -113,9 +166,14 @@ impl Losses {
         loom::thread::yield_now();
     }
 
-    /// Hands `value` out with the losses since the last element.
-    pub(crate) fn deliver<T>(&mut self, value: T) -> Received<T> {
+    /// Hands element number `number`, `value`, out with the losses since
+    /// the last element, recording first that it was received: a reader
+    /// killed after this hands its successor the element after it, so no
+    /// element reaches two incarnations (one killed before it used the
+    /// element has lost it, and the count says received).
+    pub(crate) fn deliver<T>(&mut self, region: &Region, number: u64, value: T) -> Received<T> {
         self.stats.received += 1;
+        Journal::mark(region, number + 1);
         Received {
             value,
             lost_before: std::mem::take(&mut self.pending),
@@ -209,6 +267,8 @@ const BATCH_BYTES: usize = 1024;
 /// wants only the freshest elements after a pause sets the batch to 1.
 pub(crate) struct Batch<T> {
     items: Vec<T>,
+    /// The element number of `items[0]`.
+    first: u64,
     taken: usize,
     limit: usize,
 }
@@ -218,6 +278,7 @@ impl<T: Element> Batch<T> {
         let per = (BATCH_BYTES / std::mem::size_of::<T>().max(1)).max(1);
         let mut b = Batch {
             items: Vec::new(),
+            first: 0,
             taken: 0,
             limit: 1,
         };
@@ -235,10 +296,19 @@ impl<T: Element> Batch<T> {
         self.limit
     }
 
+    /// The intact elements the last refill took: `(first, end)`.
+    pub(crate) fn span(&self) -> (u64, u64) {
+        (
+            self.first + self.taken as u64,
+            self.first + self.items.len() as u64,
+        )
+    }
+
     /// The next batched element with the losses just before it.
     #[inline]
-    pub(crate) fn deliver(&mut self, losses: &mut Losses) -> Option<Received<T>> {
-        self.next().map(|v| losses.deliver(v))
+    pub(crate) fn deliver(&mut self, losses: &mut Losses, region: &Region) -> Option<Received<T>> {
+        let number = self.first + self.taken as u64;
+        self.next().map(|v| losses.deliver(region, number, v))
     }
 
     /// The next element copied and not yet handed out.
@@ -267,6 +337,7 @@ impl<T: Element> Batch<T> {
         capacity: u64,
     ) -> (Cursor, u64) {
         self.items.clear();
+        self.first = from.count();
         self.taken = 0;
         let k = available.min(self.limit as u64);
         // Grows to what refills actually take (the reader is the

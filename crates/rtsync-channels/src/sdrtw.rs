@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use crate::element::{self, Element};
 use crate::region::{Kind, Layout, Region};
+use crate::resume;
 use crate::sync::{Ordering, fence};
 
 /// A new in-process SDrtW channel.
@@ -64,12 +65,20 @@ impl<T: Element> Writer<T> {
     }
 }
 
-/// A successful read: the value and how many times the reader had to start
-/// over because the writer overlapped it.
+/// A successful read: the value, how many times the reader had to start
+/// over because the writer overlapped it, which write the value came from,
+/// and how many writes no reader of this channel returned before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Snapshot<T> {
     pub value: T,
     pub retries: u32,
+    /// The value is the one the `version`-th write published (from 1).
+    pub version: u64,
+    /// Writes between the newest version any reader of this channel had
+    /// returned before and this one: values nobody saw. A reader process
+    /// killed and started again continues from its predecessor's newest,
+    /// so its first read counts what went by while no reader ran.
+    pub missed: u64,
 }
 
 /// A non-real-time side; clone it for more readers.
@@ -98,10 +107,17 @@ impl<T: Element> Reader<T> {
     }
 
     /// One attempt: `Ok(Some)` with a consistent value, `Ok(None)` before
-    /// the first write, `Err(())` when the writer overlapped.
+    /// the first write, `Err(())` when the writer overlapped. Not counted
+    /// in [`Snapshot::missed`].
     #[inline]
     #[allow(clippy::result_unit_err)]
     pub fn try_read(&self) -> Result<Option<T>, ()> {
+        self.attempt().map(|v| v.map(|(value, _)| value))
+    }
+
+    /// One attempt, with the (even) sequence number of the value.
+    #[inline]
+    fn attempt(&self) -> Result<Option<(T, u64)>, ()> {
         let seq = self.region.ctrl(0, 0);
         let before = seq.load(Ordering::Acquire);
         if before == 0 {
@@ -115,19 +131,35 @@ impl<T: Element> Reader<T> {
         // them saw a newer write, this load sees a newer sequence.
         fence(Ordering::Acquire);
         if seq.load(Ordering::Relaxed) == before {
-            Ok(Some(value))
+            Ok(Some((value, before)))
         } else {
             Err(())
         }
     }
 
     /// Reads a consistent value, retrying while the writer overlaps
-    /// (the non-real-time side may retry; the writer never waits).
+    /// (the non-real-time side may retry; the writer never waits), and
+    /// records its version for [`Snapshot::missed`] in the segment's
+    /// record, which the writer never reads.
     pub fn read(&self) -> Option<Snapshot<T>> {
         let mut retries = 0u32;
         loop {
-            match self.try_read() {
-                Ok(v) => return v.map(|value| Snapshot { value, retries }),
+            match self.attempt() {
+                Ok(v) => {
+                    return v.map(|(value, seq)| {
+                        let version = seq / 2;
+                        let newest = self
+                            .region
+                            .record(resume::SDRTW_LAST)
+                            .fetch_max(version, Ordering::Relaxed);
+                        Snapshot {
+                            value,
+                            retries,
+                            version,
+                            missed: version.saturating_sub(newest.saturating_add(1)),
+                        }
+                    });
+                }
                 Err(()) => {
                     retries = retries.saturating_add(1);
                     std::hint::spin_loop();

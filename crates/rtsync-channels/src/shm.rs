@@ -42,8 +42,9 @@ use crate::region::{Kind, LINE_WORDS, Layout, Region};
 
 /// "RTSYNCCH" as a little-endian word.
 const MAGIC: u64 = u64::from_le_bytes(*b"RTSYNCCH");
-/// Layout version; bumped whenever the segment layout changes.
-pub const VERSION: u64 = 1;
+/// Layout version; bumped whenever the segment layout changes (2: the
+/// non-real-time side's record, for a peer that restarts).
+pub const VERSION: u64 = 2;
 const HEADER_WORDS: usize = LINE_WORDS;
 
 /// A mapped range, unmapped on drop.
@@ -107,6 +108,9 @@ pub enum OpenError {
     Version { found: u64, expected: u64 },
     /// Holds another kind, capacity or element type.
     Mismatch { found: String, expected: String },
+    /// The other side stayed in the middle of an operation that a side
+    /// taking over must wait for.
+    Stalled(&'static str),
 }
 
 impl fmt::Display for OpenError {
@@ -140,6 +144,10 @@ impl fmt::Display for OpenError {
                 f,
                 "the segment holds {found}, but {expected} was asked for: open it with the \
                  creator's element type, capacity and kind"
+            ),
+            OpenError::Stalled(what) => write!(
+                f,
+                "{what}: is its process stopped (SIGSTOP, a debugger)? Attach again once it runs"
             ),
         }
     }

@@ -7,7 +7,10 @@
 //! segment whose header and body words a hostile peer overwrote at random:
 //! where it still opens, the real-time side of each channel runs a bounded
 //! number of operations and every one returns (no panic, no hang, no
-//! out-of-bounds access), whatever the words say.
+//! out-of-bounds access), whatever the words say; (3) the same, and then
+//! the non-real-time side attaches as a peer restarted after a kill would
+//! (reading the record its predecessor left, [`rtsync_channels`]'s
+//! `resume`): it too returns from every operation.
 #![cfg(not(loom))]
 
 use proptest::prelude::*;
@@ -96,6 +99,49 @@ fn drive_rt_side(seg: &Segment<u64>, kind: Kind, ops: usize) {
     }
 }
 
+/// The non-real-time side of `kind` attaches to `seg` (taking over
+/// whatever record is there) and runs `ops` operations. The SDrtW reader
+/// uses `try_read`: `read` retries while the sequence is odd, which a
+/// hostile word can make forever (the non-real-time side may wait; only
+/// the real-time side must not).
+fn drive_peer_side(seg: &Segment<u64>, kind: Kind, ops: usize) {
+    match kind {
+        Kind::SdrtR => {
+            // A record that looks like a reader stopped mid-take makes the
+            // writer wait, then refuse with a reason.
+            if let Ok(mut tx) = sdrtr::Writer::attach(seg) {
+                for i in 0..ops {
+                    tx.write(i as u64);
+                }
+            }
+        }
+        Kind::SdrtW => {
+            let rx = sdrtw::Reader::attach(seg).unwrap();
+            for _ in 0..ops {
+                let _ = rx.try_read();
+            }
+        }
+        Kind::QrtWo => {
+            let mut rx = qrtwo::Reader::attach(seg).unwrap();
+            for _ in 0..ops {
+                let _ = rx.read();
+            }
+        }
+        Kind::QrtWc => {
+            let mut rx = qrtwc::Reader::attach(seg).unwrap();
+            for _ in 0..ops {
+                let _ = rx.read();
+            }
+        }
+        Kind::QrtR => {
+            let mut tx = qrtr::Writer::attach(seg).unwrap();
+            for i in 0..ops {
+                let _ = tx.write(i as u64);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(256), .. ProptestConfig::default() })]
 
@@ -139,6 +185,30 @@ proptest! {
             // A scribbled header is refused with a reason.
             Err(e) => prop_assert!(!e.to_string().is_empty()),
         }
+    }
+
+    #[test]
+    fn a_restarted_peer_survives_a_scribbled_record(
+        kind in 0usize..5,
+        capacity in 1u64..32,
+        pokes in proptest::collection::vec(
+            // Small words half the time: they pass the first checks of the
+            // record, the journal and the counters, so the later ones run.
+            (any::<usize>(), prop_oneof![0u64..48, any::<u64>()]),
+            1..24,
+        ),
+    ) {
+        let kind = KINDS[kind];
+        let seg = Segment::<u64>::create(kind, capacity).unwrap();
+        // Some honest traffic first, so the record holds something.
+        drive_peer_side(&seg, kind, 5);
+        drive_rt_side(&seg, kind, 7);
+        for (i, w) in pokes {
+            poke(&seg, 8 + i % (seg.bytes() / 8 - 8), w);
+        }
+        drive_peer_side(&seg, kind, 200);
+        drive_rt_side(&seg, kind, 200);
+        drive_peer_side(&seg, kind, 200);
     }
 }
 
