@@ -217,7 +217,7 @@ impl Cx<'_> {
     }
     fn mark<T>(&mut self, key: &str, s: &Spanned<T>) {
         let p = self.pos(s);
-        self.source.insert(key.to_string(), p);
+        self.source.insert(key, p);
     }
     fn err<T>(&mut self, at: &Spanned<T>, key: &str, msg: String, hint: &str) {
         let d = Diagnostic::error(key, msg)
@@ -416,9 +416,10 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
         });
     }
 
-    // Tasks.
-    let mut tasks = Vec::new();
-    let mut task_names = std::collections::HashSet::new();
+    // Tasks: about eight positions each.
+    cx.source.reserve(raw.tasks.len() * 8);
+    let mut tasks = Vec::with_capacity(raw.tasks.len());
+    let mut task_names = std::collections::HashSet::with_capacity(raw.tasks.len());
     let mut explicit = Vec::new();
     for t in &raw.tasks {
         let rt = t.get_ref();
@@ -635,12 +636,12 @@ fn segment(
     }
     if let Some(c) = &r.compute {
         return cx
-            .positive_time(c, &format!("{key}.compute"), "the compute time")
+            .positive_time(c, &[key, ".compute"].concat(), "the compute time")
             .map(Segment::Compute);
     }
     if let Some(c) = &r.suspend {
         return cx
-            .positive_time(c, &format!("{key}.suspend"), "the suspension")
+            .positive_time(c, &[key, ".suspend"].concat(), "the suspension")
             .map(Segment::Suspend);
     }
     let lock = r.lock.as_ref()?;
@@ -670,13 +671,13 @@ fn segment(
         return None;
     };
     let units = match &r.units {
-        Some(u) => cx.count(u, &format!("{key}.units"), "units", 1, 1 << 20)? as u32,
+        Some(u) => cx.count(u, &[key, ".units"].concat(), "units", 1, 1 << 20)? as u32,
         None => 1,
     };
     let body = match (&r.hold, &r.body) {
         (Some(h), None) => vec![Segment::Compute(cx.positive_time(
             h,
-            &format!("{key}.hold"),
+            &[key, ".hold"].concat(),
             "the hold time",
         )?)],
         (None, Some(b)) => {

@@ -7,6 +7,8 @@
 use crate::diag::Pos;
 use crate::protocol::{Protocol, Scheduler};
 use crate::time::Time;
+use compact_str::CompactString;
+use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 
 pub type TaskId = usize;
@@ -89,18 +91,26 @@ pub struct Task {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceMap {
     pub file: Option<String>,
-    positions: HashMap<String, Pos>,
+    /// Keys are short (`task "t1".body[0]`) and made by the loader, not
+    /// taken from the file's keys: inline strings and the Fx hash spare a
+    /// 100,000-task spec a million allocations and SipHash rounds (about a
+    /// sixth of `rtsync check` on it, docs/PERFORMANCE.md).
+    positions: HashMap<CompactString, Pos, FxBuildHasher>,
 }
 
 impl SourceMap {
     pub fn for_file(file: Option<&str>) -> SourceMap {
         SourceMap {
             file: file.map(str::to_string),
-            positions: HashMap::new(),
+            positions: HashMap::default(),
         }
     }
-    pub fn insert(&mut self, key: String, pos: Pos) {
-        self.positions.insert(key, pos);
+    pub fn insert(&mut self, key: &str, pos: Pos) {
+        self.positions.insert(CompactString::new(key), pos);
+    }
+    /// Room for `n` more keys without rehashing.
+    pub fn reserve(&mut self, n: usize) {
+        self.positions.reserve(n);
     }
     /// The position of `key`, or of its closest parent that has one.
     pub fn get(&self, key: &str) -> Option<Pos> {
@@ -221,7 +231,13 @@ pub mod keys {
         format!("task \"{name}\"")
     }
     pub fn task_field(name: &str, field: &str) -> String {
-        format!("task \"{name}\".{field}")
+        // Built by hand: `format!` cost more than the rest of a key.
+        let mut s = String::with_capacity(name.len() + field.len() + 8);
+        s.push_str("task \"");
+        s.push_str(name);
+        s.push_str("\".");
+        s.push_str(field);
+        s
     }
     pub fn resource(name: &str) -> String {
         format!("resource \"{name}\"")
@@ -231,9 +247,10 @@ pub mod keys {
     }
     /// A segment, by its index path in the body: `task "t".body[1][0]`.
     pub fn segment(task: &str, path: &[usize]) -> String {
+        use std::fmt::Write;
         let mut s = task_field(task, "body");
         for i in path {
-            s.push_str(&format!("[{i}]"));
+            let _ = write!(s, "[{i}]");
         }
         s
     }
