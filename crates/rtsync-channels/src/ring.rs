@@ -110,18 +110,19 @@ impl Losses {
     /// element not yet received or counted lost.
     pub(crate) fn attach(region: &Region, first: u64, limit: u64) -> (Losses, u64) {
         let (journal, saved) = Journal::load(region);
-        let resumed = match saved {
-            Ok(Some(s)) => s.resume(Journal::delivered(region)),
-            Ok(None) => Saved::fresh(first, 0).resume(first),
-            Err(()) => None,
+        let taken_over = match saved {
+            Ok(Some(s)) => s
+                .resume(Journal::delivered(region))
+                .filter(|r| r.next <= limit),
+            Ok(None) | Err(()) => None,
         };
-        let (resumed, saved) = match resumed {
-            Some(r) if r.next <= limit => (r, saved.ok().flatten()),
-            _ => {
-                let s = Saved::fresh(first, 1);
-                (s.resume(first).expect("a fresh record resumes"), None)
-            }
-        };
+        let fresh = taken_over.is_none();
+        let resumed = taken_over.unwrap_or_else(|| {
+            let corrupt = u64::from(saved != Ok(None));
+            let s = Saved::fresh(first, corrupt);
+            s.resume(first)
+                .expect("a fresh record resumes at its start")
+        });
         let mut losses = Losses {
             pending: 0,
             stats: resumed.stats,
@@ -130,7 +131,7 @@ impl Losses {
         };
         // A first reader, or one after an impossible record, writes its
         // record now; a successor's record stands until its first refill.
-        if saved.is_none() {
+        if fresh {
             losses.refilled(region, resumed.next, resumed.next);
             Journal::mark(region, resumed.next);
         }
