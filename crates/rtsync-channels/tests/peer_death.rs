@@ -24,7 +24,7 @@ mod common;
 
 use std::cell::Cell;
 use std::io::{BufRead, BufReader};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{Payload, number, payload};
@@ -171,17 +171,10 @@ struct Peer {
 
 impl Peer {
     fn spawn(role: &str, name: &str, env: &[(&str, u64)]) -> Peer {
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args([
-            "--ignored",
-            "--exact",
-            "peer",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("RTSYNC_PEER_ROLE", role)
-        .env("RTSYNC_PEER_NAME", name)
-        .stdout(Stdio::piped());
+        let mut cmd = common::rerun_as("peer");
+        cmd.env("RTSYNC_PEER_ROLE", role)
+            .env("RTSYNC_PEER_NAME", name)
+            .stdout(Stdio::piped());
         for (k, v) in env {
             cmd.env(k, v.to_string());
         }

@@ -13,7 +13,7 @@ mod common;
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Child, Command};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use common::{Payload, follow, number, payload};
@@ -28,14 +28,7 @@ fn unique(tag: &str) -> String {
 }
 
 fn spawn_child(role: &str, name: &str) -> Child {
-    Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--ignored",
-            "--exact",
-            "child",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    common::rerun_as("child")
         .env("RTSYNC_TEST_ROLE", role)
         .env("RTSYNC_TEST_NAME", name)
         // The child's own test summary would be counted as ours.

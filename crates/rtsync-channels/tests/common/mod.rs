@@ -68,3 +68,18 @@ pub fn follow(
     }
     t
 }
+
+/// This test binary run again as a child process that runs only the
+/// ignored test `role_test` (the child-process side of a cross-process
+/// test); the caller adds the environment and where its output goes.
+pub fn rerun_as(role_test: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--ignored",
+        "--exact",
+        role_test,
+        "--nocapture",
+        "--test-threads=1",
+    ]);
+    cmd
+}
