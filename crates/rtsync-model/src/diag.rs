@@ -150,7 +150,7 @@ impl fmt::Display for Diagnostic {
 }
 
 /// A set of diagnostics from loading or checking a system.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {

@@ -10,6 +10,7 @@ pub mod diag;
 pub mod lockorder;
 pub mod protocol;
 pub mod scenario;
+mod sections;
 pub mod spec;
 pub mod system;
 pub mod time;

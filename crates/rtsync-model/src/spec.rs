@@ -5,6 +5,8 @@
 //! line and column), then [`convert`] turns raw values into the typed
 //! [`System`], collecting every error instead of stopping at the first. The
 //! semantic checks that look at the whole system live in [`crate::validate`].
+//! A large spec is read a thousand tasks at a time (the `sections` module),
+//! which changes neither the result nor any diagnostic.
 //!
 //! ```toml
 //! [platform]
@@ -42,8 +44,17 @@ struct RawSpec {
     platform: Option<Spanned<RawPlatform>>,
     #[serde(default, rename = "resource")]
     resources: Vec<Spanned<RawResource>>,
-    #[serde(default, rename = "task")]
-    tasks: Vec<Spanned<RawTask>>,
+    /// `None` when the text has no `task` key (a spec read in sections
+    /// must not define tasks both in its rest and in its task groups).
+    #[serde(rename = "task")]
+    tasks: Option<Vec<Spanned<RawTask>>>,
+}
+
+/// One batch of a spec's task groups (see [`crate::sections`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTasks {
+    task: Vec<Spanned<RawTask>>,
 }
 
 #[derive(Deserialize)]
@@ -99,7 +110,17 @@ enum PriorityOrder {
 /// Loads and validates a spec. On success the system comes with its
 /// warnings and notes; on failure, with every error found.
 pub fn load_str(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnostics> {
-    let (system, mut diags) = parse(src, file)?;
+    load_with(src, file, true)
+}
+
+/// [`load_str`], reading the text in sections or (for the tests that
+/// compare the two) as one document.
+pub(crate) fn load_with(
+    src: &str,
+    file: Option<&str>,
+    sectioned: bool,
+) -> Result<(System, Diagnostics), Diagnostics> {
+    let (system, mut diags) = parse(src, file, sectioned)?;
     diags.0.extend(crate::validate::validate(&system).0);
     if !diags.has_errors() {
         return Ok((system, finish(diags, file)));
@@ -112,7 +133,7 @@ pub fn load_str(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), 
 /// checked). For tools that must run what validation rejects on purpose:
 /// the simulator's deadlock scenario locks in opposite orders under PIP.
 pub fn parse_str(src: &str, file: Option<&str>) -> Result<System, Diagnostics> {
-    parse(src, file)
+    parse(src, file, true)
         .map(|(s, _)| s)
         .map_err(|d| finish(d, file))
 }
@@ -134,8 +155,45 @@ fn sorted(mut diags: Diagnostics) -> Diagnostics {
     diags
 }
 
-fn parse(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnostics> {
-    let raw: RawSpec = match toml::from_str(src) {
+/// The raw spec and, per task, the byte offset its spans count from.
+/// Read in sections where the text allows it ([`crate::sections`]), as
+/// one document otherwise or whenever a section does not parse, so that
+/// every error is the whole document's.
+fn read_raw(src: &str, sectioned: bool) -> Result<(RawSpec, Vec<usize>), toml::de::Error> {
+    if sectioned
+        && let Some(sections) = crate::sections::split(src)
+        && let Ok(mut raw) = toml::from_str::<RawSpec>(&sections.rest)
+        && raw.tasks.is_none()
+    {
+        let mut tasks = Vec::new();
+        let mut bases = Vec::new();
+        let mut whole = true;
+        for (base, text) in sections.batches {
+            match toml::from_str::<RawTasks>(text) {
+                Ok(batch) => {
+                    bases.resize(bases.len() + batch.task.len(), base);
+                    tasks.extend(batch.task);
+                }
+                Err(_) => {
+                    whole = false;
+                    break;
+                }
+            }
+        }
+        if whole {
+            raw.tasks = Some(tasks);
+            return Ok((raw, bases));
+        }
+    }
+    toml::from_str(src).map(|raw| (raw, Vec::new()))
+}
+
+fn parse(
+    src: &str,
+    file: Option<&str>,
+    sectioned: bool,
+) -> Result<(System, Diagnostics), Diagnostics> {
+    let (raw, bases) = match read_raw(src, sectioned) {
         Ok(r) => r,
         Err(e) => {
             let pos = e.span().map(|s| Pos::of_offset(src, s.start));
@@ -162,11 +220,12 @@ fn parse(src: &str, file: Option<&str>) -> Result<(System, Diagnostics), Diagnos
     };
     let mut cx = Cx {
         lines: LineIndex::new(src),
+        base: 0,
         resource_ids: Default::default(),
         diags: Diagnostics::default(),
         source: SourceMap::for_file(file),
     };
-    let system = convert(&mut cx, raw);
+    let system = convert(&mut cx, raw, &bases);
     let diags = cx.diags;
     match system {
         Some(system) if !diags.has_errors() => Ok((system, diags)),
@@ -204,6 +263,9 @@ fn syntax_hint(msg: &str) -> Option<String> {
 
 struct Cx<'a> {
     lines: LineIndex<'a>,
+    /// Where the spans being read count from: a task read in a section
+    /// has spans from its section's start.
+    base: usize,
     /// Each accepted resource's index, by name (names are looked up once
     /// per section: a list search made loading quadratic).
     resource_ids: std::collections::HashMap<String, usize>,
@@ -213,7 +275,7 @@ struct Cx<'a> {
 
 impl Cx<'_> {
     fn pos<T>(&self, s: &Spanned<T>) -> Pos {
-        self.lines.pos(s.span().start)
+        self.lines.pos(self.base + s.span().start)
     }
     fn mark<T>(&mut self, key: &str, s: &Spanned<T>) {
         let p = self.pos(s);
@@ -292,7 +354,7 @@ impl Cx<'_> {
     }
 }
 
-fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
+fn convert(cx: &mut Cx, raw: RawSpec, bases: &[usize]) -> Option<System> {
     // Platform.
     let mut cpus = 1usize;
     let mut scheduler = Scheduler::Fp;
@@ -417,11 +479,13 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
     }
 
     // Tasks: about eight positions each.
-    cx.source.reserve(raw.tasks.len() * 8);
-    let mut tasks = Vec::with_capacity(raw.tasks.len());
-    let mut task_names = std::collections::HashSet::with_capacity(raw.tasks.len());
+    let raw_tasks = raw.tasks.as_deref().unwrap_or_default();
+    cx.source.reserve(raw_tasks.len() * 8);
+    let mut tasks = Vec::with_capacity(raw_tasks.len());
+    let mut task_names = std::collections::HashSet::with_capacity(raw_tasks.len());
     let mut explicit = Vec::new();
-    for t in &raw.tasks {
+    for (i, t) in raw_tasks.iter().enumerate() {
+        cx.base = bases.get(i).copied().unwrap_or(0);
         let rt = t.get_ref();
         let name = rt.name.get_ref().clone();
         let key = keys::task(&name);
@@ -530,7 +594,8 @@ fn convert(cx: &mut Cx, raw: RawSpec) -> Option<System> {
             });
         }
     }
-    if raw.tasks.is_empty() {
+    cx.base = 0;
+    if raw_tasks.is_empty() {
         cx.diags.push(
             Diagnostic::error("", "the spec has no tasks")
                 .hint("add at least one [[task]] with a name, a period and a wcet or body"),

@@ -10,26 +10,8 @@
 use proptest::prelude::*;
 use rtsync_model::{load_str, to_toml};
 
-fn corpus() -> Vec<String> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let mut out = Vec::new();
-    for dir in ["examples", "scenarios"] {
-        for e in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "toml") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                // A scenario carries its spec in `spec = """ ... """`.
-                let spec = match text.split_once("spec = \"\"\"") {
-                    Some((_, rest)) => rest.split("\"\"\"").next().unwrap().to_string(),
-                    None => text,
-                };
-                out.push(spec);
-            }
-        }
-    }
-    assert!(out.len() >= 20, "corpus of {} specs", out.len());
-    out
-}
+mod corpus;
+use corpus::corpus as corpus_cached;
 
 /// Values that break naive code: zero, negative, huge, fractional, empty.
 const EXTREMES: &[&str] = &[
@@ -154,11 +136,6 @@ proptest! {
             }
         }
     }
-}
-
-fn corpus_cached() -> &'static [String] {
-    static C: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    C.get_or_init(corpus)
 }
 
 /// Cases per target: `RTSYNC_FUZZ_CASES` for a long run, else `default`
