@@ -42,12 +42,16 @@ macro_rules! attach_to_segment {
     };
 }
 
+mod cursor;
 mod element;
 mod error;
+#[cfg(not(loom))]
+mod mapping;
 mod prefetch;
 mod region;
 mod resume;
 mod ring;
+mod stats;
 mod sync;
 
 pub mod qrtr;
@@ -61,4 +65,5 @@ pub mod shm;
 pub use element::Element;
 pub use error::{Corrupt, Full};
 pub use region::{Kind, MAX_CAPACITY};
-pub use ring::{ReaderStats, Received};
+pub use ring::Received;
+pub use stats::ReaderStats;

@@ -28,11 +28,11 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::cursor::Cursor;
 use crate::element::{self, Element};
 use crate::error::{Corrupt, Full};
 use crate::prefetch;
 use crate::region::{Addr, Kind, Layout, Region};
-use crate::ring::Cursor;
 use crate::sync::Ordering;
 
 /// A new in-process QrtR queue holding up to `capacity` elements.

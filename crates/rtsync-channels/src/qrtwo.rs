@@ -23,9 +23,11 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use crate::cursor::Cursor;
 use crate::element::{self, Element};
 use crate::region::{Addr, Kind, Layout, Region};
-use crate::ring::{Batch, Cursor, Losses, Progress, ReaderStats, Received, published};
+use crate::ring::{Batch, Losses, Progress, Received, published};
+use crate::stats::ReaderStats;
 use crate::sync::Ordering;
 
 /// A new in-process QrtWo queue holding up to `capacity` elements.

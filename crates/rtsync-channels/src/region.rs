@@ -18,8 +18,8 @@
 
 use std::ptr::NonNull;
 
+use crate::cursor::Cursor;
 use crate::element::words_for;
-use crate::ring::Cursor;
 use crate::sync::AtomicU64;
 
 /// Words per cache line (128 bytes, the prefetch pair on x86). Under loom
@@ -182,7 +182,7 @@ enum Backing {
     #[cfg(loom)]
     Heap(#[allow(dead_code)] Box<[AtomicU64]>),
     #[cfg(not(loom))]
-    Shm(#[allow(dead_code)] crate::shm::Mapping),
+    Shm(#[allow(dead_code)] crate::mapping::Mapping),
 }
 
 /// The words of one channel and its layout. Aligned to a cache-line pair
@@ -235,7 +235,7 @@ impl Region {
     /// A region over a mapped segment whose size was checked against
     /// `layout` by the caller.
     #[cfg(not(loom))]
-    pub(crate) fn shm(layout: Layout, mapping: crate::shm::Mapping) -> Region {
+    pub(crate) fn shm(layout: Layout, mapping: crate::mapping::Mapping) -> Region {
         let base = mapping.as_ptr() as *const AtomicU64;
         let len = mapping.len() / 8;
         assert!(len >= layout.total_words, "mapping smaller than its layout");

@@ -24,7 +24,7 @@
 //! ignored (the successor starts as a first reader would).
 
 use crate::region::Region;
-use crate::ring::ReaderStats;
+use crate::stats::ReaderStats;
 use crate::sync::Ordering;
 
 /// Words per copy of a queue reader's [`Saved`].

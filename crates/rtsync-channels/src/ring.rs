@@ -14,9 +14,11 @@
 //! wrap in the life of a system (paper 002 notes the 32-bit one in QrtWc
 //! can).
 
+use crate::cursor::Cursor;
 use crate::element::{self, Element};
 use crate::region::Region;
 use crate::resume::{Journal, Saved};
+use crate::stats::ReaderStats;
 use crate::sync::{AtomicU64, Ordering, fence};
 
 /// Elements published, given the progress word.
@@ -74,20 +76,6 @@ pub(crate) fn overwritten(progress: &AtomicU64, element: u64, capacity: u64) -> 
         // Element `started - 1` overwrites element `started - 1 - capacity`.
         Some(started - capacity)
     }
-}
-
-/// Lost elements and retries seen by a queue's non-real-time reader.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReaderStats {
-    /// Elements read.
-    pub received: u64,
-    /// Elements the writer overwrote or discarded before they were read.
-    pub lost: u64,
-    /// Refills started over because the writer overwrote every element
-    /// copied while they were being copied.
-    pub retries: u64,
-    /// Times the shared state was found impossible (a foreign write).
-    pub corruptions: u64,
 }
 
 /// What a lossy queue's reader has received and lost, the losses not yet
@@ -188,60 +176,6 @@ impl Losses {
 pub struct Received<T> {
     pub value: T,
     pub lost_before: u64,
-}
-
-/// An element counter with its slot index kept beside it, so the hot path
-/// steps with a compare instead of a 64-bit division (`%` by a capacity
-/// known only at run time costs tens of cycles, more than the rest of an
-/// operation).
-///
-/// Invariant: `slot == count % capacity`, so `slot < capacity`; the fields
-/// are private so that only [`Cursor::new`], [`Cursor::step`] and
-/// [`Cursor::jump`] move them. [`crate::region::Addr::slot`] relies on it
-/// to skip the bounds check on the real-time paths.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Cursor {
-    count: u64,
-    slot: usize,
-    capacity: u64,
-}
-
-impl Cursor {
-    /// A cursor at element `count` of a ring of `capacity` slots (at least
-    /// 1). Give it the capacity of the region it will address: that is what
-    /// [`crate::region::Addr::slot`] requires.
-    pub(crate) fn new(count: u64, capacity: u64) -> Cursor {
-        Cursor {
-            count,
-            slot: (count % capacity) as usize,
-            capacity,
-        }
-    }
-
-    #[inline]
-    pub(crate) fn step(&mut self) {
-        self.count += 1;
-        self.slot += 1;
-        if self.slot as u64 == self.capacity {
-            self.slot = 0;
-        }
-    }
-
-    pub(crate) fn jump(&mut self, to: u64) {
-        *self = Cursor::new(to, self.capacity);
-    }
-
-    /// The element counter.
-    #[inline]
-    pub(crate) fn count(&self) -> u64 {
-        self.count
-    }
-
-    /// The slot of element `count`: below the capacity.
-    #[inline]
-    pub(crate) fn slot(&self) -> usize {
-        self.slot
-    }
 }
 
 /// Bytes a lossy queue's reader copies out of the ring per refill, unless

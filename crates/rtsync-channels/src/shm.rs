@@ -38,6 +38,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::element::Element;
+use crate::mapping::Mapping;
 use crate::region::{Kind, LINE_WORDS, Layout, Region};
 
 /// "RTSYNCCH" as a little-endian word.
@@ -46,50 +47,6 @@ const MAGIC: u64 = u64::from_le_bytes(*b"RTSYNCCH");
 /// non-real-time side's record, for a peer that restarts).
 pub const VERSION: u64 = 2;
 const HEADER_WORDS: usize = LINE_WORDS;
-
-/// A mapped range, unmapped on drop.
-pub(crate) struct Mapping {
-    ptr: *mut libc::c_void,
-    len: usize,
-}
-
-impl Mapping {
-    fn map(fd: RawFd, len: usize) -> io::Result<Mapping> {
-        // SAFETY: a fresh shared mapping of `len` bytes of `fd`; the kernel
-        // picks the address, and the size was checked against the file.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Mapping { ptr, len })
-    }
-
-    pub(crate) fn as_ptr(&self) -> *const u8 {
-        self.ptr as *const u8
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly what `map` mapped, once.
-        unsafe {
-            libc::munmap(self.ptr, self.len);
-        }
-    }
-}
 
 /// Why a segment could not be created, published or opened.
 #[derive(Debug)]
