@@ -182,11 +182,7 @@ impl Profile {
                     let mut inside_end = cost
                         .unlock
                         .saturating_add(cost.per_waiter.checked_mul(waiters).unwrap_or(Time::MAX));
-                    let migrations = match proto {
-                        Protocol::Dpcp | Protocol::Dflp => 2,
-                        Protocol::Mrsp => 1,
-                        _ => 0,
-                    };
+                    let migrations = proto.migrations();
                     inside_end = inside_end.saturating_add(
                         self.migration.checked_mul(migrations).unwrap_or(Time::MAX),
                     );

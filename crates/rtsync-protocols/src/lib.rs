@@ -1,7 +1,7 @@
 //! The rules of each locking protocol, written once, as a deterministic
 //! state machine over an abstract kernel.
 //!
-//! A kernel (the simulator in `rtsync-sim`, later the Linux runtime) owns
+//! A kernel (the simulator in `rtsync-sim`, the Linux runtime in `rtsync-rt`) owns
 //! time and CPUs; it tells the [`Locks`] machine when a thread starts a job,
 //! asks for a lock or releases one, and asks back:
 //!
@@ -11,7 +11,9 @@
 //!   of a DPCP or DFLP section),
 //! * whether a job may start ([`Locks::may_start`]: SRP's preemption test),
 //! * whether a waiter spins or suspends, and which holder a spinner may
-//!   help ([`Locks::helpee`]: MrsP).
+//!   help ([`Locks::helpee`]: MrsP),
+//! * which thread runs on each CPU, helping included ([`Locks::dispatch`]:
+//!   one decision for the simulator and the runtime).
 //!
 //! Each protocol is one [`Rule`] per resource, built by its own module under
 //! [`protocols`] from the system's [`rtsync_model::Facts`] ahead of time
@@ -24,6 +26,7 @@
 //! on input.
 
 pub mod config;
+pub mod dispatch;
 pub mod eff;
 pub mod error;
 pub mod machine;
@@ -31,6 +34,7 @@ pub mod protocols;
 pub mod rule;
 
 pub use config::Config;
+pub use dispatch::Slot;
 pub use eff::{Eff, Tier};
 pub use error::LockError;
 pub use machine::{Granted, Locks, Outcome, Tid};

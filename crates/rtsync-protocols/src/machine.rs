@@ -234,6 +234,9 @@ pub struct Locks {
     loc: Vec<Cpu>,
     /// Whether any resource uses stack arbitration (SRP's start test).
     stack: bool,
+    /// Whether any resource lets a spinner run its holder (MrsP): the
+    /// dispatcher skips helping otherwise.
+    pub(crate) helping: bool,
     /// SRP's system ceiling per CPU, `None` when no stack resource there is
     /// held, recomputed with the priorities: the start test of a job that
     /// holds nothing (nearly every test) is one comparison.
@@ -286,6 +289,7 @@ impl Locks {
             unsorted: Vec::new(),
             changed: Marks::new(n),
             loc: cfg.home.clone(),
+            helping: cfg.rules.iter().any(|r| r.helping),
             stack: cfg
                 .rules
                 .iter()

@@ -112,6 +112,25 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Whether the rule of resource `r` asks for nothing beyond what a
+    /// priority-inheritance mutex gives (Linux's PI futex, an rt-mutex):
+    /// waiters suspend in priority order and lend their priority to the
+    /// holder, transitively; no ceiling, boost, non-preemption or
+    /// migration; the resource itself is the lock. A runtime may then
+    /// leave such resources to the kernel. PIP's rule is one; whether the
+    /// release hands over or lets the woken waiter request again does not
+    /// matter here, as both keep the holder's inheritance.
+    pub fn is_inheritance_mutex(&self, r: ResourceId) -> bool {
+        self.arbitration == Arbitration::Queue(Order::Priority)
+            && self.wait == Wait::Suspend
+            && self.waiting == Hold::Base
+            && self.holding == Hold::Base
+            && self.inherit
+            && self.domain.is_none()
+            && self.unit == r
+            && !self.helping
+    }
+
     /// The plain rule (no priority change, priority-ordered suspension):
     /// the starting point each protocol module adjusts.
     pub fn plain(r: ResourceId, scope: Cpu, global: bool) -> Rule {

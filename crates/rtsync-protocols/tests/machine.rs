@@ -3,7 +3,7 @@
 //! order, group locks, SRP's per-need ceilings, PCP's ceiling refusal) hold.
 
 use rtsync_model::{Protocol, load_str};
-use rtsync_protocols::{Config, Eff, LockError, Locks, Outcome, Tier};
+use rtsync_protocols::{Config, Eff, LockError, Locks, Outcome, Tier, Wait};
 
 /// A machine for `tasks` = `(name, priority, cpu, resources used)` with
 /// every resource under `p`. Resources are named r0, r1, ...
@@ -416,4 +416,32 @@ fn pip_a_free_resource_goes_to_the_running_requester() {
     let woken = m.unlock(0, 1).unwrap();
     assert_eq!((woken[0].thread, woken[0].granted), (1, false));
     assert_eq!(m.retry(1), Ok(Outcome::Granted));
+}
+
+/// What each protocol's rule says about waiting, as the papers define it:
+/// waiters of a global resource spin under FMLP-S (Block et al. 2007),
+/// MSRP (Gai et al. 2001) and MrsP (Burns and Wellings 2013), and suspend
+/// under the others; only PIP's rule is a plain priority-inheritance
+/// mutex, which the runtime may leave to the kernel's PI futex. Kernels
+/// and benches read these from the rules, never from protocol names.
+#[test]
+fn rules_say_who_spins_and_which_the_kernel_can_implement() {
+    for p in Protocol::ALL {
+        let (cpus, cpu_b) = if p.is_uniprocessor() { (1, 0) } else { (2, 1) };
+        let m = machine(p, cpus, 1, &[(2, 0, &[0]), (1, cpu_b, &[0])]);
+        let rule = &m.config().rules[0];
+        let spins = matches!(p, Protocol::FmlpS | Protocol::Msrp | Protocol::Mrsp);
+        assert_eq!(rule.wait == Wait::Spin, spins, "{p}");
+        assert_eq!(rule.is_inheritance_mutex(0), p == Protocol::Pip, "{p}");
+        // The analysis's view of the same protocol agrees with its rule.
+        if p.suspends() {
+            assert_eq!(rule.wait, Wait::Suspend, "{p}");
+        }
+        let moves = if rule.domain.is_some() {
+            2
+        } else {
+            rule.helping as u64
+        };
+        assert_eq!(p.migrations(), moves, "{p}");
+    }
 }

@@ -443,7 +443,8 @@ impl Domain {
                 Gate::new(open)
             })
             .collect();
-        let kernel = kernel_pi::fits(sys, &opts).then(|| kernel_pi::KernelPi::new(n, nr));
+        let kernel =
+            kernel_pi::fits(locks.config(), &opts).then(|| kernel_pi::KernelPi::new(n, nr));
         let shown = (0..n).map(|t| locks.eff(t)).collect();
         let state = State {
             locks,

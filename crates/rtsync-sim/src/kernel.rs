@@ -17,7 +17,7 @@ use crate::trace::{Event, Mark, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{Cpu, Protocol, Scheduler, System, Time};
-use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid, Tier};
+use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Slot, Tid, Tier};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
@@ -153,12 +153,12 @@ pub struct Sim<'a> {
     /// The timed operations' worst-case durations, per task (`Exec::Wcet`
     /// copies these instead of drawing).
     worst: Vec<Vec<Time>>,
-    /// Scratch: timers due now; best candidate per CPU, the next
-    /// assignment, helping flags.
+    /// Scratch: timers due now; what runs on each CPU (the machine's
+    /// decision), the next assignment, helping flags.
     due: Vec<(Timer, Tid)>,
     /// Something that can change the dispatch happened since the last one.
     dirty: bool,
-    best: Vec<Option<Tid>>,
+    slots: Vec<Slot>,
     next: Vec<Option<Tid>>,
     helping: Vec<bool>,
 }
@@ -266,7 +266,7 @@ impl<'a> Sim<'a> {
             deadlock: None,
             overload: None,
             edf,
-            best: vec![None; sys.platform.cpus],
+            slots: vec![Slot::default(); sys.platform.cpus],
             next: vec![None; sys.platform.cpus],
             helping: vec![false; sys.platform.cpus],
             opts,
@@ -695,52 +695,25 @@ impl<'a> Sim<'a> {
         !th.computing || th.remaining.is_zero()
     }
 
-    /// Chooses the thread on every CPU: the highest effective priority
-    /// among the ready and spinning threads located there (SRP: a job that
-    /// has not started must pass the start test); then MrsP helping, where
-    /// a chosen spinner runs the preempted holder it waits for instead.
+    /// Chooses the thread on every CPU ([`Locks::dispatch`], MrsP helping
+    /// included) among the ready and spinning threads (SRP: a job that has
+    /// not started must pass the start test), and records what changed.
     fn dispatch(&mut self) {
-        self.best.fill(None);
-        for &t in &self.active {
-            let th = &self.th[t];
-            if !matches!(th.st, St::Ready | St::Spinning) {
-                continue;
-            }
-            if !th.started && !self.locks.may_start(t) {
-                continue;
-            }
-            let cpu = self.locks.location(t);
-            let e = self.locks.eff(t);
-            // Equal priorities (only possible across bands of inheritance)
-            // go to the lower thread index, whatever the scan order.
-            // (Only thread indices are stored: copying `Eff`s through an
-            // `Option` compiled to overlapping partial stores that stalled
-            // store forwarding, a sixth of the run time.)
-            if self.best[cpu].is_none_or(|b| {
-                let be = self.locks.eff(b);
-                e > be || (e == be && t < b)
-            }) {
-                self.best[cpu] = Some(t);
-            }
-        }
         let mut next = std::mem::take(&mut self.next);
         let mut helping = std::mem::take(&mut self.helping);
-        for (cpu, b) in self.best.iter().enumerate() {
-            next[cpu] = *b;
-            helping[cpu] = false;
-        }
-        for cpu in 0..next.len() {
-            let Some(s) = next[cpu] else { continue };
-            if !matches!(self.th[s].st, St::Spinning) {
-                continue;
-            }
-            let Some(h) = self.locks.helpee(s) else {
-                continue;
-            };
-            if matches!(self.th[h].st, St::Ready) && !next.contains(&Some(h)) {
-                next[cpu] = Some(h);
-                helping[cpu] = true;
-            }
+        let th = &self.th;
+        let locks = &self.locks;
+        locks.dispatch(
+            self.active.iter().copied(),
+            |t| {
+                matches!(th[t].st, St::Ready | St::Spinning)
+                    && (th[t].started || locks.may_start(t))
+            },
+            &mut self.slots,
+        );
+        for (cpu, slot) in self.slots.iter().enumerate() {
+            next[cpu] = slot.runs;
+            helping[cpu] = slot.lent_by.is_some();
         }
         for cpu in 0..next.len() {
             if next[cpu] != self.running[cpu] {

@@ -10,7 +10,8 @@
 //! and one `FUTEX_UNLOCK_PI` hands the word to the top waiter, wakes it
 //! and ends the releaser's boost.
 //!
-//! So where every resource of a domain is PIP and priorities are applied
+//! So where every resource of a domain is PIP (or has a rule that asks for
+//! no more) and priorities are applied
 //! (and no log is kept, which would need the machine to see each
 //! inheritance), each resource is one PI futex word and the machine is
 //! not consulted: an uncontended lock or unlock is one compare-and-swap;
@@ -29,8 +30,7 @@
 use super::Shared;
 use crate::error::RtError;
 use crate::sys;
-use rtsync_model::{Protocol, System};
-use rtsync_protocols::{LockError, Tid};
+use rtsync_protocols::{Config, LockError, Tid};
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -48,14 +48,21 @@ pub(super) struct KernelPi {
     resources: usize,
 }
 
-/// Whether a domain for `sys` with these options takes this path: every
-/// resource PIP, priorities applied, no log, and the path not turned off.
-pub(super) fn fits(sys: &System, opts: &super::Options) -> bool {
+/// Whether a domain with these rules and options takes this path: every
+/// resource's rule one the kernel implements (a one-unit
+/// priority-inheritance mutex: [`rtsync_protocols::Rule::is_inheritance_mutex`],
+/// which PIP's is), priorities applied, no log, and the path not turned
+/// off.
+pub(super) fn fits(cfg: &Config, opts: &super::Options) -> bool {
     opts.kernel_pi
         && opts.realtime
         && !opts.record
-        && !sys.resources.is_empty()
-        && sys.resources.iter().all(|r| r.protocol == Protocol::Pip)
+        && !cfg.rules.is_empty()
+        && cfg
+            .rules
+            .iter()
+            .enumerate()
+            .all(|(r, rule)| rule.is_inheritance_mutex(r) && cfg.units[r] == 1)
 }
 
 impl KernelPi {

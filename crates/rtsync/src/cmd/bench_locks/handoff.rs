@@ -19,6 +19,7 @@
 
 use super::stats::summary;
 use rtsync_model::{Protocol, System};
+use rtsync_protocols::{Config, Wait};
 use rtsync_rt::pi::RawMutex;
 use rtsync_rt::{Binding, Domain, Options, sys};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -332,10 +333,13 @@ fn plan(two_cpus: bool) -> Vec<(String, Option<Protocol>, bool)> {
     plan
 }
 
-/// The waiter counts of a series: a spin protocol has at most one waiter
-/// per other CPU.
+/// The waiter counts of a series: where the cross-CPU resource's rule has
+/// its waiters spin, there is at most one waiter per other CPU.
 fn waiter_counts(p: Option<Protocol>, ks: &[usize]) -> impl Iterator<Item = &usize> {
-    let spin = p.is_some_and(|p| matches!(p, Protocol::FmlpS | Protocol::Msrp | Protocol::Mrsp));
+    let spin = p.is_some_and(|p| {
+        let sys = system(p, 1, !p.is_uniprocessor());
+        Config::new(&sys).rules[0].wait == Wait::Spin
+    });
     ks.iter().filter(move |&&k| !spin || k == 1)
 }
 
