@@ -177,9 +177,9 @@ fn task_row(
         deadline: t.deadline,
         wcet,
         blocking: Blocking {
-            local: d.local,
-            remote: d.remote,
-            spin: d.spin,
+            local: Delay::from_saturated(d.local),
+            remote: Delay::from_saturated(d.remote),
+            spin: Delay::from_saturated(d.spin),
             overhead: wcet.saturating_sub(base),
         },
         response,

@@ -139,19 +139,11 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
     DemandOutcome::Schedulable
 }
 
+/// The hyperperiod of `ts`, `None` beyond a quarter of the time range:
+/// the demand test enumerates deadline points up to the hyperperiod plus
+/// the largest deadline, which must neither overflow nor be hopeless.
 fn hyperperiod(ts: &[EdfTask]) -> Option<Time> {
-    fn gcd(a: u128, b: u128) -> u128 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    let mut h: u128 = 1;
-    for x in ts {
-        let t = x.t.ns() as u128;
-        h = h / gcd(h, t) * t;
-        if h > u64::MAX as u128 / 4 {
-            return None;
-        }
-    }
-    Some(Time::from_ns(h as u64))
+    Time::hyperperiod(ts.iter().map(|x| x.t)).filter(|h| h.ns() <= u64::MAX / 4)
 }
 
 /// Baker's density test; returns the first failing task, if any.

@@ -22,4 +22,4 @@ pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result, pla
 pub use context::Cx;
 pub use overheads::Profile;
 pub use partition::{Heuristic, partition};
-pub use result::{Blocking, Response, SystemResult, TaskResult, Test, TestOutcome, Verdict};
+pub use result::{Blocking, Delay, Response, SystemResult, TaskResult, Test, TestOutcome, Verdict};

@@ -15,7 +15,7 @@
 //! no CPU (capacity 1) goes to the least-loaded one and the analysis will
 //! report the overload; partitioning never fails silently.
 
-use rtsync_model::{Facts, System, Time, body_execution};
+use rtsync_model::{Facts, System, Task};
 use serde::Serialize;
 use std::str::FromStr;
 
@@ -61,11 +61,7 @@ impl std::fmt::Display for Heuristic {
 pub fn partition(sys: &System, h: Heuristic) -> System {
     let mut out = sys.clone();
     let m = sys.platform.cpus;
-    let util: Vec<f64> = sys
-        .tasks
-        .iter()
-        .map(|t| body_execution(&t.body).unwrap_or(Time::MAX).ratio(t.period))
-        .collect();
+    let util: Vec<f64> = sys.tasks.iter().map(Task::utilization).collect();
     let mut load = vec![0.0f64; m];
     for (i, t) in sys.tasks.iter().enumerate() {
         if let Some(c) = t.cpu {

@@ -44,17 +44,6 @@ impl fmt::Display for Response {
     }
 }
 
-/// Serialises a time, or `null` for [`Time::MAX`] (a bound that passed the
-/// deadline and was not computed further), so that no consumer adds to a
-/// sentinel by mistake.
-fn time_or_null<S: serde::Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
-    if *t == Time::MAX {
-        s.serialize_none()
-    } else {
-        s.serialize_u64(t.ns())
-    }
-}
-
 /// A bound as a person reads it: [`Time::MAX`] (a bound that passed the
 /// deadline, or overflowed, and was not computed further) is `unbounded`,
 /// never its 18-digit sentinel. Every table prints bounds through this.
@@ -101,19 +90,97 @@ pub fn shown(t: Time) -> String {
 pub const UNBOUNDED_REASON: &str = "a blocking term's recurrence passed the task's deadline \
      (or overflowed 64-bit nanoseconds) and was not computed further: the task may miss its deadline";
 
-/// A job's worst-case delays, split by kind. A field equal to [`Time::MAX`]
-/// means "beyond the deadline" (shown as `unbounded`; in JSON `null`, and
-/// the object then carries `unbounded_reason`, [`UNBOUNDED_REASON`]).
+/// A bound on a delay: a finite time, or none. The analysis computes in
+/// saturating time, where a recurrence that passes the deadline (or
+/// overflows 64-bit nanoseconds) stops at [`Time::MAX`]; results never
+/// carry that value, only [`Delay::Unbounded`], so no consumer can add to
+/// it or print its 20 digits by mistake.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Delay {
+    /// At most this long.
+    Bounded(Time),
+    /// Not bounded: the task may miss its deadline ([`UNBOUNDED_REASON`]).
+    Unbounded,
+}
+
+impl Delay {
+    pub const ZERO: Delay = Delay::Bounded(Time::ZERO);
+
+    /// A value of the analysis's saturating arithmetic, where [`Time::MAX`]
+    /// means "beyond": the one place that reads that convention.
+    pub fn from_saturated(t: Time) -> Delay {
+        if t == Time::MAX {
+            Delay::Unbounded
+        } else {
+            Delay::Bounded(t)
+        }
+    }
+
+    /// The finite bound, if there is one.
+    pub fn bounded(self) -> Option<Time> {
+        match self {
+            Delay::Bounded(t) => Some(t),
+            Delay::Unbounded => None,
+        }
+    }
+
+    /// The sum; unbounded if either is, or if it overflows.
+    pub fn plus(self, o: Delay) -> Delay {
+        match (self, o) {
+            (Delay::Bounded(a), Delay::Bounded(b)) => a
+                .checked_add(b)
+                .map_or(Delay::Unbounded, Delay::from_saturated),
+            _ => Delay::Unbounded,
+        }
+    }
+}
+
+impl Default for Delay {
+    fn default() -> Delay {
+        Delay::ZERO
+    }
+}
+
+/// A delay equals a time when it is bounded at exactly that time.
+impl PartialEq<Time> for Delay {
+    fn eq(&self, t: &Time) -> bool {
+        *self == Delay::Bounded(*t)
+    }
+}
+
+impl fmt::Display for Delay {
+    /// [`shown`] for a bound, `unbounded` otherwise.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Delay::Bounded(t) => f.write_str(&shown(*t)),
+            Delay::Unbounded => f.write_str("unbounded"),
+        }
+    }
+}
+
+impl Serialize for Delay {
+    /// Nanoseconds, or `null` when unbounded.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Delay::Bounded(t) => s.serialize_u64(t.ns()),
+            Delay::Unbounded => s.serialize_none(),
+        }
+    }
+}
+
+/// A job's worst-case delays, split by kind. An unbounded one is `null`
+/// in JSON, and the object then carries `unbounded_reason`
+/// ([`UNBOUNDED_REASON`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Blocking {
     /// Priority inversion on the task's own CPU (lower-priority sections,
     /// non-preemptive sections, boosted or ceiling-raised holders).
-    pub local: Time,
+    pub local: Delay,
     /// Suspended while waiting for a resource held elsewhere, or while the
     /// section runs on a synchronization CPU (it includes that execution).
-    pub remote: Time,
+    pub remote: Delay,
     /// Busy-waiting on the task's own CPU.
-    pub spin: Time,
+    pub spin: Delay,
     /// Run-time overheads charged to the job (lock, unlock, context
     /// switches, migrations, release), already part of its WCET.
     pub overhead: Time,
@@ -124,17 +191,11 @@ impl Serialize for Blocking {
     /// exactly when one is (derived here, never stored).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        struct OrNull(Time);
-        impl Serialize for OrNull {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                time_or_null(&self.0, s)
-            }
-        }
-        let unbounded = [self.local, self.remote, self.spin].contains(&Time::MAX);
+        let unbounded = self.total() == Delay::Unbounded;
         let mut st = s.serialize_struct("Blocking", 4 + unbounded as usize)?;
-        st.serialize_field("local", &OrNull(self.local))?;
-        st.serialize_field("remote", &OrNull(self.remote))?;
-        st.serialize_field("spin", &OrNull(self.spin))?;
+        st.serialize_field("local", &self.local)?;
+        st.serialize_field("remote", &self.remote)?;
+        st.serialize_field("spin", &self.spin)?;
         st.serialize_field("overhead", &self.overhead)?;
         if unbounded {
             st.serialize_field("unbounded_reason", UNBOUNDED_REASON)?;
@@ -145,10 +206,8 @@ impl Serialize for Blocking {
 
 impl Blocking {
     /// Local + remote + spin (overhead is inside the WCET).
-    pub fn total(&self) -> Time {
-        self.local
-            .saturating_add(self.remote)
-            .saturating_add(self.spin)
+    pub fn total(&self) -> Delay {
+        self.local.plus(self.remote).plus(self.spin)
     }
 }
 
@@ -267,5 +326,46 @@ mod tests {
             let back = Time::parse(&shown(t)).unwrap();
             assert!(back >= t, "{ns}: {}", shown(t));
         }
+    }
+
+    #[test]
+    fn a_delay_is_bounded_or_not_and_never_the_saturated_value() {
+        let ms = |n| Delay::Bounded(Time::from_ms(n));
+        assert_eq!(Delay::from_saturated(Time::MAX), Delay::Unbounded);
+        assert_eq!(Delay::from_saturated(Time::from_ms(3)), ms(3));
+        assert_eq!(ms(3).plus(ms(4)), ms(7));
+        assert_eq!(ms(3).plus(Delay::Unbounded), Delay::Unbounded);
+        // A sum that overflows, or lands on the saturated value, is unbounded.
+        let near = Delay::Bounded(Time::from_ns(u64::MAX - 1));
+        assert_eq!(
+            near.plus(Delay::Bounded(Time::from_ns(1))),
+            Delay::Unbounded
+        );
+        assert_eq!(near.plus(ms(1)), Delay::Unbounded);
+        // Unbounded sorts above every bound; a delay equals the time it is.
+        assert!(ms(u64::MAX / 2_000_000) < Delay::Unbounded);
+        assert!(ms(2) < ms(3));
+        assert!(ms(2) == Time::from_ms(2) && Delay::Unbounded != Time::MAX);
+        assert_eq!(Delay::Unbounded.to_string(), "unbounded");
+        assert_eq!(
+            Delay::Bounded(Time::from_ns(89_630_807)).to_string(),
+            "89.64ms"
+        );
+    }
+
+    #[test]
+    fn blocking_serialises_null_with_a_reason_exactly_when_unbounded() {
+        let mut b = Blocking {
+            local: Delay::Bounded(Time::from_us(5)),
+            ..Blocking::default()
+        };
+        let v = serde_json::to_value(b).unwrap();
+        assert_eq!(v["local"], 5000);
+        assert!(v.get("unbounded_reason").is_none());
+        b.spin = Delay::Unbounded;
+        let v = serde_json::to_value(b).unwrap();
+        assert!(v["spin"].is_null());
+        assert_eq!(v["unbounded_reason"], UNBOUNDED_REASON);
+        assert_eq!(b.total(), Delay::Unbounded);
     }
 }

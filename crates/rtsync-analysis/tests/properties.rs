@@ -4,8 +4,8 @@ mod common;
 use proptest::prelude::*;
 use rtsync_analysis::generate::{GenConfig, Periods, Utilizations, generate};
 use rtsync_analysis::{
-    Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection, Verdict, analyze,
-    verdict,
+    Delay, Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection, Verdict,
+    analyze, verdict,
 };
 use rtsync_model::{Protocol, Scheduler, Segment, System, Time, load_str, to_toml};
 
@@ -179,7 +179,7 @@ proptest! {
             // counts as spin only the part of an access beyond the job's own
             // section, so lengthening that section moves time from spin to
             // execution.)
-            let (dx, dy) = (x.wcet.saturating_add(x.blocking.total()), y.wcet.saturating_add(y.blocking.total()));
+            let (dx, dy) = (Delay::Bounded(x.wcet).plus(x.blocking.total()), Delay::Bounded(y.wcet).plus(y.blocking.total()));
             prop_assert!(dx <= dy, "{p}: task {} demand {} -> {} ({:?} -> {:?})", x.name, dx, dy, x.blocking, y.blocking);
         }
         if b.verdict == Verdict::Schedulable {
@@ -192,7 +192,7 @@ proptest! {
     #[test]
     fn uniprocessor_blocking_order(seed in any::<u64>(), n in 2usize..9, res in 1usize..5) {
         let s = system(Protocol::Pip, seed, n, 0.5, res);
-        let b = |p: Protocol| -> Vec<Time> { run(&s.with_protocol(p)).tasks.iter().map(|t| t.blocking.local).collect() };
+        let b = |p: Protocol| -> Vec<Delay> { run(&s.with_protocol(p)).tasks.iter().map(|t| t.blocking.local).collect() };
         let (pip, pcp, ipcp, npcs) = (b(Protocol::Pip), b(Protocol::Pcp), b(Protocol::Ipcp), b(Protocol::Npcs));
         for i in 0..n {
             prop_assert!(pcp[i] <= pip[i] && ipcp[i] <= pip[i], "task {i}: pcp {} ipcp {} pip {}", pcp[i], ipcp[i], pip[i]);

@@ -86,6 +86,17 @@ pub struct Task {
     pub body: Vec<Segment>,
 }
 
+impl Task {
+    /// Its worst-case execution over its period (the execution saturates
+    /// at [`Time::MAX`]). For reports, warnings and placement heuristics;
+    /// schedulability decisions are made in integer time.
+    pub fn utilization(&self) -> f64 {
+        body_execution(&self.body)
+            .unwrap_or(Time::MAX)
+            .ratio(self.period)
+    }
+}
+
 /// Where each element of a system was written, for diagnostics. Keys are
 /// the same strings that diagnostics print (`task "t1".period`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -211,8 +222,13 @@ impl System {
         self.tasks
             .iter()
             .filter(|t| t.cpu == Some(cpu))
-            .map(|t| body_execution(&t.body).unwrap_or(Time::MAX).ratio(t.period))
+            .map(Task::utilization)
             .sum()
+    }
+
+    /// The least common multiple of the periods ([`Time::hyperperiod`]).
+    pub fn hyperperiod(&self) -> Option<Time> {
+        Time::hyperperiod(self.tasks.iter().map(|t| t.period))
     }
 }
 

@@ -63,6 +63,23 @@ impl Time {
     pub fn ratio(self, d: Time) -> f64 {
         self.0 as f64 / d.0 as f64
     }
+    /// The least common multiple of `periods` (the hyperperiod), `None`
+    /// past [`Time::MAX`]; a zero period counts as one nanosecond. The one
+    /// computation of it: the simulator's default horizon and the EDF
+    /// demand test's horizon both come from here.
+    pub fn hyperperiod<I: IntoIterator<Item = Time>>(periods: I) -> Option<Time> {
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 { a } else { gcd(b, a % b) }
+        }
+        periods
+            .into_iter()
+            .try_fold(1u64, |acc, p| {
+                let p = p.0.max(1);
+                (acc / gcd(acc, p)).checked_mul(p)
+            })
+            .map(Time)
+    }
+
     /// Sum of an iterator of times, `None` on overflow.
     pub fn checked_sum<I: IntoIterator<Item = Time>>(it: I) -> Option<Time> {
         it.into_iter().try_fold(Time::ZERO, |a, b| a.checked_add(b))
@@ -202,6 +219,21 @@ impl<'de> Deserialize<'de> for Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hyperperiod_is_the_lcm_and_none_past_the_range() {
+        let ms = Time::from_ms;
+        assert_eq!(Time::hyperperiod([ms(4), ms(6), ms(10)]), Some(ms(60)));
+        assert_eq!(Time::hyperperiod([ms(5)]), Some(ms(5)));
+        assert_eq!(Time::hyperperiod([]), Some(Time::from_ns(1)));
+        // Four primes near 10^6 ns: their product passes 2^64.
+        let primes = [1_000_003, 999_983, 1_000_033, 999_979].map(Time::from_ns);
+        assert_eq!(Time::hyperperiod(primes), None);
+        assert_eq!(
+            Time::hyperperiod(primes[..3].iter().copied()),
+            Some(Time::from_ns(1_000_003 * 999_983 * 1_000_033))
+        );
+    }
     use proptest::prelude::*;
 
     #[test]

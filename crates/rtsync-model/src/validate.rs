@@ -23,7 +23,7 @@ pub fn validate(sys: &System) -> Diagnostics {
         v.placement(&facts);
         v.nesting(&facts);
         v.lock_order(&facts);
-        v.utilization(&facts);
+        v.utilization();
     }
     v.out
 }
@@ -329,12 +329,12 @@ impl V<'_> {
         }
     }
 
-    fn utilization(&mut self, f: &Facts) {
+    fn utilization(&mut self) {
         let sys = self.sys;
         let mut per_cpu = vec![0.0f64; sys.platform.cpus];
         let mut total = 0.0;
-        for (t, task) in sys.tasks.iter().enumerate() {
-            let u = f.tasks[t].wcet.ratio(task.period);
+        for task in &sys.tasks {
+            let u = task.utilization();
             total += u;
             if let Some(c) = task.cpu {
                 per_cpu[c] += u;

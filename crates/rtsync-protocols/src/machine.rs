@@ -603,7 +603,9 @@ impl Locks {
             return Ok(Outcome::Granted);
         }
         let spin = rule.wait == Wait::Spin;
-        self.threads[t].waiting.as_mut().unwrap().woken = false;
+        if let Some(x) = self.threads[t].waiting.as_mut() {
+            x.woken = false;
+        }
         self.enqueue(t, w.resource);
         self.refresh();
         Ok(Outcome::Wait { spin })
@@ -618,7 +620,10 @@ impl Locks {
             Arbitration::Ceiling => {
                 let c = &mut self.ceiling[rule.scope];
                 let th = &mut self.threads[t];
-                let w = th.waiting.as_mut().unwrap();
+                // Only a waiting thread is enqueued (its callers set it).
+                let Some(w) = th.waiting.as_mut() else {
+                    return;
+                };
                 w.batch = c.wakes;
                 let ask = (w.resource, w.units);
                 c.refused
@@ -776,21 +781,24 @@ impl Locks {
         named: bool,
     ) -> Result<(Vec<Granted>, Option<Cpu>), LockError> {
         self.thread(t)?;
-        let th = &self.threads[t];
-        let Some(pos) = th.held.iter().rposition(|h| h.resource == r) else {
+        let held = &mut self.threads[t].held;
+        let h = match held.last() {
+            Some(last) if last.resource == r => held.pop(),
+            Some(last) if held.iter().any(|h| h.resource == r) => {
+                return Err(LockError::NotInnermost {
+                    thread: t,
+                    resource: r,
+                    innermost: last.resource,
+                });
+            }
+            _ => None,
+        };
+        let Some(h) = h else {
             return Err(LockError::NotOwner {
                 thread: t,
                 resource: r,
             });
         };
-        if pos + 1 != th.held.len() {
-            return Err(LockError::NotInnermost {
-                thread: t,
-                resource: r,
-                innermost: th.held.last().unwrap().resource,
-            });
-        }
-        let h = self.threads[t].held.pop().unwrap();
         if self.threads[t].held.is_empty() {
             // A ceiling waiter's list counts the waiters holding something.
             self.recount_holding(t);
@@ -958,16 +966,21 @@ impl Locks {
                 Order::Fifo | Order::Priority => 0,
             };
             let w = q[pick];
-            let wt = self.threads[w]
-                .waiting
-                .clone()
-                .expect("queued thread waits");
+            // Every queued thread waits (it is queued only by `enqueue`
+            // and leaves the queue before its request ends); one that
+            // did not would only be dropped from the queue.
+            let Some(wt) = self.threads[w].waiting.clone() else {
+                self.units[unit].queue.remove(pick);
+                continue;
+            };
             if self.units[unit].free < wt.units {
                 return;
             }
             self.units[unit].queue.remove(pick);
             if !handoff {
-                self.threads[w].waiting.as_mut().unwrap().woken = true;
+                if let Some(x) = self.threads[w].waiting.as_mut() {
+                    x.woken = true;
+                }
                 granted.push(Granted {
                     thread: w,
                     resource: wt.resource,
@@ -1007,10 +1020,10 @@ impl Locks {
         if let Some(granted) = named {
             let start = granted.len();
             for &(_, Reverse(x)) in &c.refused.list {
-                let w = self.threads[x]
-                    .waiting
-                    .as_ref()
-                    .expect("refused thread waits");
+                // Every refused thread waits (see `enqueue`).
+                let Some(w) = self.threads[x].waiting.as_ref() else {
+                    continue;
+                };
                 granted.push(Granted {
                     thread: x,
                     resource: w.resource,

@@ -361,6 +361,14 @@ fn gate_of(rule: &rtsync_protocols::Rule) -> Option<usize> {
     (!rule.global || ceiling).then_some(rule.scope)
 }
 
+/// A priority-inheritance mutex the C library could not make.
+fn mutex_init(error: std::io::Error) -> RtError {
+    RtError::Os {
+        what: "pthread_mutex_init(PTHREAD_PRIO_INHERIT)".into(),
+        error,
+    }
+}
+
 impl Domain {
     /// A domain for `sys` (validated and partitioned, fixed priorities).
     pub fn new(sys: &System, opts: Options) -> Result<Domain, RtError> {
@@ -395,7 +403,11 @@ impl Domain {
         for (t, &b) in base.iter().enumerate() {
             locks
                 .set_base(t, b, t as u64)
-                .expect("thread index in range");
+                .map_err(|error| RtError::Refused {
+                    task: sys.tasks[t].name.clone(),
+                    resource: None,
+                    error,
+                })?;
         }
         let gate_of: Vec<Option<usize>> = locks.config().rules.iter().map(gate_of).collect();
         let mut gated = vec![Vec::new(); cpus];
@@ -467,20 +479,22 @@ impl Domain {
         Ok(Domain {
             sh: Arc::new(Shared {
                 id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
-                state: PiLock::new(state),
+                state: PiLock::new(state).map_err(mutex_init)?,
                 slots: (0..n)
-                    .map(|_| Slot {
-                        wake: AtomicU32::new(0),
-                        depth: AtomicU32::new(0),
-                        fast: AtomicU64::new(0),
-                        fast_gate: AtomicUsize::new(0),
-                        epoch: Epoch::default(),
-                        cpu_epoch: Epoch::default(),
-                        prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
-                            .unwrap_or_else(|e| panic!("pthread_mutex_init: {e}")),
-                        trace: std::sync::Mutex::new(Vec::new()),
+                    .map(|_| {
+                        Ok(Slot {
+                            wake: AtomicU32::new(0),
+                            depth: AtomicU32::new(0),
+                            fast: AtomicU64::new(0),
+                            fast_gate: AtomicUsize::new(0),
+                            epoch: Epoch::default(),
+                            cpu_epoch: Epoch::default(),
+                            prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
+                                .map_err(mutex_init)?,
+                            trace: std::sync::Mutex::new(Vec::new()),
+                        })
                     })
-                    .collect(),
+                    .collect::<Result<_, RtError>>()?,
                 map,
                 cpu_map,
                 opts,

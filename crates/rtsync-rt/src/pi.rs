@@ -89,13 +89,14 @@ unsafe impl<T: Send> Send for PiLock<T> {}
 unsafe impl<T: Send> Sync for PiLock<T> {}
 
 impl<T> PiLock<T> {
-    pub fn new(value: T) -> PiLock<T> {
-        let raw = RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
-            .unwrap_or_else(|e| panic!("pthread_mutex_init(PRIO_INHERIT) failed: {e}"));
-        PiLock {
+    /// A lock around `value`; fails where the C library cannot make a
+    /// priority-inheritance mutex.
+    pub fn new(value: T) -> std::io::Result<PiLock<T>> {
+        let raw = RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)?;
+        Ok(PiLock {
             raw,
             value: UnsafeCell::new(value),
-        }
+        })
     }
 
     pub fn lock(&self) -> PiGuard<'_, T> {

@@ -14,20 +14,6 @@ use rtsync_model::{System, Time};
 /// simulator's few million events per second, a few seconds of work.
 pub const MAX_DEFAULT_JOBS: u128 = 1_000_000;
 
-/// The least common multiple of the periods, `None` past [`Time::MAX`].
-pub fn hyperperiod(sys: &System) -> Option<Time> {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    sys.tasks
-        .iter()
-        .try_fold(1u64, |acc, t| {
-            let p = t.period.ns().max(1);
-            (acc / gcd(acc, p)).checked_mul(p)
-        })
-        .map(Time::from_ns)
-}
-
 /// Jobs released within `horizon` (periodic, from 0), all tasks together.
 pub fn jobs_within(sys: &System, horizon: Time) -> u128 {
     sys.tasks
@@ -49,7 +35,7 @@ pub struct DefaultHorizon {
 /// release more than [`MAX_DEFAULT_JOBS`] jobs, the horizon that releases
 /// about that many (every task still releases its first job at 0).
 pub fn default_horizon(sys: &System, hyperperiods: u64) -> DefaultHorizon {
-    let wanted = hyperperiod(sys).and_then(|h| h.checked_mul(hyperperiods));
+    let wanted = sys.hyperperiod().and_then(|h| h.checked_mul(hyperperiods));
     if let Some(h) = wanted
         && jobs_within(sys, h) <= MAX_DEFAULT_JOBS
     {
@@ -107,17 +93,6 @@ mod tests {
             src += &format!("[[task]]\nname = \"t{i}\"\nperiod = \"{p}\"\nwcet = \"1ns\"\n");
         }
         rtsync_model::load_str(&src, None).unwrap().0
-    }
-
-    #[test]
-    fn the_hyperperiod_is_the_lcm_and_none_past_the_range() {
-        assert_eq!(
-            hyperperiod(&sys(&["4ms", "6ms", "10ms"])),
-            Some(Time::from_ms(60))
-        );
-        // Three large primes (ns): their product passes 2^64.
-        let big = sys(&["1000003ns", "999983ns", "1000033ns", "999979ns"]);
-        assert_eq!(hyperperiod(&big), None);
     }
 
     #[test]

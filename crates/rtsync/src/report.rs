@@ -56,7 +56,7 @@ pub fn facts(sys: &System, label: &str) -> String {
             t(task.period),
             t(task.deadline),
             t(f.tasks[i].wcet),
-            format!("{:.3}", f.tasks[i].wcet.ratio(task.period)),
+            format!("{:.3}", task.utilization()),
             if secs.is_empty() {
                 "-".into()
             } else {
@@ -149,9 +149,9 @@ pub fn analysis_table(a: &Analysis, label: &str) -> String {
             t(x.period),
             t(x.deadline),
             t(x.wcet),
-            t(x.blocking.local),
-            t(x.blocking.remote),
-            t(x.blocking.spin),
+            x.blocking.local.to_string(),
+            x.blocking.remote.to_string(),
+            x.blocking.spin.to_string(),
             t(x.blocking.overhead),
             x.response.to_string(),
             x.slack.map_or("-".into(), t),

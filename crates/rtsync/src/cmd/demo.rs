@@ -222,7 +222,7 @@ fn bounds(sys: &rtsync_model::System, protocols: &[Protocol], cols: &[Column], m
                     .map(|t| t.blocking.total())
                     .max()
                     .unwrap_or_default();
-                blocking.push(rtsync_analysis::result::shown(b));
+                blocking.push(b.to_string());
             }
             None => {
                 verdict.push("-".into());
@@ -291,7 +291,9 @@ fn simulated(
             out.push(vec!["-".into(); sys.tasks.len()]);
             continue;
         };
-        let horizon = rtsync_sim::horizon::hyperperiod(&a.system)
+        let horizon = a
+            .system
+            .hyperperiod()
             .and_then(|h| h.checked_mul(2))
             .unwrap_or(Time::MAX)
             .min(Time::from_s(2));

@@ -122,7 +122,7 @@ pub fn parse_horizon(text: &str, sys: &System) -> Result<Time, String> {
         let n: u64 = n.trim().parse().map_err(|_| {
             format!("--horizon `{text}`: expected a duration (\"1s\") or hyperperiods (\"10h\")")
         })?;
-        let h = rtsync_sim::horizon::hyperperiod(sys).ok_or_else(|| {
+        let h = sys.hyperperiod().ok_or_else(|| {
             "--horizon in hyperperiods: the periods' least common multiple overflows; give a duration instead".to_string()
         })?;
         let t = h
