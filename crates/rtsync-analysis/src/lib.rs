@@ -5,6 +5,7 @@
 //! Results are immutable values ([`result::SystemResult`]); the engine
 //! iterates the blocking / response-time fixed point itself.
 
+#![forbid(unsafe_code)]
 pub mod analyze;
 pub mod blocking;
 pub mod bounds;

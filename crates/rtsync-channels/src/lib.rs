@@ -31,6 +31,12 @@
 //! assert_eq!(rx.read(), Ok(None));
 //! ```
 
+#![warn(missing_docs)]
+
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "rtsync-channels shares memory through sealed Linux memfds: it builds for Linux only"
+);
 /// `attach`: the constructor of a channel side over a shared segment.
 macro_rules! attach_to_segment {
     ($kind:expr, $side:literal) => {

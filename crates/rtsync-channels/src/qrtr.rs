@@ -8,13 +8,13 @@
 //! the other's counter and reloads it only when the cache says full (writer)
 //! or empty (reader), the technique that makes rtrb fast.
 //!
-//! Both sides keep the addresses they use ([`Addr`]) and index slots by
+//! Both sides keep the addresses they use (`Addr`) and index slots by
 //! their cursor, with no bounds check, so an operation is a handful of
 //! instructions. That alone made the ring move fewer elements per second
 //! between two cores, not more: a faster reader trails the writer more
 //! closely and takes each slot line from it sooner. The writer therefore
 //! asks for each slot line eight lines before it writes there
-//! ([`crate::prefetch`]), once the reader is done with it; with that, the
+//! (`crate::prefetch`), once the reader is done with it; with that, the
 //! fast operations are also the fast ring (docs/PERFORMANCE.md, "Why
 //! QrtR's writer claims lines ahead").
 //!

@@ -5,7 +5,7 @@
 //! The paper's listing guards the slots with one 32-bit change counter and
 //! lets the writer run over the reader's head; it can wrap (the paper says
 //! so) and it cannot tell the reader how much was lost. We derive it from
-//! 64-bit counters instead (see [`crate::ring`]): the writer owns `tail`
+//! 64-bit counters instead (see `crate::ring`): the writer owns `tail`
 //! and a `floor` (the first element not discarded), the reader owns `head`
 //! (the next element it will read). To write, the writer checks
 //! `tail - max(head, floor)` against the capacity, with a cached `head`

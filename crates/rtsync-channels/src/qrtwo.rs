@@ -5,7 +5,7 @@
 //! The paper packs the head index with "overwrite" and "changing" bits and
 //! has the writer move the head with compare-and-swap; the reader retries
 //! while those bits change. We derive a simpler protocol from 64-bit
-//! counters (see [`crate::ring`]): the writer always writes element `tail`
+//! counters (see `crate::ring`): the writer always writes element `tail`
 //! into slot `tail % capacity`, bracketed by its progress word. Writing over
 //! element `tail - capacity` is exactly "overwrite the oldest" when the
 //! queue is full, and harmless when the reader has consumed it. The writer
@@ -13,7 +13,7 @@
 //! a store, a release fence, the slot's words, a release store. The reader keeps
 //! its own position: if the writer is more than `capacity` ahead it skips
 //! (and counts) what was overwritten, and it discards (and counts) copies
-//! that the writer overlapped ([`crate::ring::overwritten`]). It copies up
+//! that the writer overlapped (`crate::ring::overwritten`). It copies up
 //! to a batch of elements per look at the writer's progress, which keeps
 //! it off the writer's cache line ([`Reader::set_batch`]).
 //!

@@ -174,7 +174,9 @@ impl Losses {
 /// elements lost just before it (overwritten or discarded unread).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Received<T> {
+    /// The element.
     pub value: T,
+    /// Elements lost between the previous one handed out and this one.
     pub lost_before: u64,
 }
 

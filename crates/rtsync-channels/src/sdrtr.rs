@@ -31,13 +31,13 @@
 //!   since the writer loaded it, and then the reader cannot take again
 //!   before the next publish: at most two attempts, still wait-free;
 //! - the writer keeps a journal in the segment's record
-//!   ([`crate::resume`]): "publishing slot w" before the CAS, "owns slot
+//!   (`crate::resume`): "publishing slot w" before the CAS, "owns slot
 //!   m" after it;
 //! - the reader stores its slot (plus one; zero means slot 2) in its own
 //!   control line after each take: one store, to a line nothing else
 //!   writes, only when a new value arrives.
 //!
-//! [`Writer::attach`] then decides ([`writer_slot`]): "owns m" is
+//! [`Writer::attach`] then decides (`writer_slot`): "owns m" is
 //! exact; after "publishing w", a fresh back word names the slot in
 //! `holds` (set by this publish if it happened, by the previous one, whose
 //! taken slot is w, if not); a taken back word with the reader on `w` means

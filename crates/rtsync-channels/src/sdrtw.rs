@@ -70,7 +70,9 @@ impl<T: Element> Writer<T> {
 /// and how many writes no reader of this channel returned before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Snapshot<T> {
+    /// The value read.
     pub value: T,
+    /// Times the read started over because the writer overlapped it.
     pub retries: u32,
     /// The value is the one the `version`-th write published (from 1).
     pub version: u64,

@@ -52,19 +52,39 @@ const HEADER_WORDS: usize = LINE_WORDS;
 #[derive(Debug)]
 pub enum OpenError {
     /// A system call failed; `what` says which step.
-    Io { what: String, source: io::Error },
+    Io {
+        /// The step (`memfd_create`, `mmap`, ...).
+        what: String,
+        /// The system's error.
+        source: io::Error,
+    },
     /// The name is not usable as a channel name.
     BadName(String),
     /// The descriptor is not a memfd sealed against resizing.
     NotSealed,
     /// The segment is smaller than its layout needs.
-    TooSmall { have: u64, need: u64 },
+    TooSmall {
+        /// Its size in bytes.
+        have: u64,
+        /// The bytes its layout needs.
+        need: u64,
+    },
     /// The first word is not rtsync's magic.
     NotAChannel,
     /// Made by another layout version.
-    Version { found: u64, expected: u64 },
+    Version {
+        /// The version in the segment's header.
+        found: u64,
+        /// This library's ([`VERSION`]).
+        expected: u64,
+    },
     /// Holds another kind, capacity or element type.
-    Mismatch { found: String, expected: String },
+    Mismatch {
+        /// What the segment holds (kind, capacity, element).
+        found: String,
+        /// What the opener asked for.
+        expected: String,
+    },
     /// The other side stayed in the middle of an operation that a side
     /// taking over must wait for.
     Stalled(&'static str),

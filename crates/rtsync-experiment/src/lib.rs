@@ -7,6 +7,8 @@
 //! schedule that comes closest to each bound. [`shapes`] names the random
 //! system shapes it draws, aimed at where bounds break.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 pub mod shapes;
 pub mod soundness;
 

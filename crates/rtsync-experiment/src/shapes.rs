@@ -30,6 +30,7 @@ pub enum Shape {
 }
 
 impl Shape {
+    /// Every shape a user can name, [`Shape::All`] last.
     pub const NAMED: [Shape; 6] = [
         Shape::Classic,
         Shape::LocalGlobal,
@@ -39,6 +40,7 @@ impl Shape {
         Shape::All,
     ];
 
+    /// The name used on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             Shape::Classic => "classic",

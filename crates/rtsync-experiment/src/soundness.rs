@@ -23,10 +23,15 @@ use crate::Shape;
 /// One run of the experiment for one protocol and scheduler.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The protocol every resource of the drawn systems uses.
     pub protocol: Protocol,
+    /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
+    /// The shape the systems are drawn from.
     pub shape: Shape,
+    /// How many systems to draw.
     pub systems: u64,
+    /// The seed of the first system (system `i` uses `seed + i`).
     pub seed: u64,
     /// The search per schedulable system; `None` samples only.
     pub search: Option<SearchOptions>,
@@ -37,10 +42,12 @@ pub struct Config {
 /// A broken promise, with what reproduces it.
 #[derive(Clone, Debug)]
 pub struct Violation {
+    /// What was exceeded, by how much, for which task.
     pub what: String,
     /// How the schedule was produced: a sampled run's simulate options, or
     /// the search's plan.
     pub how: String,
+    /// The search's plan, replayable with `rtsync simulate --plan`.
     pub plan: Option<Plan>,
 }
 
@@ -49,8 +56,11 @@ pub struct Violation {
 pub struct Checked {
     /// The analysis called it schedulable (only those are simulated).
     pub schedulable: bool,
+    /// Simulations run (samples and the search's trials).
     pub simulations: u64,
+    /// Scheduling events simulated.
     pub events: u64,
+    /// Every bound found broken.
     pub violations: Vec<Violation>,
     /// Worst simulated response over the bound, for each task whose bound
     /// exceeds its WCET (a bound equal to the WCET says nothing about
@@ -183,9 +193,13 @@ fn sample(
 /// The outcome for one protocol and scheduler.
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
+    /// Systems drawn.
     pub systems: u64,
+    /// Of those, the ones the analysis called schedulable.
     pub schedulable: u64,
+    /// Simulations run.
     pub simulations: u64,
+    /// Scheduling events simulated.
     pub events: u64,
     /// Each violation, prefixed with the system that showed it.
     pub violations: Vec<String>,

@@ -3,8 +3,9 @@
 //! facts derived from them (WCETs, ceilings, preemption levels, nesting).
 //!
 //! Data flows one way: spec -> [`System`] -> [`Facts`] -> the engines
-//! (analysis now; simulation and the Linux runtime later).
+//! (the analysis, the simulator and the Linux runtime).
 
+#![forbid(unsafe_code)]
 pub mod derived;
 pub mod diag;
 pub mod lockorder;

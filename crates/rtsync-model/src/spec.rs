@@ -2,9 +2,9 @@
 //!
 //! Parsing happens in two steps: serde reads the file into "raw" structs that
 //! keep the byte span of every value (so that every later error can name its
-//! line and column), then [`convert`] turns raw values into the typed
+//! line and column), then `convert` turns raw values into the typed
 //! [`System`], collecting every error instead of stopping at the first. The
-//! semantic checks that look at the whole system live in [`crate::validate`].
+//! semantic checks that look at the whole system live in [`crate::validate()`].
 //! A large spec is read a thousand tasks at a time (the `sections` module),
 //! which changes neither the result nor any diagnostic.
 //!

@@ -6,10 +6,14 @@ use crate::protocols;
 use crate::rule::Rule;
 use rtsync_model::{Cpu, Facts, Protocol, Scheduler, System};
 
+/// The system as the machine sees it, fixed before the first request.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The protocol shared by every resource, if they share one.
     pub protocol: Option<Protocol>,
+    /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
+    /// CPUs of the platform.
     pub cpus: usize,
     /// Per resource.
     pub rules: Vec<Rule>,
@@ -68,10 +72,12 @@ impl Config {
         }
     }
 
+    /// Threads (one per task).
     pub fn threads(&self) -> usize {
         self.home.len()
     }
 
+    /// Resources.
     pub fn resources(&self) -> usize {
         self.rules.len()
     }

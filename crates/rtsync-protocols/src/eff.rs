@@ -8,8 +8,11 @@ use std::cmp::Reverse;
 /// it on its CPU" (NPCS, FMLP-S, MSRP global requests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Tier {
+    /// Ordinary priorities (base, inherited, ceilings).
     Normal = 0,
+    /// Above every normal priority of the CPU.
     Boosted = 1,
+    /// Nothing preempts it on its CPU.
     NonPreemptive = 2,
 }
 
@@ -19,8 +22,11 @@ pub enum Tier {
 /// order among equal priorities, request order among FIFO-boosted holders).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Eff {
+    /// The band, compared first.
     pub tier: Tier,
+    /// The priority within the band (larger first).
     pub key: u64,
+    /// Release or request order, the earlier first among equal keys.
     pub seq: Reverse<u64>,
 }
 
@@ -40,6 +46,7 @@ impl Eff {
         }
     }
 
+    /// A normal-band priority `key`, ordered among equals by `seq`.
     pub fn normal(key: u64, seq: u64) -> Eff {
         Eff {
             tier: Tier::Normal,

@@ -3,40 +3,79 @@
 
 use std::fmt;
 
+/// Why the machine refused a request or a release.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LockError {
     /// A thread or resource index outside the configured system.
-    Unknown { what: &'static str, index: usize },
+    Unknown {
+        /// `"thread"` or `"resource"`.
+        what: &'static str,
+        /// The index given.
+        index: usize,
+    },
     /// Release of a resource the thread does not hold.
-    NotOwner { thread: usize, resource: usize },
+    NotOwner {
+        /// The thread (its index in the system's task list).
+        thread: usize,
+        /// The resource (its index in the system's resource list).
+        resource: usize,
+    },
     /// Releases must be in LIFO order (sections nest properly).
     NotInnermost {
+        /// The thread (its index in the system's task list).
         thread: usize,
+        /// The resource (its index in the system's resource list).
         resource: usize,
+        /// The innermost resource it holds, which must go first.
         innermost: usize,
     },
     /// A request while the thread already waits for a resource.
-    AlreadyWaiting { thread: usize, resource: usize },
+    AlreadyWaiting {
+        /// The thread (its index in the system's task list).
+        thread: usize,
+        /// The resource (its index in the system's resource list).
+        resource: usize,
+    },
     /// A second request of a resource the thread holds (no recursion).
-    Recursive { thread: usize, resource: usize },
+    Recursive {
+        /// The thread (its index in the system's task list).
+        thread: usize,
+        /// The resource (its index in the system's resource list).
+        resource: usize,
+    },
     /// More units than the resource has, or zero units.
     Units {
+        /// The thread (its index in the system's task list).
         thread: usize,
+        /// The resource (its index in the system's resource list).
         resource: usize,
+        /// Units requested.
         asked: u32,
+        /// Units the resource has.
         total: u32,
     },
     /// The protocol forbids requesting `resource` while holding `held`.
     ForbiddenNesting {
+        /// The thread (its index in the system's task list).
         thread: usize,
+        /// The resource (its index in the system's resource list).
         resource: usize,
+        /// The resource held that forbids it.
         held: usize,
     },
     /// [`crate::Locks::retry`] without a woken request.
-    NothingToRetry { thread: usize },
+    NothingToRetry {
+        /// The thread (its index in the system's task list).
+        thread: usize,
+    },
     /// Under a ceiling protocol, a user whose priority is above the
     /// resource's ceiling (the configuration did not know it as a user).
-    AboveCeiling { thread: usize, resource: usize },
+    AboveCeiling {
+        /// The thread (its index in the system's task list).
+        thread: usize,
+        /// The resource (its index in the system's resource list).
+        resource: usize,
+    },
 }
 
 impl fmt::Display for LockError {

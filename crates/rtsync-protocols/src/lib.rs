@@ -25,6 +25,8 @@
 //! more units than exist) returns a [`LockError`]; the machine never panics
 //! on input.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 pub mod config;
 pub mod dispatch;
 pub mod eff;

@@ -27,13 +27,18 @@ pub enum Outcome {
     Granted,
     /// The thread waits; it spins on its CPU or suspends, as the rule says.
     /// A later [`Locks::unlock`] by another thread grants it.
-    Wait { spin: bool },
+    Wait {
+        /// Whether it busy-waits on its CPU (else it suspends).
+        spin: bool,
+    },
 }
 
 /// A waiter affected by someone else's release.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Granted {
+    /// The waiter.
     pub thread: Tid,
+    /// The resource it asked for.
     pub resource: ResourceId,
     /// True: the thread now holds the resource (queue hand-off). False: a
     /// ceiling-refused request was woken and must be retried with
@@ -250,6 +255,8 @@ impl Locks {
     /// configuration; a waiter's request lives with the waiting thread.
     pub const RESOURCE_STATE_BYTES: usize = std::mem::size_of::<Unit>();
 
+    /// A machine with nothing held or requested; every thread's base
+    /// priority is 0 until [`Locks::set_base`].
     pub fn new(cfg: Config) -> Locks {
         let threads = (0..cfg.threads())
             .map(|t| Thread {
@@ -302,6 +309,7 @@ impl Locks {
         }
     }
 
+    /// The configuration it interprets (the rules, homes, levels).
     pub fn config(&self) -> &Config {
         &self.cfg
     }
@@ -384,6 +392,7 @@ impl Locks {
         self.threads[t].held.iter().map(|h| h.resource)
     }
 
+    /// Whether `t` holds any resource.
     #[inline]
     pub fn holds_any(&self, t: Tid) -> bool {
         !self.threads[t].held.is_empty()

@@ -70,9 +70,12 @@ pub enum Hold {
     NonPreemptive,
 }
 
+/// Everything a protocol decides about one resource.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rule {
+    /// How a request is decided.
     pub arbitration: Arbitration,
+    /// How a refused requester waits.
     pub wait: Wait,
     /// Priority from the request until the grant.
     pub waiting: Hold,

@@ -47,7 +47,7 @@
 //! **PIP on the kernel's PI futex.** A domain whose resources are all PIP,
 //! applying priorities and keeping no log, does not consult the machine:
 //! each resource is a PI futex word and the kernel queues, inherits and
-//! hands over ([`kernel_pi`]), one system call per contended hand-off
+//! hands over (`kernel_pi`), one system call per contended hand-off
 //! where the machine's path makes two.
 //!
 //! DPCP and DFLP sections run on their synchronization CPU by migrating
@@ -132,17 +132,40 @@ impl Default for Options {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Record {
     /// `task` was granted `resource`.
-    Granted { task: String, resource: String },
+    Granted {
+        /// The task.
+        task: String,
+        /// The resource.
+        resource: String,
+    },
     /// `task`'s effective priority changed to `label` (as the simulator's
     /// traces name it).
-    Priority { task: String, label: String },
+    Priority {
+        /// The task.
+        task: String,
+        /// The new priority (`base`, `5`, `boosted 3`, `non-preemptive`).
+        label: String,
+    },
     /// `task` released `resource`.
-    Released { task: String, resource: String },
+    Released {
+        /// The task.
+        task: String,
+        /// The resource.
+        resource: String,
+    },
     /// `task`'s job ended.
-    Completed { task: String },
+    Completed {
+        /// The task.
+        task: String,
+    },
     /// `task`, a preempted holder, runs on system CPU `cpu` in the place
     /// of a waiter spinning there (MrsP's helping).
-    Helping { task: String, cpu: usize },
+    Helping {
+        /// The task.
+        task: String,
+        /// The system CPU it runs on.
+        cpu: usize,
+    },
 }
 
 struct Slot {
@@ -649,6 +672,7 @@ impl Domain {
         self.sh.cpu_map[cpu % self.sh.cpu_map.len().max(1)]
     }
 
+    /// The options the domain was built with.
     pub fn options(&self) -> &Options {
         &self.sh.opts
     }
@@ -1379,6 +1403,7 @@ pub struct Binding {
 }
 
 impl Binding {
+    /// The task this thread is bound to (its index in the system).
     pub fn task(&self) -> Tid {
         self.t
     }

@@ -5,30 +5,56 @@ use rtsync_protocols::LockError;
 use std::fmt;
 use std::time::Duration;
 
+/// Why the runtime refused, named in the system's terms.
 #[derive(Debug)]
 pub enum RtError {
     /// The protocol refused the request or release (misuse: above the
     /// ceiling, a forbidden nesting, a release out of order...).
     Refused {
+        /// The task whose thread asked.
         task: String,
+        /// The resource, when the refusal concerns one.
         resource: Option<String>,
+        /// The machine's reason.
         error: LockError,
     },
     /// The calling thread is not bound to a task of this domain.
-    NotBound { resource: String },
+    NotBound {
+        /// The resource it used.
+        resource: String,
+    },
     /// A second binding of one task, or of one thread twice.
-    AlreadyBound { task: String },
+    AlreadyBound {
+        /// The task.
+        task: String,
+    },
     /// No task or resource by that name.
-    Unknown { what: &'static str, name: String },
+    Unknown {
+        /// `"task"` or `"resource"`.
+        what: &'static str,
+        /// The name given.
+        name: String,
+    },
     /// A `Mutex` over a multi-unit resource (it needs exclusive access).
-    MultiUnit { resource: String, units: u32 },
+    MultiUnit {
+        /// The resource.
+        resource: String,
+        /// Its units.
+        units: u32,
+    },
     /// Granting would close a cycle of waits (possible only under PIP with
     /// opposite lock orders); the request is withdrawn.
-    Deadlock { cycle: Vec<(String, String)> },
+    Deadlock {
+        /// The cycle, as (task, resource it waits for) pairs.
+        cycle: Vec<(String, String)>,
+    },
     /// The wait exceeded the domain's limit; the request is withdrawn.
     Timeout {
+        /// The waiting task.
         task: String,
+        /// The resource it waited for.
         resource: String,
+        /// How long it waited.
         waited: Duration,
     },
     /// SCHED_FIFO is not available (the message says what is missing).
@@ -39,11 +65,18 @@ pub enum RtError {
     Levels(crate::prio::TooManyLevels),
     /// A model CPU with no machine CPU to run on.
     Cpus {
+        /// CPUs the system needs.
         needed: usize,
+        /// The machine CPUs this process may use.
         available: Vec<usize>,
     },
     /// A system call failed.
-    Os { what: String, error: std::io::Error },
+    Os {
+        /// The call.
+        what: String,
+        /// The system's error.
+        error: std::io::Error,
+    },
 }
 
 impl fmt::Display for RtError {

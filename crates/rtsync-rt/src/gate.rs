@@ -49,6 +49,8 @@ pub fn holder(w: u32) -> (usize, usize) {
 pub struct Gate(AtomicU32);
 
 impl Gate {
+    /// A gate, open (uncontended requests may take their fast path) or
+    /// closed.
     pub fn new(open: bool) -> Gate {
         Gate(AtomicU32::new(if open { OPEN } else { CLOSED }))
     }

@@ -12,6 +12,12 @@
 //! out every decision of the protocol (who waits, who is granted, in which
 //! order) without applying priorities.
 
+#![warn(missing_docs)]
+
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "rtsync-rt runs protocols on Linux threads (SCHED_FIFO, PI futexes, CPU affinity): it builds for Linux only"
+);
 pub mod domain;
 pub mod error;
 pub mod gate;

@@ -22,6 +22,9 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
+/// Data owned by one resource of a domain: reached through a guard that
+/// [`Mutex::lock`] returns once the resource's protocol grants it, and
+/// released, as the protocol rules, when the guard drops.
 pub struct Mutex<T> {
     domain: Domain,
     r: usize,
@@ -113,6 +116,7 @@ impl<T> Mutex<T> {
         Ok(g)
     }
 
+    /// The data, the mutex consumed.
     pub fn into_inner(self) -> T {
         self.value.into_inner()
     }

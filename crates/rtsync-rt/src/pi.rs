@@ -54,6 +54,7 @@ impl RawMutex {
         Ok(RawMutex { raw })
     }
 
+    /// Locks it (the calling thread's priority lent to the holder).
     pub fn lock(&self) {
         // SAFETY: the mutex is initialised.
         let r = unsafe { libc::pthread_mutex_lock(self.raw.get()) };
@@ -79,6 +80,8 @@ impl Drop for RawMutex {
     }
 }
 
+/// A value behind a priority-inheritance mutex: the domain's bookkeeping
+/// lock, so that a thread waiting for it lends its priority to the holder.
 pub struct PiLock<T> {
     raw: RawMutex,
     value: UnsafeCell<T>,
@@ -99,12 +102,14 @@ impl<T> PiLock<T> {
         })
     }
 
+    /// Locks it; the guard unlocks on drop.
     pub fn lock(&self) -> PiGuard<'_, T> {
         self.raw.lock();
         PiGuard { lock: self }
     }
 }
 
+/// Access to a [`PiLock`]'s value while it is held.
 pub struct PiGuard<'a, T> {
     lock: &'a PiLock<T>,
 }

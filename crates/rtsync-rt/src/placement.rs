@@ -47,9 +47,19 @@ impl Placement {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PlacementError {
     /// The map names fewer CPUs than the system has (bad input).
-    Short { needed: usize, given: usize },
+    Short {
+        /// CPUs of the system.
+        needed: usize,
+        /// CPUs the map names.
+        given: usize,
+    },
     /// The map names a CPU this process may not use (the environment).
-    NotAllowed { cpu: usize, allowed: Vec<usize> },
+    NotAllowed {
+        /// The CPU named.
+        cpu: usize,
+        /// The CPUs this process may use.
+        allowed: Vec<usize>,
+    },
 }
 
 impl PlacementError {

@@ -21,16 +21,21 @@ use std::fmt;
 /// The lowest and highest SCHED_FIFO priority the runtime uses. 99 is left
 /// to the kernel's own threads (watchdogs, migration).
 pub const LOWEST: i32 = 1;
+/// See [`LOWEST`].
 pub const HIGHEST: i32 = 98;
 
+/// The SCHED_FIFO priority of each effective priority the machine can
+/// give: normal priorities from [`LOWEST`] up, the boosted band above.
 #[derive(Clone, Debug)]
 pub struct PrioMap {
     normal: Vec<u64>,
     boosted: Vec<u64>,
 }
 
+/// More distinct priorities than SCHED_FIFO's range holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TooManyLevels {
+    /// The levels the system needs.
     pub needed: usize,
 }
 

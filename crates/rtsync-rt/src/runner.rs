@@ -14,6 +14,7 @@ use rtsync_model::{Segment, System};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+/// How [`crate::run`] executes a system.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
     /// Releases stop this long after the start.
@@ -23,6 +24,7 @@ pub struct RunOptions {
     pub offsets: Vec<Duration>,
     /// At most this many jobs per task.
     pub max_jobs: Option<u64>,
+    /// The domain's options (real-time or not, the CPU map, recording).
     pub domain: Options,
     /// Lock the process's memory first (`mlockall`).
     pub lock_memory: bool,
@@ -43,18 +45,25 @@ impl Default for RunOptions {
 /// One task's measurements, in the form analysis and simulation report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TaskRun {
+    /// The task.
     pub name: String,
+    /// Jobs completed.
     pub jobs: u64,
+    /// Longest response (release to completion), if a job completed.
     pub max_response: Option<Duration>,
+    /// Mean response, if a job completed.
     pub mean_response: Option<Duration>,
     /// Longest time one job spent waiting for locks (including the SRP
     /// start test).
     pub max_blocking: Duration,
+    /// Jobs that completed after their deadline.
     pub misses: u64,
 }
 
+/// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub struct RunResult {
+    /// Per task, in the system's order.
     pub tasks: Vec<TaskRun>,
     /// Grants, releases, priority changes and job ends, in order, with
     /// their time since the domain was made (when the domain records).
@@ -66,6 +75,7 @@ pub struct RunResult {
     /// futex, and how many grants took the fast path (no bookkeeping
     /// lock), so a check can say which path it exercised.
     pub kernel_pi: bool,
+    /// Grants that took the fast path.
     pub fast_grants: u64,
 }
 

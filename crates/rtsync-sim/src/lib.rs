@@ -4,9 +4,10 @@
 //! preemptive fixed priorities or EDF; periodic or sporadic arrivals with
 //! release jitter; execution and self-suspension at their worst case or
 //! drawn below it from a seeded generator. Every locking decision is made by
-//! the protocol machine of `rtsync-protocols` — the same machine the Linux
-//! runtime will drive — so the simulator shows what a protocol's rules do,
-//! event by event.
+//! the protocol machine of `rtsync-protocols`, and which thread runs where
+//! by its dispatch decision (MrsP's helping included): the same machine and
+//! the same decision the Linux runtime drives, so the simulator shows what
+//! a protocol's rules do, event by event.
 //!
 //! After every instant the kernel checks mutual exclusion (counting the
 //! units inside sections itself) and that a lower-priority thread runs
@@ -16,6 +17,7 @@
 //! Overheads are charged as the analysis charges them: simulate the system
 //! inflated by the same profile (`rtsync simulate --overheads`).
 
+#![forbid(unsafe_code)]
 pub mod gantt;
 pub mod horizon;
 pub mod kernel;

@@ -187,7 +187,7 @@ fn window(cx: &Cx, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Tim
 /// per CPU, solved once per distinct section length, shortest first, each
 /// solution starting from the previous one raised by the difference in
 /// length (a lower bound of the new least solution, see
-/// [`recurrence::solve_from`]); the answers are those of solving each
+/// `recurrence::solve_from`); the answers are those of solving each
 /// request afresh.
 pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;

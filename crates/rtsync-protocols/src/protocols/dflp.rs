@@ -7,6 +7,7 @@
 use super::ResourceFacts;
 use crate::rule::{Arbitration, Hold, Order, Rule};
 
+/// The rule of one resource under this protocol (see the module's doc).
 pub fn rule(rf: &ResourceFacts) -> Rule {
     let sync = rf.sync_cpu.unwrap_or(rf.users_cpu);
     Rule {

@@ -6,6 +6,7 @@
 use super::ResourceFacts;
 use crate::rule::{Arbitration, Hold, Order, Rule};
 
+/// The rule of one resource under this protocol (see the module's doc).
 pub fn rule(rf: &ResourceFacts) -> Rule {
     Rule {
         arbitration: Arbitration::Queue(Order::Fifo),

@@ -19,7 +19,9 @@ use rtsync_model::{Cpu, Facts, Protocol, ResourceId, System};
 
 /// What a protocol module reads about one resource.
 pub struct ResourceFacts<'a> {
+    /// The resource.
     pub r: ResourceId,
+    /// The system's derived facts (users, ceilings, nesting groups).
     pub facts: &'a Facts,
     /// The CPU of the resource's first user (its CPU when local).
     pub users_cpu: Cpu,
@@ -28,6 +30,7 @@ pub struct ResourceFacts<'a> {
 }
 
 impl ResourceFacts<'_> {
+    /// Whether tasks on more than one CPU use it.
     pub fn global(&self) -> bool {
         self.facts.global[self.r]
     }

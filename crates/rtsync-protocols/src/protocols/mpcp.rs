@@ -8,6 +8,7 @@
 use super::{ResourceFacts, pcp};
 use crate::rule::{Hold, Rule};
 
+/// The rule of one resource under this protocol (see the module's doc).
 pub fn rule(rf: &ResourceFacts) -> Rule {
     if !rf.global() {
         return pcp::rule(rf);

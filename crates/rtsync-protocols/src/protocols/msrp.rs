@@ -6,6 +6,7 @@
 use super::{ResourceFacts, srp};
 use crate::rule::{Arbitration, Hold, Order, Rule, Wait};
 
+/// The rule of one resource under this protocol (see the module's doc).
 pub fn rule(rf: &ResourceFacts) -> Rule {
     if !rf.global() {
         return srp::rule(rf);

@@ -8,6 +8,7 @@
 use super::ResourceFacts;
 use crate::rule::{Arbitration, Rule};
 
+/// The rule of one resource under this protocol (see the module's doc).
 pub fn rule(rf: &ResourceFacts) -> Rule {
     Rule {
         arbitration: Arbitration::Ceiling,

@@ -7,6 +7,7 @@
 use super::ResourceFacts;
 use crate::rule::Rule;
 
+/// The rule of one resource under this protocol (see the module's doc).
 pub fn rule(rf: &ResourceFacts) -> Rule {
     Rule {
         inherit: true,
