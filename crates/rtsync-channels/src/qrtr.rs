@@ -24,6 +24,46 @@
 //!
 //! Shared state: line 0 word 0 = tail (writer's), line 1 word 0 = head
 //! (reader's).
+//!
+//! ## Use
+//!
+//! Between threads:
+//!
+//! ```
+//! use rtsync_channels::qrtr;
+//!
+//! // The non-real-time side is refused when the queue is full; the
+//! // real-time side reads without waiting.
+//! let (mut tx, mut rx) = qrtr::channel::<u64>(2);
+//! std::thread::spawn(move || {
+//!     tx.write(1).unwrap();
+//!     tx.write(2).unwrap();
+//!     assert!(tx.write(3).is_err()); // full: handed back
+//! })
+//! .join()
+//! .unwrap();
+//! assert_eq!((rx.read()?, rx.read()?, rx.read()?), (Some(1), Some(2), None));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Between processes: the real-time process makes a sealed segment and
+//! serves it by name; the other opens it by that name (here in the same
+//! process, as another process would).
+//!
+//! ```
+//! use rtsync_channels::shm::Segment;
+//! use rtsync_channels::{Kind, qrtr};
+//!
+//! let name = format!("doc-qrtr-{}", std::process::id());
+//! let mut seg = Segment::<u64>::create(Kind::QrtR, 4)?;
+//! seg.publish(&name)?;
+//! let mut rt = qrtr::Reader::attach(&seg)?;
+//! let theirs = Segment::<u64>::open(&name, Kind::QrtR, 4)?;
+//! let mut w = qrtr::Writer::attach(&theirs)?;
+//! w.write(7).unwrap();
+//! assert_eq!(rt.read()?, Some(7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::marker::PhantomData;
 use std::sync::Arc;

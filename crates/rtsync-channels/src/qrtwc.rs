@@ -26,6 +26,46 @@
 //! Shared state: control line 0 = [progress (twice the elements published,
 //! plus one while writing), floor] (writer's), line 1 word 0
 //! = head (reader's).
+//!
+//! ## Use
+//!
+//! Between threads:
+//!
+//! ```
+//! use rtsync_channels::qrtwc;
+//!
+//! // The real-time side never waits: when the queue is full it clears it
+//! // and starts again, and the reader is told how many it lost.
+//! let (mut tx, mut rx) = qrtwc::channel::<u64>(4);
+//! for i in 0..6 {
+//!     tx.write(i);
+//! }
+//! let mut got = Vec::new();
+//! while let Some(r) = rx.read() {
+//!     got.push(r.value);
+//! }
+//! assert!(got.ends_with(&[5]) && rx.stats().lost > 0);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Between processes: the real-time process makes a sealed segment and
+//! serves it by name; the other opens it by that name (here in the same
+//! process, as another process would).
+//!
+//! ```
+//! use rtsync_channels::shm::Segment;
+//! use rtsync_channels::{Kind, qrtwc};
+//!
+//! let name = format!("doc-qrtwc-{}", std::process::id());
+//! let mut seg = Segment::<u64>::create(Kind::QrtWc, 4)?;
+//! seg.publish(&name)?;
+//! let mut rt = qrtwc::Writer::attach(&seg)?;
+//! let theirs = Segment::<u64>::open(&name, Kind::QrtWc, 4)?;
+//! let mut rx = qrtwc::Reader::attach(&theirs)?;
+//! rt.write(7);
+//! assert_eq!(rx.read().map(|r| r.value), Some(7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::marker::PhantomData;
 use std::sync::Arc;

@@ -19,6 +19,43 @@
 //!
 //! Shared state: control line 0 word 0 = the writer's progress (twice the
 //! elements published, plus one while writing).
+//!
+//! ## Use
+//!
+//! Between threads:
+//!
+//! ```
+//! use rtsync_channels::qrtwo;
+//!
+//! // The real-time side never waits: past the capacity it overwrites the
+//! // oldest element, and the reader is told how many it lost.
+//! let (mut tx, mut rx) = qrtwo::channel::<u64>(4);
+//! for i in 0..6 {
+//!     tx.write(i);
+//! }
+//! let first = std::thread::spawn(move || rx.read()).join().unwrap().unwrap();
+//! assert_eq!((first.value, first.lost_before), (2, 2));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Between processes: the real-time process makes a sealed segment and
+//! serves it by name; the other opens it by that name (here in the same
+//! process, as another process would).
+//!
+//! ```
+//! use rtsync_channels::shm::Segment;
+//! use rtsync_channels::{Kind, qrtwo};
+//!
+//! let name = format!("doc-qrtwo-{}", std::process::id());
+//! let mut seg = Segment::<u64>::create(Kind::QrtWo, 4)?;
+//! seg.publish(&name)?;
+//! let mut rt = qrtwo::Writer::attach(&seg)?;
+//! let theirs = Segment::<u64>::open(&name, Kind::QrtWo, 4)?;
+//! let mut rx = qrtwo::Reader::attach(&theirs)?;
+//! rt.write(7);
+//! assert_eq!(rx.read().map(|r| r.value), Some(7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::marker::PhantomData;
 use std::sync::Arc;

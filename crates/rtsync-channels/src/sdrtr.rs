@@ -45,6 +45,41 @@
 //! the reader elsewhere that it did not. The one undecidable moment is a
 //! reader between its swap and its store (its recorded slot is then the
 //! back slot): the writer waits for that store, up to a second.
+//!
+//! ## Use
+//!
+//! Between threads:
+//!
+//! ```
+//! use rtsync_channels::sdrtr;
+//!
+//! // The non-real-time side publishes; the real-time side takes the latest.
+//! let (mut tx, mut rx) = sdrtr::channel::<[f64; 3]>();
+//! assert_eq!(rx.read()?, None);
+//! std::thread::spawn(move || tx.write([1.0, 0.5, 0.25])).join().unwrap();
+//! assert_eq!(rx.read()?, Some([1.0, 0.5, 0.25]));
+//! assert_eq!(rx.read()?, Some([1.0, 0.5, 0.25])); // still the latest
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Between processes: the real-time process makes a sealed segment and
+//! serves it by name; the other opens it by that name (here in the same
+//! process, as another process would).
+//!
+//! ```
+//! use rtsync_channels::shm::Segment;
+//! use rtsync_channels::{Kind, sdrtr};
+//!
+//! let name = format!("doc-sdrtr-{}", std::process::id());
+//! let mut seg = Segment::<u64>::create(Kind::SdrtR, 1)?;
+//! seg.publish(&name)?;
+//! let mut rt = sdrtr::Reader::attach(&seg)?;
+//! let theirs = Segment::<u64>::open(&name, Kind::SdrtR, 1)?;
+//! let mut w = sdrtr::Writer::attach(&theirs)?;
+//! w.write(7);
+//! assert_eq!(rt.read()?, Some(7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::marker::PhantomData;
 use std::sync::Arc;

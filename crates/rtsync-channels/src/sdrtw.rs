@@ -13,6 +13,42 @@
 //! so nothing a reader (or a hostile process) writes can slow or mislead it.
 //!
 //! Shared state: control line 0 word 0 = sequence (0 = never written).
+//!
+//! ## Use
+//!
+//! Between threads:
+//!
+//! ```
+//! use rtsync_channels::sdrtw;
+//!
+//! // The real-time side writes; any number of readers see the latest.
+//! let (mut tx, rx) = sdrtw::channel::<[f32; 2]>();
+//! tx.write([1.0, 0.5]);
+//! tx.write([2.0, 0.75]);
+//! let snap = std::thread::spawn(move || rx.read()).join().unwrap().unwrap();
+//! assert_eq!(snap.value, [2.0, 0.75]);
+//! assert_eq!(snap.version, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Between processes: the real-time process makes a sealed segment and
+//! serves it by name; the other opens it by that name (here in the same
+//! process, as another process would).
+//!
+//! ```
+//! use rtsync_channels::shm::Segment;
+//! use rtsync_channels::{Kind, sdrtw};
+//!
+//! let name = format!("doc-sdrtw-{}", std::process::id());
+//! let mut seg = Segment::<u64>::create(Kind::SdrtW, 1)?;
+//! seg.publish(&name)?;
+//! let mut rt = sdrtw::Writer::attach(&seg)?;
+//! let theirs = Segment::<u64>::open(&name, Kind::SdrtW, 1)?;
+//! let rx = sdrtw::Reader::attach(&theirs)?;
+//! rt.write(7);
+//! assert_eq!(rx.read().map(|s| s.value), Some(7));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::marker::PhantomData;
 use std::sync::Arc;

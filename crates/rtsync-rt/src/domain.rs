@@ -60,9 +60,11 @@
 
 mod kernel_pi;
 
+use crate::builder::{ResourceRef, TaskRef};
 use crate::error::RtError;
 use crate::gate::{self, Epoch, Gate};
 use crate::helping::{self, Lent};
+use crate::mutex::Mutex;
 use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
@@ -337,6 +339,16 @@ pub struct Domain {
     pub(crate) sh: Arc<Shared>,
 }
 
+impl std::fmt::Debug for Domain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Domain")
+            .field("tasks", &self.sh.tasks)
+            .field("resources", &self.sh.resources)
+            .field("kernel_pi", &self.kernel_pi())
+            .finish_non_exhaustive()
+    }
+}
+
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
@@ -382,6 +394,14 @@ fn fast_eligible(probe: &mut Locks, t: Tid, r: usize) -> Option<Option<Eff>> {
 fn gate_of(rule: &rtsync_protocols::Rule) -> Option<usize> {
     let ceiling = matches!(rule.arbitration, Arbitration::Ceiling | Arbitration::Stack);
     (!rule.global || ceiling).then_some(rule.scope)
+}
+
+/// A handle outside the domain's system.
+fn unknown(what: &'static str, index: usize) -> RtError {
+    RtError::Unknown {
+        what,
+        name: format!("#{index} (a handle from another system)"),
+    }
 }
 
 /// A priority-inheritance mutex the C library could not make.
@@ -571,6 +591,43 @@ impl Domain {
             t,
             _not_send: std::marker::PhantomData,
         })
+    }
+
+    /// A domain for the system of the spec file at `path` (loaded and
+    /// validated; a refusal carries the spec's diagnostics).
+    pub fn from_spec(path: &std::path::Path, opts: Options) -> Result<Domain, RtError> {
+        let (sys, _) = rtsync_model::load_file(path).map_err(RtError::Invalid)?;
+        Domain::new(&sys, opts)
+    }
+
+    /// Binds the calling thread to `task` ([`Domain::bind`], by handle).
+    pub fn bind_to(&self, task: TaskRef) -> Result<Binding, RtError> {
+        let name = self
+            .sh
+            .tasks
+            .get(task.0)
+            .ok_or_else(|| unknown("task", task.0))?;
+        self.bind(&name.clone())
+    }
+
+    /// `value`, guarded by resource `r` ([`Mutex::new`], by handle).
+    pub fn mutex<T>(&self, r: ResourceRef, value: T) -> Result<Mutex<T>, RtError> {
+        let name = self
+            .sh
+            .resources
+            .get(r.0)
+            .ok_or_else(|| unknown("resource", r.0))?;
+        Mutex::new(self, &name.clone(), value)
+    }
+
+    /// The handle of the task named `name`.
+    pub fn task_ref(&self, name: &str) -> Result<TaskRef, RtError> {
+        self.task(name).map(TaskRef)
+    }
+
+    /// The handle of the resource named `name`.
+    pub fn resource_ref(&self, name: &str) -> Result<ResourceRef, RtError> {
+        self.resource(name).map(ResourceRef)
     }
 
     /// The index of the task named `name`.

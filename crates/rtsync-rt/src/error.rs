@@ -70,6 +70,9 @@ pub enum RtError {
         /// The machine CPUs this process may use.
         available: Vec<usize>,
     },
+    /// The system description is invalid (each diagnostic says where
+    /// and what to write instead).
+    Invalid(rtsync_model::Diagnostics),
     /// A system call failed.
     Os {
         /// The call.
@@ -138,6 +141,7 @@ impl fmt::Display for RtError {
                 "the system uses {needed} CPU(s) and this process may run on {available:?}; give a CPU map with one machine CPU per system CPU"
             ),
             RtError::Os { what, error } => write!(f, "{what}: {error}"),
+            RtError::Invalid(d) => write!(f, "{}", d.to_string().trim_end()),
         }
     }
 }

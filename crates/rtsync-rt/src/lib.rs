@@ -18,6 +18,7 @@
 compile_error!(
     "rtsync-rt runs protocols on Linux threads (SCHED_FIFO, PI futexes, CPU affinity): it builds for Linux only"
 );
+pub mod builder;
 pub mod domain;
 pub mod error;
 pub mod gate;
@@ -29,8 +30,10 @@ pub mod prio;
 pub mod runner;
 pub mod sys;
 
+pub use builder::{Builder, ResourceRef, TaskRef};
 pub use domain::{Binding, Domain, Options, Record};
 pub use error::RtError;
 pub use mutex::{Fail, Guard, Mutex};
 pub use prio::PrioMap;
+pub use rtsync_model::Protocol;
 pub use runner::{RunOptions, RunResult, TaskRun, run};
