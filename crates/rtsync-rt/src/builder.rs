@@ -98,8 +98,9 @@
 //! # Ok::<(), rtsync_rt::RtError>(())
 //! ```
 
-use crate::domain::{Domain, Options};
+use crate::domain::{Binding, Domain, Options};
 use crate::error::RtError;
+use crate::mutex::Mutex;
 use rtsync_model::{
     Cpu, Platform, Priority, Protocol, Resource, Scheduler, Segment, SourceMap, System, Task, Time,
 };
@@ -227,6 +228,55 @@ impl Builder {
     /// A domain running the system.
     pub fn build(&self, opts: Options) -> Result<Domain, RtError> {
         Domain::new(&self.system()?, opts)
+    }
+}
+
+/// Domains by handle: what a built system, or one loaded from a spec,
+/// gives a Rust user instead of names.
+impl Domain {
+    /// A domain for the system of the spec file at `path` (loaded and
+    /// validated; a refusal carries the spec's diagnostics).
+    pub fn from_spec(path: &std::path::Path, opts: Options) -> Result<Domain, RtError> {
+        let (sys, _) = rtsync_model::load_file(path).map_err(RtError::Invalid)?;
+        Domain::new(&sys, opts)
+    }
+
+    /// Binds the calling thread to `task` ([`Domain::bind`], by handle).
+    pub fn bind_to(&self, task: TaskRef) -> Result<Binding, RtError> {
+        let name = self
+            .sh
+            .tasks
+            .get(task.0)
+            .ok_or_else(|| unknown("task", task.0))?;
+        self.bind(&name.clone())
+    }
+
+    /// `value`, guarded by resource `r` ([`Mutex::new`], by handle).
+    pub fn mutex<T>(&self, r: ResourceRef, value: T) -> Result<Mutex<T>, RtError> {
+        let name = self
+            .sh
+            .resources
+            .get(r.0)
+            .ok_or_else(|| unknown("resource", r.0))?;
+        Mutex::new(self, &name.clone(), value)
+    }
+
+    /// The handle of the task named `name`.
+    pub fn task_ref(&self, name: &str) -> Result<TaskRef, RtError> {
+        self.task(name).map(TaskRef)
+    }
+
+    /// The handle of the resource named `name`.
+    pub fn resource_ref(&self, name: &str) -> Result<ResourceRef, RtError> {
+        self.resource(name).map(ResourceRef)
+    }
+}
+
+/// A handle outside the domain's system.
+fn unknown(what: &'static str, index: usize) -> RtError {
+    RtError::Unknown {
+        what,
+        name: format!("#{index} (a handle from another system)"),
     }
 }
 

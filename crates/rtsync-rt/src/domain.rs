@@ -60,11 +60,9 @@
 
 mod kernel_pi;
 
-use crate::builder::{ResourceRef, TaskRef};
 use crate::error::RtError;
 use crate::gate::{self, Epoch, Gate};
 use crate::helping::{self, Lent};
-use crate::mutex::Mutex;
 use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
@@ -293,8 +291,8 @@ pub(crate) struct Shared {
     map: PrioMap,
     cpu_map: Vec<usize>,
     opts: Options,
-    tasks: Vec<String>,
-    resources: Vec<String>,
+    pub(crate) tasks: Vec<String>,
+    pub(crate) resources: Vec<String>,
     units: Vec<u32>,
     base: Vec<u64>,
     /// Per resource: an owner died or panicked inside it (written under
@@ -394,14 +392,6 @@ fn fast_eligible(probe: &mut Locks, t: Tid, r: usize) -> Option<Option<Eff>> {
 fn gate_of(rule: &rtsync_protocols::Rule) -> Option<usize> {
     let ceiling = matches!(rule.arbitration, Arbitration::Ceiling | Arbitration::Stack);
     (!rule.global || ceiling).then_some(rule.scope)
-}
-
-/// A handle outside the domain's system.
-fn unknown(what: &'static str, index: usize) -> RtError {
-    RtError::Unknown {
-        what,
-        name: format!("#{index} (a handle from another system)"),
-    }
 }
 
 /// A priority-inheritance mutex the C library could not make.
@@ -591,43 +581,6 @@ impl Domain {
             t,
             _not_send: std::marker::PhantomData,
         })
-    }
-
-    /// A domain for the system of the spec file at `path` (loaded and
-    /// validated; a refusal carries the spec's diagnostics).
-    pub fn from_spec(path: &std::path::Path, opts: Options) -> Result<Domain, RtError> {
-        let (sys, _) = rtsync_model::load_file(path).map_err(RtError::Invalid)?;
-        Domain::new(&sys, opts)
-    }
-
-    /// Binds the calling thread to `task` ([`Domain::bind`], by handle).
-    pub fn bind_to(&self, task: TaskRef) -> Result<Binding, RtError> {
-        let name = self
-            .sh
-            .tasks
-            .get(task.0)
-            .ok_or_else(|| unknown("task", task.0))?;
-        self.bind(&name.clone())
-    }
-
-    /// `value`, guarded by resource `r` ([`Mutex::new`], by handle).
-    pub fn mutex<T>(&self, r: ResourceRef, value: T) -> Result<Mutex<T>, RtError> {
-        let name = self
-            .sh
-            .resources
-            .get(r.0)
-            .ok_or_else(|| unknown("resource", r.0))?;
-        Mutex::new(self, &name.clone(), value)
-    }
-
-    /// The handle of the task named `name`.
-    pub fn task_ref(&self, name: &str) -> Result<TaskRef, RtError> {
-        self.task(name).map(TaskRef)
-    }
-
-    /// The handle of the resource named `name`.
-    pub fn resource_ref(&self, name: &str) -> Result<ResourceRef, RtError> {
-        self.resource(name).map(ResourceRef)
     }
 
     /// The index of the task named `name`.

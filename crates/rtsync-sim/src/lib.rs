@@ -18,7 +18,6 @@
 //! inflated by the same profile (`rtsync simulate --overheads`).
 
 #![forbid(unsafe_code)]
-pub mod gantt;
 pub mod horizon;
 pub mod kernel;
 pub mod options;

@@ -6,10 +6,7 @@
 
 mod bundled;
 mod cmd;
-mod plot;
-mod report;
 mod spec_arg;
-mod table;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -403,6 +403,8 @@ fn bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile() {
     ]);
     let (out, err) = text(&o);
     if err.contains("may not use SCHED_FIFO") {
+        // The machine, not the input: the environment's exit code.
+        assert_eq!(o.status.code(), Some(3), "{err}");
         eprintln!(
             "skipped bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile: {err}"
         );

@@ -1,8 +1,8 @@
 use super::{NOT_SCHEDULABLE, OK, bad_input};
-use crate::report;
 use crate::spec_arg;
 use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze};
 use rtsync_model::Protocol;
+use rtsync_report::analysis as report;
 use std::path::PathBuf;
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]

@@ -1,18 +1,9 @@
-//! `rtsync bench analysis`: task sets analysed per second; `rtsync bench
-//! channels` is in [`super::bench_channels`].
-//!
-//! The sets are generated before the clock starts; each measurement runs
-//! the full analysis (blocking bounds and the partitioned-FP response-time
-//! fixed point) single-threaded, then the same sets across all cores with
-//! rayon. The shapes are those of DESIGN.md and issue 2, so the figures can
-//! be set beside SchedCAT's (see docs/PERFORMANCE.md).
+//! `rtsync bench WHAT`: parses the arguments and runs the bench of
+//! `rtsync-bench`, which prints its tables; exit 2 for an argument out of
+//! range, 3 where the machine cannot measure (no SCHED_FIFO).
 
-use super::{BAD_INPUT, OK};
-use rayon::prelude::*;
-use rtsync_analysis::generate::{GenConfig, generate};
-use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, verdict};
-use rtsync_model::{Protocol, System};
-use std::time::Instant;
+use super::{BAD_INPUT, ENVIRONMENT, OK};
+use rtsync_bench as bench;
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum What {
@@ -81,164 +72,44 @@ pub struct Args {
     pub profile: std::path::PathBuf,
 }
 
-struct Shape {
-    key: &'static str,
-    name: &'static str,
-    cpus: usize,
-    tasks: usize,
-    util: f64,
-    resources: usize,
-}
-
-const SHAPES: [Shape; 2] = [
-    Shape {
-        key: "a",
-        name: "(a) m=4 n=16 U=2.0 4 res",
-        cpus: 4,
-        tasks: 16,
-        util: 2.0,
-        resources: 4,
-    },
-    Shape {
-        key: "b",
-        name: "(b) m=8 n=80 U=5.6 8 res",
-        cpus: 8,
-        tasks: 80,
-        util: 5.6,
-        resources: 8,
-    },
-];
-
-fn sets(shape: &Shape, p: Protocol, n: u64, seed: u64) -> Vec<System> {
-    let c = GenConfig {
-        cpus: shape.cpus,
-        tasks: shape.tasks,
-        utilization: shape.util,
-        resources: shape.resources,
-        protocol: p,
-        partition: Some(Heuristic::WorstFit),
-        ..GenConfig::default()
-    };
-    (0..n).map(|i| generate(&c, seed, i)).collect()
-}
-
-/// One set's verdict, as a sweep asks for it: the response-time analysis
-/// stops at the first miss and builds no per-task rows
-/// ([`rtsync_analysis::verdict`]; SchedCAT's `is_schedulable` likewise
-/// returns a verdict alone).
-fn once(s: &System) -> bool {
-    let o = Options {
-        tests: TestSelection::Rta,
-        first_miss: true,
-        ..Options::default()
-    };
-    matches!(verdict(s, &o), Ok(Verdict::Schedulable))
-}
-
 pub fn run(a: Args) -> u8 {
-    if a.sets == 0 {
-        eprintln!("error: --sets must be at least 1");
-        return BAD_INPUT;
-    }
-    if a.what == What::Parse {
-        return super::bench_parse::run(a.tasks);
-    }
-    if a.what == What::Sim {
-        return super::bench_sim::run(super::bench_sim::Config {
+    let done = match a.what {
+        What::Analysis => bench::analysis::run(bench::analysis::Config {
+            sets: a.sets,
+            seed: a.seed,
+            single_only: a.single_only,
+            shape: a.shape,
+            protocol: a.protocol,
+        }),
+        What::Parse => bench::parse::run(a.tasks),
+        What::Sim => bench::sim::run(bench::sim::Config {
             systems: a.systems,
             horizon: a.horizon,
             seed: a.seed,
-        });
-    }
-    if a.what == What::Locks {
+        }),
         // --ops counts operations; a sample is a batch of 64 of them.
-        return super::bench_locks::run(super::bench_locks::Config {
+        What::Locks => bench::locks::run(bench::locks::Config {
             samples: a.ops / 100,
             rounds: a.rounds,
             max_waiters: a.max_waiters,
             profile: a.profile,
-        });
-    }
-    if a.what == What::Channels {
-        if a.ops < 100 || a.elements == 0 {
-            eprintln!("error: --ops must be at least 100 and --elements at least 1");
-            return BAD_INPUT;
-        }
-        return super::bench_channels::run(super::bench_channels::Config {
+        }),
+        What::Channels if a.ops < 100 || a.elements == 0 => Err(bench::Error::BadInput(
+            "--ops must be at least 100 and --elements at least 1".into(),
+        )),
+        What::Channels => bench::channels::run(bench::channels::Config {
             ops: a.ops,
             elements: a.elements,
-        });
-    }
-    println!(
-        "rtsync bench analysis: {} task sets per shape and protocol, seed {}",
-        a.sets, a.seed
-    );
-    println!(
-        "RandFixedSum utilizations, log-uniform periods 10ms..1s, access probability 0.3, sections 10..100us, WFD partitioning"
-    );
-    println!(
-        "threads for the parallel column: {}\n",
-        rayon::current_num_threads()
-    );
-    let shapes: Vec<&Shape> = SHAPES
-        .iter()
-        .filter(|s| a.shape.as_deref().is_none_or(|k| k == s.key))
-        .collect();
-    let protocols: Vec<Protocol> = [Protocol::Mpcp, Protocol::Dpcp]
-        .into_iter()
-        .filter(|p| a.protocol.as_deref().is_none_or(|k| k == p.to_string()))
-        .collect();
-    let bar = indicatif::ProgressBar::new((shapes.len() * protocols.len()) as u64);
-    let mut rows = Vec::new();
-    for shape in shapes {
-        for &p in &protocols {
-            let sets = sets(shape, p, a.sets, a.seed);
-            // Warm-up pass (also the verdict count).
-            let ok = sets.iter().filter(|s| once(s)).count();
-            let t0 = Instant::now();
-            let mut acc = 0usize;
-            for s in &sets {
-                acc += once(s) as usize;
+        }),
+    };
+    match done {
+        Ok(()) => OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            match e {
+                bench::Error::BadInput(_) => BAD_INPUT,
+                bench::Error::Environment(_) => ENVIRONMENT,
             }
-            let single = t0.elapsed();
-            assert_eq!(acc, ok, "analysis must be deterministic");
-            let par = if a.single_only {
-                None
-            } else {
-                let t1 = Instant::now();
-                let n: usize = sets.par_iter().map(|s| once(s) as usize).sum();
-                assert_eq!(n, ok);
-                Some(t1.elapsed())
-            };
-            rows.push((shape.name, p, ok, single, par));
-            bar.inc(1);
         }
     }
-    bar.finish_and_clear();
-    let mut tb = crate::table::Table::new(&[
-        "shape",
-        "protocol",
-        "schedulable",
-        "sets/s (1 thread)",
-        "us/set",
-        "sets/s (all threads)",
-    ])
-    .left(0)
-    .left(1);
-    for (name, p, ok, single, par) in rows {
-        let sps = a.sets as f64 / single.as_secs_f64();
-        tb.row(vec![
-            name.into(),
-            format!("{p} + P-FP RTA"),
-            format!("{ok}/{}", a.sets),
-            format!("{sps:.0}"),
-            format!("{:.1}", 1e6 / sps),
-            par.map_or("-".into(), |d| {
-                format!("{:.0}", a.sets as f64 / d.as_secs_f64())
-            }),
-        ]);
-    }
-    print!("{}", tb.render());
-    println!("\nCompare with SchedCAT on the same shapes: see docs/PERFORMANCE.md.");
-    OK
 }

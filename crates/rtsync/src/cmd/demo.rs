@@ -2,9 +2,9 @@
 
 use super::{OK, bad_input};
 use crate::bundled;
-use crate::table::Table;
 use rtsync_analysis::{Analysis, Options, Verdict, analyze};
 use rtsync_model::{Protocol, Time, load_str};
+use rtsync_report::Table;
 use rtsync_rt::{Options as RtOptions, RunOptions, sys};
 use rtsync_sim::{Exec, Options as SimOptions, simulate};
 use std::time::Duration;
@@ -58,7 +58,7 @@ pub fn run(a: Args) -> u8 {
     let costs = match &realtime {
         Ok(()) => {
             eprintln!("measuring this machine's costs (about a second)...");
-            match super::bench_locks::quick_costs() {
+            match rtsync_bench::locks::quick_costs() {
                 Ok(c) => {
                     println!(
                         "This machine: context switch {}, timer lateness p99 {} (worst {}), lock and unlock per protocol: \
@@ -241,7 +241,7 @@ fn bounds(sys: &rtsync_model::System, protocols: &[Protocol], cols: &[Column], m
 }
 
 /// What the legend says: only the marks that appeared.
-fn legend(m: &Marks, costs: Option<&super::bench_locks::MachineCosts>) {
+fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
     if m.bound_above_deadline {
         println!(
             "'!' marks a bound above the deadline: the analysis cannot promise that task's deadline."
@@ -363,7 +363,7 @@ fn measured(
     protocols: &[Protocol],
     cols: &[Column],
     run_for: Duration,
-    costs: &super::bench_locks::MachineCosts,
+    costs: &rtsync_bench::locks::MachineCosts,
     marks: &mut Marks,
 ) {
     let mut out: Vec<Vec<String>> = Vec::new();
@@ -408,7 +408,7 @@ fn measured(
                     let Some(w) = m.max_response else {
                         return "-".into();
                     };
-                    let shown = crate::table::duration(w);
+                    let shown = rtsync_report::table::duration(w);
                     let Some(b) = t.response.bounded() else {
                         return shown;
                     };
@@ -424,7 +424,7 @@ fn measured(
                     let steal_note = if steal.is_zero() {
                         String::new()
                     } else {
-                        format!(" +stolen {}", crate::table::duration(steal))
+                        format!(" +stolen {}", rtsync_report::table::duration(steal))
                     };
                     if w <= b.saturating_add(noise) {
                         marks.measured_noise = true;

@@ -6,10 +6,10 @@
 //! the priority rule hold, and no deadlock occurs.
 
 use super::{BAD_INPUT, OK};
-use crate::table::Table;
 use rtsync_experiment::Shape;
 use rtsync_experiment::soundness::{self, Config};
 use rtsync_model::{Protocol, Scheduler};
+use rtsync_report::Table;
 use rtsync_sim::search::SearchOptions;
 use std::path::PathBuf;
 
@@ -204,7 +204,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
             None => "sampled runs only (no search)".to_string(),
         }
     );
-    let svg = crate::plot::histogram(
+    let svg = rtsync_report::plot::histogram(
         &series,
         &format!(
             "Tightness of the bounds: worst simulated response / bound per task (shape {})",

@@ -1,9 +1,5 @@
 pub mod analyze;
 pub mod bench;
-pub mod bench_channels;
-pub mod bench_locks;
-pub mod bench_parse;
-pub mod bench_sim;
 pub mod check;
 pub mod demo;
 pub mod experiment;

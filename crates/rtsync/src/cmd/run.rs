@@ -3,9 +3,9 @@
 
 use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
-use crate::table::Table;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions, analyze};
 use rtsync_model::{Protocol, Time};
+use rtsync_report::Table;
 use rtsync_rt::{Options as RtOptions, RunOptions, run as run_system, sys};
 use rtsync_sim::{Options as SimOptions, simulate};
 use std::path::PathBuf;
@@ -216,7 +216,7 @@ pub fn run(a: Args) -> u8 {
         "blocked",
         "misses",
     ]);
-    let ms = crate::table::duration;
+    let ms = rtsync_report::table::duration;
     let mut misses = 0;
     for (i, m) in res.tasks.iter().enumerate() {
         let an = &analysis.result.tasks[i];

@@ -3,9 +3,9 @@
 
 use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
-use crate::table::Table;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Protocol, System, Time};
+use rtsync_report::Table;
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
 use std::path::PathBuf;
@@ -342,7 +342,7 @@ pub fn run(a: Args) -> u8 {
             println!("trace: {} ({} events)", path.display(), rec.events.len());
         }
         if let Some(path) = &a.gantt {
-            let svg = rtsync_sim::gantt::render(sys, rec, res.end);
+            let svg = rtsync_report::gantt::render(sys, rec, res.end);
             if let Err(e) = std::fs::write(path, svg) {
                 eprintln!("error: cannot write {}: {e}", path.display());
                 return BAD_INPUT;

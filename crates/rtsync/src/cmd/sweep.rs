@@ -192,7 +192,7 @@ pub fn run(a: Args) -> u8 {
     let written = std::fs::write(&csv, to_csv(&cells)).and_then(|_| {
         std::fs::write(
             &svg,
-            crate::plot::schedulability(&cells, &sweep.protocols, &title),
+            rtsync_report::plot::schedulability(&cells, &sweep.protocols, &title),
         )
     });
     if let Err(e) = written {
@@ -207,7 +207,7 @@ fn print_table(sweep: &Sweep, cells: &[Cell]) {
     let mut head = vec!["U".to_string()];
     head.extend(sweep.protocols.iter().map(|p| p.name().to_string()));
     let head_refs: Vec<&str> = head.iter().map(String::as_str).collect();
-    let mut tb = crate::table::Table::new(&head_refs);
+    let mut tb = rtsync_report::table::Table::new(&head_refs);
     for (pt, &u) in sweep.utilizations.iter().enumerate() {
         let mut row = vec![format!("{u}")];
         let per = &cells[pt * sweep.protocols.len()..(pt + 1) * sweep.protocols.len()];

@@ -4,7 +4,7 @@
 //! Both sides run on their own thread, pinned to different cores (the real-
 //! time side on the last core, the other side on core 0). Every operation
 //! is timed on its own with the time-stamp counter (fenced, its own cost
-//! measured and subtracted), in three modes ([`MODES`]): paced, where each
+//! measured and subtracted), in three modes (`MODES`): paced, where each
 //! side performs one operation per microsecond; pressed, where the
 //! real-time side stays paced and the other side runs flat out; and
 //! saturated, where both run flat out.
@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use rtsync_channels::{qrtr, qrtwc, qrtwo, sdrtr, sdrtw};
 
-use crate::table::Table;
+use crate::Error;
+use rtsync_report::Table;
 
 /// Reads the time-stamp counter, fenced so the measured operation cannot
 /// move across it.
@@ -776,7 +777,7 @@ fn hist(h: &[u64; 5]) -> String {
     }
 }
 
-pub fn run(cfg: Config) -> u8 {
+pub fn run(cfg: Config) -> Result<(), Error> {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let cores = (0, cpus.saturating_sub(1));
     let clock = Clock::calibrate();
@@ -945,7 +946,7 @@ pub fn run(cfg: Config) -> u8 {
             verdict(ratio >= 1.0)
         );
     }
-    super::OK
+    Ok(())
 }
 
 fn verdict(ok: bool) -> &'static str {

@@ -9,8 +9,9 @@
 //! and deadlines (down), a cross a miss, and small labels the effective
 //! priority whenever it changes (inheritance, ceilings, boosting).
 
-use crate::trace::{MarkKind, Recording, State};
+use crate::svg::esc;
 use rtsync_model::{System, Time};
+use rtsync_sim::trace::{MarkKind, Recording, State};
 use std::fmt::Write;
 
 const TASK_COLOURS: [&str; 10] = [
@@ -25,14 +26,6 @@ const LEFT: f64 = 130.0;
 const WIDTH: f64 = 1100.0;
 const LANE: f64 = 34.0;
 const TOP: f64 = 40.0;
-
-/// `s` escaped for SVG text and attribute values.
-pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// A step of 1, 2 or 5 times a power of ten giving about ten ticks.
 fn tick_step(end: Time) -> u64 {

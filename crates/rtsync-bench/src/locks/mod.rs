@@ -4,9 +4,9 @@
 //! read.
 //!
 //! Four parts, each in its module: the uncontended path
-//! ([`uncontended`]), the contended hand-off against 1..64 waiters
-//! ([`handoff`]), the kernel's own costs (context switch, release,
-//! migration: [`kernel`]), and the size of a lock's state. Figures are
+//! (`uncontended`), the contended hand-off against 1..64 waiters
+//! (`handoff`), the kernel's own costs (context switch, release,
+//! migration: `kernel`), and the size of a lock's state. Figures are
 //! min / median / p99 / max as paper 001 (Table 2) and paper 004 (Fig. 2)
 //! give them; ratios are medians over a peer's median of the same run.
 
@@ -15,7 +15,7 @@ mod kernel;
 mod stats;
 mod uncontended;
 
-use super::{BAD_INPUT, OK};
+use crate::Error;
 use rtsync_analysis::overheads::{LockCost, Profile};
 use rtsync_model::Time;
 use rtsync_rt::sys;
@@ -136,22 +136,24 @@ pub fn quick_costs() -> Result<MachineCosts, String> {
     .unwrap_or_else(|_| Err("a measuring thread panicked".into()))
 }
 
-pub fn run(c: Config) -> u8 {
+pub fn run(c: Config) -> Result<(), Error> {
     if c.samples < 10 {
-        eprintln!("error: --ops must be at least 1000 (10 batches of 64 pairs)");
-        return BAD_INPUT;
+        return Err(Error::BadInput(
+            "--ops must be at least 1000 (10 batches of 64 pairs)".into(),
+        ));
     }
     if c.rounds < 5 {
-        eprintln!("error: --rounds must be at least 5");
-        return BAD_INPUT;
+        return Err(Error::BadInput("--rounds must be at least 5".into()));
     }
     if !(1..=64).contains(&c.max_waiters) {
-        eprintln!("error: --max-waiters must be within 1..=64");
-        return BAD_INPUT;
+        return Err(Error::BadInput(
+            "--max-waiters must be within 1..=64".into(),
+        ));
     }
     if let Err(why) = sys::probe_realtime() {
-        eprintln!("error: {why}\n  (bench locks measures on SCHED_FIFO threads)");
-        return BAD_INPUT;
+        return Err(Error::Environment(format!(
+            "{why}\n  (bench locks measures on SCHED_FIFO threads)"
+        )));
     }
     let cpus = sys::allowed_cpus();
     let cpu = *cpus.last().unwrap();
@@ -204,10 +206,7 @@ pub fn run(c: Config) -> u8 {
     bar.finish_and_clear();
     let (unc, cs, rel, mig, hand) = match measured {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return BAD_INPUT;
-        }
+        Err(e) => return Err(Error::Environment(e)),
     };
 
     // Uncontended.
@@ -330,13 +329,15 @@ pub fn run(c: Config) -> u8 {
         profile.to_toml()
     );
     if let Err(e) = std::fs::write(&c.profile, text) {
-        eprintln!("error: cannot write {}: {e}", c.profile.display());
-        return BAD_INPUT;
+        return Err(Error::BadInput(format!(
+            "cannot write {}: {e}",
+            c.profile.display()
+        )));
     }
     println!(
         "Wrote the overhead profile to {} (p99 values): rtsync analyze --overheads {}",
         c.profile.display(),
         c.profile.display()
     );
-    OK
+    Ok(())
 }

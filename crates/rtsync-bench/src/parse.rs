@@ -8,7 +8,7 @@
 //! loading shows as a flat time per task; the target is 100,000 tasks in
 //! under a second.
 
-use super::{BAD_INPUT, OK};
+use crate::Error;
 use std::time::{Duration, Instant};
 
 /// The spec text of `n` tasks.
@@ -41,10 +41,9 @@ fn best(reps: usize, mut f: impl FnMut()) -> Duration {
         .unwrap_or_default()
 }
 
-pub fn run(max_tasks: usize) -> u8 {
+pub fn run(max_tasks: usize) -> Result<(), Error> {
     if max_tasks < 1000 {
-        eprintln!("error: --tasks must be at least 1000");
-        return BAD_INPUT;
+        return Err(Error::BadInput("--tasks must be at least 1000".into()));
     }
     println!(
         "rtsync bench parse: loading a spec (TOML, conversion, validation) against its size; \
@@ -57,7 +56,7 @@ pub fn run(max_tasks: usize) -> u8 {
     if *sizes.last().unwrap() != max_tasks {
         sizes.push(max_tasks);
     }
-    let mut tb = crate::table::Table::new(&[
+    let mut tb = rtsync_report::table::Table::new(&[
         "tasks",
         "MB",
         "load (ms)",
@@ -113,7 +112,7 @@ pub fn run(max_tasks: usize) -> u8 {
             Err(e) => println!("`rtsync check` end to end: not measured ({e})."),
         }
     }
-    OK
+    Ok(())
 }
 
 fn verdict(t: Duration) -> &'static str {

@@ -1,5 +1,7 @@
 //! Plain-text tables with aligned columns.
 
+/// Rows of cells under a header; [`Table::render`] pads each column to
+/// its widest cell (right-aligned unless [`Table::left`]).
 pub struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
@@ -7,6 +9,7 @@ pub struct Table {
 }
 
 impl Table {
+    /// A table with these column names and no rows.
     pub fn new(header: &[&str]) -> Table {
         Table {
             header: header.iter().map(|s| s.to_string()).collect(),
@@ -19,9 +22,11 @@ impl Table {
         self.right[c] = false;
         self
     }
+    /// Appends a row (cells beyond the header's count are dropped).
     pub fn row(&mut self, cells: Vec<String>) {
         self.rows.push(cells);
     }
+    /// The header, a rule, then the rows, one line each.
     pub fn render(&self) -> String {
         let n = self.header.len();
         let mut w = vec![0; n];
@@ -67,5 +72,23 @@ pub fn duration(d: std::time::Duration) -> String {
         format!("{:.3}ms", d.as_secs_f64() * 1e3)
     } else {
         format!("{:.1}us", d.as_secs_f64() * 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_align_to_their_widest_cell() {
+        let mut t = Table::new(&["task", "ms"]).left(0);
+        t.row(vec!["control".into(), "1.5".into()]);
+        t.row(vec!["é".into(), "12.25".into(), "dropped".into()]);
+        assert_eq!(
+            t.render(),
+            "task        ms\n--------------\ncontrol    1.5\né        12.25\n"
+        );
+        assert_eq!(duration(std::time::Duration::from_micros(1500)), "1.500ms");
+        assert_eq!(duration(std::time::Duration::from_nanos(2_340)), "2.3us");
     }
 }

@@ -6,7 +6,7 @@
 //! per-instant invariant checks the soundness experiment uses, and without
 //! (what a long trace-free run costs).
 
-use super::{BAD_INPUT, OK};
+use crate::Error;
 use rtsync_analysis::generate::{GenConfig, Periods, generate};
 use rtsync_analysis::partition::{Heuristic, partition};
 use rtsync_model::{Protocol, Scheduler, System, Time};
@@ -72,10 +72,11 @@ fn time(sys: &[System], horizon: Time, check: bool) -> (u64, f64) {
     (events, t0.elapsed().as_secs_f64())
 }
 
-pub fn run(c: Config) -> u8 {
+pub fn run(c: Config) -> Result<(), Error> {
     if c.systems == 0 || c.horizon.is_zero() {
-        eprintln!("error: --systems and --horizon must be positive");
-        return BAD_INPUT;
+        return Err(Error::BadInput(
+            "--systems and --horizon must be positive".into(),
+        ));
     }
     println!(
         "rtsync bench sim: {} systems per protocol, m=4 n=16 U=2.0 4 resources, harmonic periods 5..80ms, {} simulated each, one thread, seed {}; fastest of {ROUNDS} rounds\n",
@@ -124,5 +125,5 @@ pub fn run(c: Config) -> u8 {
         "\ntarget (DESIGN.md): at least 10 Mevents/s on one core; slowest protocol here: {:.2} Mevents/s (unchecked)",
         worst / 1e6
     );
-    OK
+    Ok(())
 }

@@ -2,9 +2,9 @@
 //! protocol, the share of schedulable systems (0 to 1) against total
 //! utilization.
 
+use crate::svg::esc;
 use rtsync_analysis::sweep::Cell;
 use rtsync_model::Protocol;
-use rtsync_sim::gantt::esc;
 use std::fmt::Write;
 
 const COLOURS: [&str; 12] = [
