@@ -1,0 +1,567 @@
+//! A domain: one system's resources shared by real threads, each bound to
+//! one of its tasks, under the protocol machine of `rtsync-protocols`.
+//!
+//! The machine decides (who gets a resource, who waits, who inherits which
+//! priority, where a section runs); the domain carries its decisions out on
+//! Linux: a waiter sleeps on its own futex word (or spins, where the
+//! protocol spins), a release wakes the threads the machine names, and
+//! every change of effective priority or location becomes one
+//! `sched_setscheduler` or `sched_setaffinity` on the thread concerned.
+//!
+//! The machine's state sits behind a priority-inheritance mutex
+//! ([`crate::pi::PiLock`]), so the bookkeeping cannot itself invert
+//! priorities. Changes are applied in an order that never lets a thread
+//! run below the priority the protocol gives it: raises and migrations
+//! first, then the wake-ups, then the lowering (the releasing thread's own
+//! last: once lowered it may be preempted at once, and by then everyone
+//! it had to wake is awake and raised). The releaser's own lowering is
+//! carried out just after it lets the bookkeeping lock go, so that the
+//! waiter it woke, preempting it, finds that lock free; per-thread
+//! decision epochs keep a late lowering from undoing a newer raise.
+//!
+//! **The fast path.** Where the machine's grant of a free resource would
+//! change nothing but who holds it and perhaps the holder's own priority
+//! (never its CPU; found by asking a scratch machine, not by protocol
+//! name), an outermost uncontended lock is one compare-and-swap on a gate
+//! word and its unlock another, with no bookkeeping lock, as a futex is
+//! to a mutex: no system call where the priority stays (PIP, PCP, SRP,
+//! IPCP's top user), one `sched_setscheduler` each way where the grant
+//! raises (IPCP's ceiling, MPCP's boost, a non-preemptive spin section),
+//! as PRIO_PROTECT makes; the thread raises itself before taking the gate
+//! and lowers itself after letting it go. A resource local to a CPU uses
+//! that CPU's gate, open only while the machine has nothing of the CPU
+//! (no resource local to it, or counting towards its system ceiling, is
+//! held or waited for; no job there waits in SRP's start test); a global
+//! resource arbitrated by its own queue has a gate of its own, open while
+//! the machine has nothing of it. Then the machine would grant too.
+//! Everything else takes the slow path, under the bookkeeping lock, which
+//! first *settles* the gates it reads (its CPU's, the one of a fast
+//! section its thread holds, the requested resource's): it closes them,
+//! and a fast holder found there is entered into the machine as holding
+//! (it holds nothing else: a fast lock is an outermost one), at the
+//! priority it gave itself, so the machine decides with the whole truth;
+//! the last slow operation that leaves a gate's scope quiet opens it.
+//! A raising fast section is kept for domains that apply priorities and
+//! keep no log (the log must show each change where it happens).
+//!
+//! **PIP on the kernel's PI futex.** A domain whose resources are all PIP,
+//! applying priorities and keeping no log, does not consult the machine:
+//! each resource is a PI futex word and the kernel queues, inherits and
+//! hands over (`kernel_pi`), one system call per contended hand-off
+//! where the machine's path makes two.
+//!
+//! DPCP and DFLP sections run on their synchronization CPU by migrating
+//! the requesting thread (`sched_setaffinity` at the grant, back at the
+//! release) rather than by handing the section to an agent thread. An
+//! agent is the cheaper mechanism (`rtsync bench locks`: about 0.63x the
+//! round trip on the development VM), but migration keeps the section in
+//! the caller's own code under the `Mutex<T>` guard, with the caller's
+//! thread identity, and needs no agent pool (docs/RUNTIME.md).
+
+mod acquire;
+mod binding;
+mod decide;
+mod gates;
+mod kernel_pi;
+mod setup;
+mod wake;
+
+use crate::error::RtError;
+use crate::gate::{self, Epoch, Gate};
+use crate::helping::{self, Lent};
+use crate::pi::{PiGuard, PiLock, RawMutex};
+use crate::prio::PrioMap;
+use crate::sys;
+use rtsync_model::{Scheduler, System};
+use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How a domain runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Apply priorities and CPUs (SCHED_FIFO, affinity). Without it the
+    /// protocol's decisions (who waits, who is granted, in which order)
+    /// are still carried out, and priorities are only recorded: useful
+    /// where SCHED_FIFO is not permitted.
+    pub realtime: bool,
+    /// Machine CPU for each system CPU; `None`: the process's allowed
+    /// CPUs, in order.
+    pub cpu_map: Option<Vec<usize>>,
+    /// A request waiting longer than this is withdrawn with
+    /// [`RtError::Timeout`]: nothing in the runtime waits forever.
+    pub wait_limit: Duration,
+    /// A spinning waiter (MSRP, FMLP-S, MrsP) spins at most this long at a
+    /// time, then sleeps until woken: a bug elsewhere cannot make it burn
+    /// a CPU at real-time priority.
+    pub spin_limit: Duration,
+    /// Keep a log of grants and priority changes ([`Domain::log`]). The
+    /// log is kept under the bookkeeping lock, so recording turns off the
+    /// paths that bypass it (the fast path's raising grants, the kernel's
+    /// PI futex): use `trace` to see the default paths.
+    pub record: bool,
+    /// Trace grants, releases and job ends on whatever path each takes,
+    /// the default ones included: every thread appends to a buffer of its
+    /// own, timestamped after it acquires and before it releases, so the
+    /// merged trace ([`Domain::timed_log`]) orders causally related
+    /// events correctly. Changes no path (priority changes made inside the
+    /// kernel or by a fast raise are not in it; `record` has them).
+    pub trace: bool,
+    /// Take the fast path (module documentation) where the protocol
+    /// allows it. Off: every operation goes through the machine.
+    pub fast_path: bool,
+    /// Where every resource is PIP, priorities are applied and no log is
+    /// kept, let the kernel's PI futex do PIP (`domain::kernel_pi`): one
+    /// word per resource, inheritance and hand-over in the kernel. Off:
+    /// PIP goes through the machine like every other protocol.
+    pub kernel_pi: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            realtime: true,
+            cpu_map: None,
+            wait_limit: Duration::from_secs(10),
+            spin_limit: Duration::from_millis(50),
+            record: false,
+            trace: false,
+            fast_path: true,
+            kernel_pi: true,
+        }
+    }
+}
+
+/// One entry of a domain's log, for conformance checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// `task` was granted `resource`.
+    Granted {
+        /// The task.
+        task: String,
+        /// The resource.
+        resource: String,
+    },
+    /// `task`'s effective priority changed to `label` (as the simulator's
+    /// traces name it).
+    Priority {
+        /// The task.
+        task: String,
+        /// The new priority (`base`, `5`, `boosted 3`, `non-preemptive`).
+        label: String,
+    },
+    /// `task` released `resource`.
+    Released {
+        /// The task.
+        task: String,
+        /// The resource.
+        resource: String,
+    },
+    /// `task`'s job ended.
+    Completed {
+        /// The task.
+        task: String,
+    },
+    /// `task`, a preempted holder, runs on system CPU `cpu` in the place
+    /// of a waiter spinning there (MrsP's helping).
+    Helping {
+        /// The task.
+        task: String,
+        /// The system CPU it runs on.
+        cpu: usize,
+    },
+}
+
+struct Slot {
+    /// Bumped at every wake-up; the thread sleeps on it.
+    wake: AtomicU32,
+    /// Sections the task holds now (written only by its own thread): a
+    /// fast lock must be an outermost one.
+    depth: AtomicU32,
+    /// Grants taken on the fast path (written only by its own thread).
+    fast: AtomicU64,
+    /// The gate of the section the task holds on the fast path, plus one
+    /// (0: none; written only by its own thread): its own later slow
+    /// operations settle it first.
+    fast_gate: AtomicUsize,
+    /// Generation of the task's priority decisions (bumped under the
+    /// bookkeeping lock), and the lock that orders the system calls
+    /// carrying them out: a decision carried out late (a releaser's own
+    /// lowering, after it lets the bookkeeping lock go) is skipped if a
+    /// newer one exists, so the thread always ends at the newest.
+    epoch: Epoch,
+    /// The same for the task's CPU.
+    cpu_epoch: Epoch,
+    prio_lock: RawMutex,
+    /// With [`Options::trace`]: this thread's events (only it writes).
+    trace: std::sync::Mutex<Vec<(Instant, Traced)>>,
+}
+
+/// One traced event of a slot's thread (resources by index).
+#[derive(Clone, Copy, Debug)]
+enum Traced {
+    Granted(usize),
+    Released(usize),
+    Completed,
+}
+
+/// A decision about one thread's SCHED_FIFO priority and CPU, each part
+/// with the epoch it was decided in (a part whose epoch is no longer the
+/// newest is skipped when carried out: a newer decision was, or will be).
+///
+/// A thread's own moves, and a releaser's own lowering, are carried out
+/// after it lets the bookkeeping lock go: a thread that moves itself to a
+/// CPU where something of higher priority runs would otherwise sit there
+/// holding the lock, stalling every lock operation of the domain (seen:
+/// an MrsP holder going home at its release, behind the job that had
+/// preempted it); and the waiter a releaser woke, preempting it, finds
+/// the lock free.
+#[derive(Clone, Copy, Debug)]
+struct Decision {
+    t: Tid,
+    tid: i32,
+    prio: Option<(i32, u64)>,
+    cpu: Option<(usize, u64)>,
+    /// The priority part lowers: move first (arriving at the higher
+    /// priority, so the move itself never waits), then lower. Otherwise
+    /// raise first, then move.
+    lower: bool,
+}
+
+impl Decision {
+    /// `self` followed by the newer `next` for the same thread.
+    fn then(self, next: Decision) -> Decision {
+        debug_assert_eq!(self.t, next.t);
+        Decision {
+            prio: next.prio.or(self.prio),
+            cpu: next.cpu.or(self.cpu),
+            lower: if next.prio.is_some() {
+                next.lower
+            } else {
+                self.lower
+            },
+            ..next
+        }
+    }
+}
+
+/// The size of a gate word ([`Gate`]): one per CPU and one per resource.
+/// 32 bits (task + 1 and resource, 16 bits each; systems beyond that take
+/// no fast path), so that a resource's own gate keeps its state within 64
+/// bytes.
+pub const GATE_BYTES: usize = std::mem::size_of::<Gate>();
+
+struct State {
+    locks: Locks,
+    /// Kernel thread id per bound task.
+    tid: Vec<Option<i32>>,
+    /// Applied SCHED_FIFO priority and machine CPU per bound task.
+    prio: Vec<Option<i32>>,
+    cpu: Vec<Option<usize>>,
+    /// The last effective priority logged per task.
+    shown: Vec<Eff>,
+    /// Threads waiting in [`Binding::job_begin`] for SRP's start test.
+    starting: Vec<bool>,
+    /// Threads with a job in progress ([`Binding::job_begin`] to
+    /// [`Binding::job_end`]): what the runtime knows of who competes for
+    /// a CPU, for MrsP's helping.
+    active: Vec<bool>,
+    /// Per thread: the spinner's CPU it runs on in the spinner's place
+    /// (MrsP's helping), as last carried out.
+    lent: Vec<Option<Lent>>,
+    /// The lock holder's own decision, carried out once it lets the lock
+    /// go ([`Decision`]).
+    own: Option<Decision>,
+    /// Threads whose applied priority or CPU may differ from what the
+    /// machine (or helping) says: the only ones [`Shared::apply`] visits,
+    /// so that an operation costs the same with 1 or 64 waiters.
+    pending: Vec<Tid>,
+    pending_on: Vec<bool>,
+    /// Scratch for the machine's changed threads.
+    changed: Vec<Tid>,
+    /// Ceiling waiters the machine woke that were woken here and have not
+    /// retried yet, with their scope (see [`Shared::wake_next`]).
+    signaled: Vec<(Tid, usize)>,
+    seq: u64,
+    /// Records with their time since the domain was made.
+    log: Vec<(Duration, Record)>,
+    made: Instant,
+}
+
+pub(crate) struct Shared {
+    id: u64,
+    state: PiLock<State>,
+    slots: Vec<Slot>,
+    map: PrioMap,
+    cpu_map: Vec<usize>,
+    opts: Options,
+    pub(crate) tasks: Vec<String>,
+    pub(crate) resources: Vec<String>,
+    units: Vec<u32>,
+    base: Vec<u64>,
+    /// Per resource: an owner died or panicked inside it (written under
+    /// the bookkeeping lock, read by fast grants).
+    inconsistent: Vec<AtomicBool>,
+    /// The gates of the fast path: one per system CPU, then one per
+    /// resource (used by global resources with fast grants; the others
+    /// stay closed).
+    gate: Vec<Gate>,
+    /// Per resource: the gate its fast grants take.
+    fast_gate: Vec<usize>,
+    /// `[t * resources + r]`: whether `t` may take `r` on the fast path.
+    fast: Vec<bool>,
+    /// `[t * resources + r]`: on the fast path, the SCHED_FIFO priority
+    /// `t` raises itself to before taking `r` (IPCP's ceiling, a
+    /// non-preemptive section), or 0 for none.
+    fast_raise: Vec<i32>,
+    /// Per task: its SCHED_FIFO priority holding nothing, which a raising
+    /// fast section returns to.
+    base_fifo: Vec<i32>,
+    /// Per task: its CPU; per CPU: its tasks.
+    home: Vec<usize>,
+    homed: Vec<Vec<Tid>>,
+    /// Per resource: the CPU whose gate it closes while the machine holds
+    /// it or a request waits for it: the CPU it is local to, or the one
+    /// whose system ceiling it counts towards (DPCP's and DFLP's
+    /// synchronization CPU, where local sections share the ceiling).
+    gate_of: Vec<Option<usize>>,
+    /// Per CPU: the resources whose gate it is.
+    gated: Vec<Vec<usize>>,
+    /// Some resource's protocol helps (MrsP): placements are remade at
+    /// every event ([`crate::helping`]).
+    helping: bool,
+    /// PIP on the kernel's PI futex ([`kernel_pi`]), where it fits: then
+    /// locks and releases do not go through the machine.
+    kernel: Option<kernel_pi::KernelPi>,
+}
+
+/// A system's resources shared by real threads. Cheap to clone.
+#[derive(Clone)]
+pub struct Domain {
+    pub(crate) sh: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Domain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Domain")
+            .field("tasks", &self.sh.tasks)
+            .field("resources", &self.sh.resources)
+            .field("kernel_pi", &self.kernel_pi())
+            .finish_non_exhaustive()
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The tasks this thread is bound to, per domain id.
+    static BOUND: RefCell<Vec<(u64, Tid)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The task the calling thread is bound to in domain `id`.
+pub(crate) fn bound_task(id: u64) -> Option<Tid> {
+    BOUND.with(|b| b.borrow().iter().find(|&&(d, _)| d == id).map(|&(_, t)| t))
+}
+
+impl Domain {
+    /// Binds the calling thread to `task`: it takes the task's base
+    /// priority and CPU (when real-time) and may then use the domain's
+    /// resources. Dropping the binding releases whatever the task still
+    /// holds (marking it inconsistent) and returns the thread to
+    /// SCHED_OTHER.
+    pub fn bind(&self, task: &str) -> Result<Binding, RtError> {
+        let t = self.task(task)?;
+        if bound_task(self.sh.id).is_some() {
+            return Err(RtError::AlreadyBound { task: task.into() });
+        }
+        let tid = sys::gettid();
+        {
+            let mut st = self.sh.state.lock();
+            if st.tid[t].is_some() {
+                return Err(RtError::AlreadyBound { task: task.into() });
+            }
+            st.tid[t] = Some(tid);
+            if let Some(k) = &self.sh.kernel {
+                k.bound(t, tid);
+            }
+            st.mark(t);
+            self.sh.apply(&mut st, t, Phase::Raise)?;
+            self.sh.unlock(st)?;
+        }
+        BOUND.with(|b| b.borrow_mut().push((self.sh.id, t)));
+        Ok(Binding {
+            sh: self.sh.clone(),
+            t,
+            _not_send: std::marker::PhantomData,
+        })
+    }
+
+    /// The index of the task named `name`.
+    pub fn task(&self, name: &str) -> Result<Tid, RtError> {
+        self.sh
+            .tasks
+            .iter()
+            .position(|t| t == name)
+            .ok_or_else(|| RtError::Unknown {
+                what: "task",
+                name: name.into(),
+            })
+    }
+
+    /// The index of the resource named `name`.
+    pub fn resource(&self, name: &str) -> Result<usize, RtError> {
+        self.sh
+            .resources
+            .iter()
+            .position(|r| r == name)
+            .ok_or_else(|| RtError::Unknown {
+                what: "resource",
+                name: name.into(),
+            })
+    }
+
+    /// The SCHED_FIFO priority a task runs at with effective priority `e`.
+    pub fn fifo_priority(&self, e: Eff) -> i32 {
+        self.sh.map.fifo(e)
+    }
+
+    /// The task's effective priority now, as the machine computes it.
+    pub fn eff(&self, task: Tid) -> Eff {
+        self.sh.state.lock().locks.eff(task)
+    }
+
+    /// The resource the task waits for now, if any.
+    pub fn waiting(&self, task: Tid) -> Option<usize> {
+        match &self.sh.kernel {
+            Some(k) => k.waiting(task),
+            None => self.sh.state.lock().locks.waiting(task),
+        }
+    }
+
+    /// Whether PIP runs on the kernel's PI futex here
+    /// ([`Options::kernel_pi`]): then the kernel, not the machine, knows
+    /// who holds, waits and inherits ([`Domain::eff`] shows base
+    /// priorities).
+    pub fn kernel_pi(&self) -> bool {
+        self.sh.kernel.is_some()
+    }
+
+    /// The log of grants, releases, priority changes and job ends (with
+    /// `Options::record`).
+    pub fn log(&self) -> Vec<Record> {
+        self.sh
+            .state
+            .lock()
+            .log
+            .iter()
+            .map(|(_, r)| r.clone())
+            .collect()
+    }
+
+    /// The log (with `Options::record`) and the trace (with
+    /// `Options::trace`), merged in time order, each entry with its time
+    /// since the domain was made.
+    pub fn timed_log(&self) -> Vec<(Duration, Record)> {
+        let (mut out, made) = {
+            let st = self.sh.state.lock();
+            (st.log.clone(), st.made)
+        };
+        if self.sh.opts.trace {
+            for (t, slot) in self.sh.slots.iter().enumerate() {
+                let task = &self.sh.tasks[t];
+                let evs = slot.trace.lock().unwrap_or_else(|e| e.into_inner());
+                out.extend(evs.iter().map(|&(at, ev)| {
+                    let r = match ev {
+                        Traced::Granted(r) => Record::Granted {
+                            task: task.clone(),
+                            resource: self.sh.resources[r].clone(),
+                        },
+                        Traced::Released(r) => Record::Released {
+                            task: task.clone(),
+                            resource: self.sh.resources[r].clone(),
+                        },
+                        Traced::Completed => Record::Completed { task: task.clone() },
+                    };
+                    (at.saturating_duration_since(made), r)
+                }));
+            }
+            out.sort_by_key(|e| e.0);
+        }
+        out
+    }
+
+    /// The machine CPU of system CPU `cpu`.
+    pub fn machine_cpu(&self, cpu: usize) -> usize {
+        self.sh.cpu_map[cpu % self.sh.cpu_map.len().max(1)]
+    }
+
+    /// The options the domain was built with.
+    pub fn options(&self) -> &Options {
+        &self.sh.opts
+    }
+
+    /// How many of the task's grants took the fast path (module
+    /// documentation).
+    pub fn fast_grants(&self, task: Tid) -> u64 {
+        self.sh.slots[task].fast.load(Ordering::Relaxed)
+    }
+
+    /// Whether `task` may take resource `r` on the fast path.
+    pub fn fast_path(&self, task: Tid, r: usize) -> bool {
+        self.sh.fast[self.sh.pair(task, r)]
+    }
+
+    /// The SCHED_FIFO priority `task` raises itself to on the fast path
+    /// for `r` (IPCP's ceiling, a non-preemptive section), if it does.
+    pub fn fast_raise(&self, task: Tid, r: usize) -> Option<i32> {
+        let p = self.sh.fast_raise[self.sh.pair(task, r)];
+        (p != 0).then_some(p)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Raise,
+    Lower,
+    /// Lower the others now, and the caller once it lets the lock go.
+    LowerDeferOwn,
+}
+
+impl State {
+    fn record(&mut self, r: Record) {
+        self.log.push((self.made.elapsed(), r));
+    }
+
+    /// Marks `t` for [`Shared::apply`] to reconcile.
+    #[inline]
+    fn mark(&mut self, t: Tid) {
+        if !self.pending_on[t] {
+            self.pending_on[t] = true;
+            self.pending.push(t);
+        }
+    }
+}
+
+impl Shared {
+    pub(crate) fn id(&self) -> u64 {
+        self.id
+    }
+
+    pub(crate) fn resource_name(&self, r: usize) -> &str {
+        &self.resources[r]
+    }
+
+    pub(crate) fn resource_units(&self, r: usize) -> u32 {
+        self.units[r]
+    }
+}
+
+/// The calling thread's membership of a domain as one task. Not `Send`:
+/// priorities and locks belong to the thread that bound.
+pub struct Binding {
+    sh: Arc<Shared>,
+    t: Tid,
+    _not_send: std::marker::PhantomData<*const ()>,
+}
