@@ -355,12 +355,79 @@ impl Cx<'_> {
 }
 
 fn convert(cx: &mut Cx, raw: RawSpec, bases: &[usize]) -> Option<System> {
-    // Platform.
+    let platform = platform(cx, raw.platform.as_ref());
+    let (cpus, scheduler) = (platform.cpus, platform.scheduler);
+    let resources = resources(cx, &raw.resources, &platform);
+
+    // Tasks: about eight positions each.
+    let raw_tasks = raw.tasks.as_deref().unwrap_or_default();
+    cx.source.reserve(raw_tasks.len() * 8);
+    let mut tasks = Vec::with_capacity(raw_tasks.len());
+    let mut task_names = std::collections::HashSet::with_capacity(raw_tasks.len());
+    let mut explicit = Vec::new();
+    for (i, t) in raw_tasks.iter().enumerate() {
+        cx.base = bases.get(i).copied().unwrap_or(0);
+        let given = t.get_ref().priority.is_some();
+        if let Some(task) = task(cx, t, cpus, &mut task_names, &resources, &raw.resources) {
+            tasks.push(task);
+            explicit.push(given);
+        }
+    }
+    cx.base = 0;
+    if raw_tasks.is_empty() {
+        cx.diags.push(
+            Diagnostic::error("", "the spec has no tasks")
+                .hint("add at least one [[task]] with a name, a period and a wcet or body"),
+        );
+    }
+    if cx.diags.has_errors() {
+        return None;
+    }
+
+    // Priorities: all explicit, or all assigned by deadline / rate order.
+    let n_explicit = explicit.iter().filter(|&&e| e).count();
+    if n_explicit == 0 {
+        assign_monotonic(&mut tasks, platform.order);
+    } else if n_explicit < tasks.len() {
+        for (t, e) in tasks.iter().zip(&explicit) {
+            if !e {
+                let k = keys::task(&t.name);
+                let pos = cx.source.get(&k);
+                cx.diags.push(
+                    Diagnostic::error(k, "has no priority while other tasks have one")
+                        .at(pos)
+                        .hint("give every task a priority (larger runs first), or none to get deadline-monotonic priorities"),
+                );
+            }
+        }
+        return None;
+    }
+    Some(System {
+        name: raw.name,
+        platform: Platform { cpus, scheduler },
+        resources,
+        tasks,
+        source: std::mem::take(&mut cx.source),
+    })
+}
+
+/// What `[platform]` says, defaults filled in.
+struct PlatformSection {
+    cpus: usize,
+    scheduler: Scheduler,
+    default_protocol: Option<Protocol>,
+    /// A default protocol was written (even one that did not parse).
+    protocol_given: bool,
+    order: PriorityOrder,
+}
+
+/// The `[platform]` table.
+fn platform(cx: &mut Cx, raw: Option<&Spanned<RawPlatform>>) -> PlatformSection {
     let mut cpus = 1usize;
     let mut scheduler = Scheduler::Fp;
     let mut default_protocol: Option<Protocol> = None;
     let mut order = PriorityOrder::DeadlineMonotonic;
-    if let Some(p) = &raw.platform {
+    if let Some(p) = raw {
         cx.mark("platform", p);
         let p = p.get_ref();
         if let Some(c) = &p.cpus {
@@ -407,9 +474,23 @@ fn convert(cx: &mut Cx, raw: RawSpec, bases: &[usize]) -> Option<System> {
         }
     }
 
-    // Resources.
+    PlatformSection {
+        cpus,
+        scheduler,
+        default_protocol,
+        protocol_given: raw.is_some_and(|p| p.get_ref().protocol.is_some()),
+        order,
+    }
+}
+
+/// The `[[resource]]` tables, each name entered in `cx.resource_ids`.
+fn resources(
+    cx: &mut Cx,
+    raw: &[Spanned<RawResource>],
+    platform: &PlatformSection,
+) -> Vec<Resource> {
     let mut resources = Vec::new();
-    for r in &raw.resources {
+    for r in raw {
         let rr = r.get_ref();
         let name = rr.name.get_ref().clone();
         let key = keys::resource(&name);
@@ -435,14 +516,10 @@ fn convert(cx: &mut Cx, raw: RawSpec, bases: &[usize]) -> Option<System> {
                     }
                 }
             }
-            None => default_protocol,
+            None => platform.default_protocol,
         };
         let Some(protocol) = protocol else {
-            let platform_default_given = raw
-                .platform
-                .as_ref()
-                .is_some_and(|p| p.get_ref().protocol.is_some());
-            if rr.protocol.is_none() && !platform_default_given {
+            if rr.protocol.is_none() && !platform.protocol_given {
                 cx.err(&rr.name, &key, "no protocol given".into(), "add protocol = \"pcp\" (or another) to the resource, or a default under [platform]");
             }
             continue;
@@ -478,157 +555,120 @@ fn convert(cx: &mut Cx, raw: RawSpec, bases: &[usize]) -> Option<System> {
         });
     }
 
-    // Tasks: about eight positions each.
-    let raw_tasks = raw.tasks.as_deref().unwrap_or_default();
-    cx.source.reserve(raw_tasks.len() * 8);
-    let mut tasks = Vec::with_capacity(raw_tasks.len());
-    let mut task_names = std::collections::HashSet::with_capacity(raw_tasks.len());
-    let mut explicit = Vec::new();
-    for (i, t) in raw_tasks.iter().enumerate() {
-        cx.base = bases.get(i).copied().unwrap_or(0);
-        let rt = t.get_ref();
-        let name = rt.name.get_ref().clone();
-        let key = keys::task(&name);
-        cx.mark(&key, t);
-        if !task_names.insert(name.clone()) {
-            cx.err(
-                &rt.name,
-                &key,
-                format!("a task named `{name}` is already defined"),
-                "give each task a unique name",
-            );
-            continue;
-        }
-        let period = match &rt.period {
-            Some(p) => cx.positive_time(p, &keys::task_field(&name, "period"), "the period"),
-            None => {
-                cx.err(
-                    t,
-                    &key,
-                    "no period".into(),
-                    "add period = \"10ms\" (the period or minimum inter-arrival time)",
-                );
-                None
-            }
-        };
-        let deadline = match &rt.deadline {
-            Some(d) => cx.positive_time(d, &keys::task_field(&name, "deadline"), "the deadline"),
-            None => period,
-        };
-        let jitter = match &rt.jitter {
-            Some(j) => cx.time(j, &keys::task_field(&name, "jitter")),
-            None => Some(Time::ZERO),
-        };
-        let offset = match &rt.offset {
-            Some(o) => cx.time(o, &keys::task_field(&name, "offset")),
-            None => Some(Time::ZERO),
-        };
-        let priority = rt.priority.as_ref().and_then(|p| {
-            cx.count(
-                p,
-                &keys::task_field(&name, "priority"),
-                "the priority",
-                1,
-                1_000_000,
-            )
-            .map(|v| v as Priority)
-        });
-        explicit.push(rt.priority.is_some());
-        let cpu = match &rt.cpu {
-            Some(c) => cx
-                .count(c, &keys::task_field(&name, "cpu"), "the CPU", 0, i64::MAX)
-                .map(|v| v as usize),
-            // On one CPU there is nothing to choose.
-            None if cpus == 1 => Some(0),
-            None => None,
-        };
-        let body = match (&rt.body, &rt.wcet) {
-            (Some(_), Some(w)) => {
-                cx.err(w, &keys::task_field(&name, "wcet"), "both `wcet` and `body` are given".into(), "`wcet = \"2ms\"` is shorthand for `body = [{ compute = \"2ms\" }]`: keep one of them");
-                None
-            }
-            (None, Some(w)) => cx
-                .positive_time(w, &keys::task_field(&name, "wcet"), "the WCET")
-                .map(|c| vec![Segment::Compute(c)]),
-            (Some(b), None) => {
-                cx.mark(&keys::task_field(&name, "body"), b);
-                if b.get_ref().is_empty() {
-                    cx.err(
-                        b,
-                        &keys::task_field(&name, "body"),
-                        "the body is empty".into(),
-                        "give at least one segment, e.g. body = [{ compute = \"1ms\" }]",
-                    );
-                }
-                segments(
-                    cx,
-                    &name,
-                    b.get_ref(),
-                    &mut Vec::new(),
-                    &resources,
-                    &raw.resources,
-                )
-            }
-            (None, None) => {
-                cx.err(
-                    t,
-                    &key,
-                    "no body and no wcet".into(),
-                    "add wcet = \"1ms\", or a body = [ ... ] of compute / lock / suspend segments",
-                );
-                None
-            }
-        };
-        if let (Some(period), Some(deadline), Some(jitter), Some(offset), Some(body)) =
-            (period, deadline, jitter, offset, body)
-        {
-            tasks.push(Task {
-                name,
-                period,
-                deadline,
-                jitter,
-                offset,
-                priority: priority.unwrap_or(0),
-                cpu,
-                body,
-            });
-        }
-    }
-    cx.base = 0;
-    if raw_tasks.is_empty() {
-        cx.diags.push(
-            Diagnostic::error("", "the spec has no tasks")
-                .hint("add at least one [[task]] with a name, a period and a wcet or body"),
-        );
-    }
-    if cx.diags.has_errors() {
-        return None;
-    }
+    resources
+}
 
-    // Priorities: all explicit, or all assigned by deadline / rate order.
-    let n_explicit = explicit.iter().filter(|&&e| e).count();
-    if n_explicit == 0 {
-        assign_monotonic(&mut tasks, order);
-    } else if n_explicit < tasks.len() {
-        for (t, e) in tasks.iter().zip(&explicit) {
-            if !e {
-                let k = keys::task(&t.name);
-                let pos = cx.source.get(&k);
-                cx.diags.push(
-                    Diagnostic::error(k, "has no priority while other tasks have one")
-                        .at(pos)
-                        .hint("give every task a priority (larger runs first), or none to get deadline-monotonic priorities"),
-                );
-            }
-        }
+/// One `[[task]]` table, `None` when it has an error (reported) or
+/// repeats a name.
+fn task(
+    cx: &mut Cx,
+    t: &Spanned<RawTask>,
+    cpus: usize,
+    task_names: &mut std::collections::HashSet<String>,
+    resources: &[Resource],
+    raw_resources: &[Spanned<RawResource>],
+) -> Option<Task> {
+    let rt = t.get_ref();
+    let name = rt.name.get_ref().clone();
+    let key = keys::task(&name);
+    cx.mark(&key, t);
+    if !task_names.insert(name.clone()) {
+        cx.err(
+            &rt.name,
+            &key,
+            format!("a task named `{name}` is already defined"),
+            "give each task a unique name",
+        );
         return None;
     }
-    Some(System {
-        name: raw.name,
-        platform: Platform { cpus, scheduler },
-        resources,
-        tasks,
-        source: std::mem::take(&mut cx.source),
+    let period = match &rt.period {
+        Some(p) => cx.positive_time(p, &keys::task_field(&name, "period"), "the period"),
+        None => {
+            cx.err(
+                t,
+                &key,
+                "no period".into(),
+                "add period = \"10ms\" (the period or minimum inter-arrival time)",
+            );
+            None
+        }
+    };
+    let deadline = match &rt.deadline {
+        Some(d) => cx.positive_time(d, &keys::task_field(&name, "deadline"), "the deadline"),
+        None => period,
+    };
+    let jitter = match &rt.jitter {
+        Some(j) => cx.time(j, &keys::task_field(&name, "jitter")),
+        None => Some(Time::ZERO),
+    };
+    let offset = match &rt.offset {
+        Some(o) => cx.time(o, &keys::task_field(&name, "offset")),
+        None => Some(Time::ZERO),
+    };
+    let priority = rt.priority.as_ref().and_then(|p| {
+        cx.count(
+            p,
+            &keys::task_field(&name, "priority"),
+            "the priority",
+            1,
+            1_000_000,
+        )
+        .map(|v| v as Priority)
+    });
+    let cpu = match &rt.cpu {
+        Some(c) => cx
+            .count(c, &keys::task_field(&name, "cpu"), "the CPU", 0, i64::MAX)
+            .map(|v| v as usize),
+        // On one CPU there is nothing to choose.
+        None if cpus == 1 => Some(0),
+        None => None,
+    };
+    let body = match (&rt.body, &rt.wcet) {
+        (Some(_), Some(w)) => {
+            cx.err(w, &keys::task_field(&name, "wcet"), "both `wcet` and `body` are given".into(), "`wcet = \"2ms\"` is shorthand for `body = [{ compute = \"2ms\" }]`: keep one of them");
+            None
+        }
+        (None, Some(w)) => cx
+            .positive_time(w, &keys::task_field(&name, "wcet"), "the WCET")
+            .map(|c| vec![Segment::Compute(c)]),
+        (Some(b), None) => {
+            cx.mark(&keys::task_field(&name, "body"), b);
+            if b.get_ref().is_empty() {
+                cx.err(
+                    b,
+                    &keys::task_field(&name, "body"),
+                    "the body is empty".into(),
+                    "give at least one segment, e.g. body = [{ compute = \"1ms\" }]",
+                );
+            }
+            segments(
+                cx,
+                &name,
+                b.get_ref(),
+                &mut Vec::new(),
+                resources,
+                raw_resources,
+            )
+        }
+        (None, None) => {
+            cx.err(
+                t,
+                &key,
+                "no body and no wcet".into(),
+                "add wcet = \"1ms\", or a body = [ ... ] of compute / lock / suspend segments",
+            );
+            None
+        }
+    };
+    Some(Task {
+        name,
+        period: period?,
+        deadline: deadline?,
+        jitter: jitter?,
+        offset: offset?,
+        priority: priority.unwrap_or(0),
+        cpu,
+        body: body?,
     })
 }
 
