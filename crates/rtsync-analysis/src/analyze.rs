@@ -3,7 +3,7 @@
 
 use crate::blocking::demands;
 use crate::bounds::{self, hyperbolic, liu_layland};
-use crate::context::Cx;
+use crate::context::Context;
 use crate::edf::{self, DemandOutcome};
 use crate::fp;
 use crate::overheads::Profile;
@@ -94,7 +94,7 @@ pub fn verdict(sys: &System, opts: &Options) -> Result<Verdict, Diagnostics> {
         return analyze_result(sys, opts).map(|r| r.verdict);
     }
     let (system, _) = prepare(sys, opts)?;
-    let cx = Cx::new(&system);
+    let cx = Context::new(&system);
     let a = fp::analyse(&cx, true);
     Ok(
         if (0..cx.n()).all(|i| a.responses[i].meets(cx.deadline[i])) {
@@ -144,7 +144,7 @@ fn prepare_and_run<'a>(
 ) -> Result<(Cow<'a, System>, SystemResult), Diagnostics> {
     let (system, base_wcet) = prepare(sys, opts)?;
     let result = {
-        let cx = Cx::new(&system);
+        let cx = Context::new(&system);
         let base: Vec<Time> =
             base_wcet.unwrap_or_else(|| cx.f.tasks.iter().map(|t| t.wcet).collect());
         match cx.scheduler {
@@ -156,7 +156,7 @@ fn prepare_and_run<'a>(
 }
 
 fn task_row(
-    cx: &Cx,
+    cx: &Context,
     i: usize,
     d: &crate::blocking::Demand,
     base: Time,
@@ -189,7 +189,7 @@ fn task_row(
 }
 
 fn bound_outcomes(
-    cx: &Cx,
+    cx: &Context,
     demands: &[crate::blocking::Demand],
     sel: TestSelection,
 ) -> Vec<TestOutcome> {
@@ -275,7 +275,7 @@ fn decide(
     }
 }
 
-fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
+fn analyze_fp(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
     let a = fp::analyse(cx, opts.first_miss);
     // A verdict-only run leaves the demands of tasks below the first miss
     // uncomputed; their rows say no blocking (their response is Unbounded:
@@ -320,7 +320,7 @@ fn analyze_fp(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
     decide(Scheduler::Fp, cx.protocol, tests, tasks)
 }
 
-fn analyze_edf(cx: &Cx, opts: &Options, base: &[Time]) -> SystemResult {
+fn analyze_edf(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
     let demands = demands(cx);
     // Each CPU is decided on its own: by the demand test, or, where that
     // test gives up (horizon too long), by Baker's test.

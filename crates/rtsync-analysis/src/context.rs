@@ -3,7 +3,7 @@
 
 use rtsync_model::{Cpu, Facts, Priority, Protocol, ResourceId, Scheduler, System, TaskId, Time};
 
-pub struct Cx<'a> {
+pub struct Context<'a> {
     pub sys: &'a System,
     pub f: Facts,
     pub period: Vec<Time>,
@@ -16,8 +16,8 @@ pub struct Cx<'a> {
     level_ceiling: Vec<Vec<u32>>,
 }
 
-impl<'a> Cx<'a> {
-    pub fn new(sys: &'a System) -> Cx<'a> {
+impl<'a> Context<'a> {
+    pub fn new(sys: &'a System) -> Context<'a> {
         let f = Facts::new(sys);
         let mut level_ceiling = Vec::new();
         if sys.platform.scheduler == Scheduler::Edf {
@@ -30,7 +30,7 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        Cx {
+        Context {
             level_ceiling,
             f,
             period: sys.tasks.iter().map(|t| t.period).collect(),
@@ -67,7 +67,7 @@ impl<'a> Cx<'a> {
             Scheduler::Edf => self.f.level(t),
         }
     }
-    /// The ceiling of `r` on `cpu` in the same scale as [`Cx::rank`]: the
+    /// The ceiling of `r` on `cpu` in the same scale as [`Context::rank`]: the
     /// highest rank among the users of `r` on that CPU.
     pub fn local_ceiling(&self, r: ResourceId, cpu: Cpu) -> u32 {
         match self.scheduler {

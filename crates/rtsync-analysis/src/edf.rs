@@ -14,7 +14,7 @@
 //! execution (suspension-oblivious), the sound choice for EDF as well.
 
 use crate::blocking::Demand;
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
 /// The per-job quantities the EDF tests use.
@@ -28,7 +28,7 @@ pub struct EdfTask {
     pub b: Time,
 }
 
-pub fn tasks_on(cx: &Cx, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
+pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
     cx.f.on_cpu(cpu)
         .iter()
         .map(|&i| EdfTask {

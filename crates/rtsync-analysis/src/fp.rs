@@ -23,7 +23,7 @@
 //! iteration ends.
 
 use crate::blocking::{DemandTable, foreign_loads};
-use crate::context::Cx;
+use crate::context::Context;
 use crate::recurrence::{self, Term};
 use crate::result::Response;
 use rtsync_model::{TaskId, Time};
@@ -41,7 +41,7 @@ pub struct FpAnalysis<'c> {
 
 /// Runs the analysis on a partitioned system; with `first_miss`, stops at
 /// the first task whose bound passes its deadline.
-pub fn analyse<'c>(cx: &'c Cx<'c>, first_miss: bool) -> FpAnalysis<'c> {
+pub fn analyse<'c>(cx: &'c Context<'c>, first_miss: bool) -> FpAnalysis<'c> {
     analyse_with(cx, DemandTable::new(cx), first_miss)
 }
 
@@ -55,7 +55,7 @@ pub fn analyse<'c>(cx: &'c Cx<'c>, first_miss: bool) -> FpAnalysis<'c> {
 /// the verdict nor, when the iteration converges, the bounds: each round
 /// only raises estimates that stay below the least fixed point.
 pub fn analyse_with<'c>(
-    cx: &'c Cx<'c>,
+    cx: &'c Context<'c>,
     demands: DemandTable<'c>,
     first_miss: bool,
 ) -> FpAnalysis<'c> {
@@ -173,7 +173,7 @@ pub fn analyse_with<'c>(
 /// What the per-task equations share: demands, interfering sets, who
 /// suspends, and the agents' work per CPU.
 struct Engine<'a> {
-    cx: &'a Cx<'a>,
+    cx: &'a Context<'a>,
     d: &'a DemandTable<'a>,
     /// Per task, the tasks of its CPU with equal or higher priority, itself
     /// included (a prefix of the CPU's list, which is sorted by priority);
@@ -185,7 +185,7 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(cx: &'a Cx<'a>, d: &'a DemandTable<'a>) -> Engine<'a> {
+    fn new(cx: &'a Context<'a>, d: &'a DemandTable<'a>) -> Engine<'a> {
         let n = cx.n();
         Engine {
             cx,

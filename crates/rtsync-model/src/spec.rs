@@ -218,7 +218,7 @@ fn parse(
             return Err(finish(Diagnostics(vec![d]), file));
         }
     };
-    let mut cx = Cx {
+    let mut cx = Loader {
         lines: LineIndex::new(src),
         base: 0,
         resource_ids: Default::default(),
@@ -261,7 +261,7 @@ fn syntax_hint(msg: &str) -> Option<String> {
     }
 }
 
-struct Cx<'a> {
+struct Loader<'a> {
     lines: LineIndex<'a>,
     /// Where the spans being read count from: a task read in a section
     /// has spans from its section's start.
@@ -273,7 +273,7 @@ struct Cx<'a> {
     source: SourceMap,
 }
 
-impl Cx<'_> {
+impl Loader<'_> {
     fn pos<T>(&self, s: &Spanned<T>) -> Pos {
         self.lines.pos(self.base + s.span().start)
     }
@@ -354,7 +354,7 @@ impl Cx<'_> {
     }
 }
 
-fn convert(cx: &mut Cx, raw: RawSpec, bases: &[usize]) -> Option<System> {
+fn convert(cx: &mut Loader, raw: RawSpec, bases: &[usize]) -> Option<System> {
     let platform = platform(cx, raw.platform.as_ref());
     let (cpus, scheduler) = (platform.cpus, platform.scheduler);
     let resources = resources(cx, &raw.resources, &platform);
@@ -422,7 +422,7 @@ struct PlatformSection {
 }
 
 /// The `[platform]` table.
-fn platform(cx: &mut Cx, raw: Option<&Spanned<RawPlatform>>) -> PlatformSection {
+fn platform(cx: &mut Loader, raw: Option<&Spanned<RawPlatform>>) -> PlatformSection {
     let mut cpus = 1usize;
     let mut scheduler = Scheduler::Fp;
     let mut default_protocol: Option<Protocol> = None;
@@ -485,7 +485,7 @@ fn platform(cx: &mut Cx, raw: Option<&Spanned<RawPlatform>>) -> PlatformSection 
 
 /// The `[[resource]]` tables, each name entered in `cx.resource_ids`.
 fn resources(
-    cx: &mut Cx,
+    cx: &mut Loader,
     raw: &[Spanned<RawResource>],
     platform: &PlatformSection,
 ) -> Vec<Resource> {
@@ -561,7 +561,7 @@ fn resources(
 /// One `[[task]]` table, `None` when it has an error (reported) or
 /// repeats a name.
 fn task(
-    cx: &mut Cx,
+    cx: &mut Loader,
     t: &Spanned<RawTask>,
     cpus: usize,
     task_names: &mut std::collections::HashSet<String>,
@@ -687,7 +687,7 @@ fn assign_monotonic(tasks: &mut [Task], order: PriorityOrder) {
 }
 
 fn segments(
-    cx: &mut Cx,
+    cx: &mut Loader,
     task: &str,
     raw: &[Spanned<RawSegment>],
     path: &mut Vec<usize>,
@@ -710,7 +710,7 @@ fn segments(
 }
 
 fn segment(
-    cx: &mut Cx,
+    cx: &mut Loader,
     task: &str,
     s: &Spanned<RawSegment>,
     key: &str,

@@ -54,8 +54,9 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// Where a simulated thread stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum St {
+enum ThreadState {
     /// No job.
     Idle,
     /// Wants the CPU to compute (or to issue its next operation).
@@ -88,9 +89,11 @@ struct Job {
     blocking: Blocking,
 }
 
+/// A task's thread in the simulation: its state, its place in its
+/// program, its current job and its backlog.
 #[derive(Clone, Debug)]
-struct Th {
-    st: St,
+struct SimThread {
+    st: ThreadState,
     pc: usize,
     /// What is left of the current computation or suspension.
     remaining: Time,
@@ -111,8 +114,9 @@ struct Th {
     times: Vec<Time>,
 }
 
+/// What the simulation measured of one task so far.
 #[derive(Clone, Debug, Default)]
-struct Acc {
+struct TaskTally {
     jobs: u64,
     max_response: Option<Time>,
     worst_arrival: Option<Time>,
@@ -127,13 +131,13 @@ pub struct Sim<'a> {
     opts: Options,
     locks: Locks,
     progs: Vec<Vec<Op>>,
-    th: Vec<Th>,
+    th: Vec<SimThread>,
     home: Vec<Cpu>,
     running: Vec<Option<Tid>>,
     now: Time,
     rng: ChaCha8Rng,
     seq: u64,
-    acc: Vec<Acc>,
+    acc: Vec<TaskTally>,
     /// Units of each resource inside a section, counted by the kernel from
     /// the operations it executed (independently of the machine).
     inside: Vec<u32>,
@@ -194,12 +198,12 @@ impl<'a> Sim<'a> {
         let home = cfg.home.clone();
         let n = sys.tasks.len();
         let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-        let th: Vec<Th> = sys
+        let th: Vec<SimThread> = sys
             .tasks
             .iter()
             .enumerate()
-            .map(|(i, t)| Th {
-                st: St::Idle,
+            .map(|(i, t)| SimThread {
+                st: ThreadState::Idle,
                 pc: 0,
                 remaining: Time::ZERO,
                 computing: false,
@@ -257,7 +261,7 @@ impl<'a> Sim<'a> {
             now: Time::ZERO,
             rng,
             seq: 0,
-            acc: vec![Acc::default(); n],
+            acc: vec![TaskTally::default(); n],
             inside: vec![0; sys.resources.len()],
             events: 0,
             rec: opts.record.then(Recording::default),
@@ -433,7 +437,7 @@ impl<'a> Sim<'a> {
 
     /// Starts the next job of an idle thread if it has been released.
     fn start_job(&mut self, t: Tid) {
-        if !matches!(self.th[t].st, St::Idle) {
+        if !matches!(self.th[t].st, ThreadState::Idle) {
             return;
         }
         let Some(&(arrival, release, k)) = self.th[t].backlog.front() else {
@@ -478,7 +482,7 @@ impl<'a> Sim<'a> {
         th.pc = 0;
         th.remaining = Time::ZERO;
         th.started = false;
-        th.st = St::Ready;
+        th.st = ThreadState::Ready;
         self.active.push(t);
         self.dirty = true;
         self.load_op(t);
@@ -534,11 +538,12 @@ impl<'a> Sim<'a> {
                 Timer::Arrival => self.arrival(t),
                 Timer::Release => self.start_job(t),
                 Timer::Resume => {
-                    if !matches!(self.th[t].st, St::Suspended(until) if until <= self.now) {
+                    if !matches!(self.th[t].st, ThreadState::Suspended(until) if until <= self.now)
+                    {
                         continue;
                     }
                     let th = &mut self.th[t];
-                    th.st = St::Ready;
+                    th.st = ThreadState::Ready;
                     th.started = false;
                     th.pc += 1;
                     self.load_op(t);
@@ -575,7 +580,7 @@ impl<'a> Sim<'a> {
             .map_or(Time::MAX, |&Reverse((at, _, _))| at);
         for &t in self.running.iter().flatten() {
             let th = &self.th[t];
-            if th.computing && matches!(th.st, St::Ready) {
+            if th.computing && matches!(th.st, ThreadState::Ready) {
                 next = next.min(self.now.saturating_add(th.remaining));
             }
         }
@@ -597,14 +602,14 @@ impl<'a> Sim<'a> {
             let home = self.home[t];
             let mut b = job.blocking;
             match (st, on) {
-                (St::Ready, Some(_)) => {
+                (ThreadState::Ready, Some(_)) => {
                     self.th[t].remaining = self.th[t].remaining.saturating_sub(dt);
                     if self.locks.location(t) != home {
                         b.remote = b.remote.saturating_add(dt);
                     }
                 }
-                (St::Spinning, Some(_)) => b.spin = b.spin.saturating_add(dt),
-                (St::Suspended(_), _) => {}
+                (ThreadState::Spinning, Some(_)) => b.spin = b.spin.saturating_add(dt),
+                (ThreadState::Suspended(_), _) => {}
                 _ => {
                     // Pending: ready, spinning while preempted, or waiting
                     // for a lock.
@@ -612,7 +617,7 @@ impl<'a> Sim<'a> {
                         .is_some_and(|x| x != t && self.locks.base(x) < self.locks.base(t));
                     if lower {
                         b.local = b.local.saturating_add(dt);
-                    } else if matches!(st, St::Waiting) || self.locks.location(t) != home {
+                    } else if matches!(st, ThreadState::Waiting) || self.locks.location(t) != home {
                         b.remote = b.remote.saturating_add(dt);
                     }
                 }
@@ -631,21 +636,23 @@ impl<'a> Sim<'a> {
     }
 
     /// What the chart shows for `t` (only computed when recording).
-    fn shown_state(&self, t: Tid, st: St, on: Option<Cpu>) -> State {
+    fn shown_state(&self, t: Tid, st: ThreadState, on: Option<Cpu>) -> State {
         let waiting = self.locks.waiting(t).unwrap_or(0);
         match (st, on) {
-            (St::Ready, Some(cpu)) => State::Run {
+            (ThreadState::Ready, Some(cpu)) => State::Run {
                 cpu,
                 resource: self.locks.held(t).last(),
             },
-            (St::Spinning, Some(cpu)) => State::Spin {
+            (ThreadState::Spinning, Some(cpu)) => State::Spin {
                 cpu,
                 resource: waiting,
             },
-            (St::Suspended(_), _) => State::Suspended,
+            (ThreadState::Suspended(_), _) => State::Suspended,
             // A spinner not running: preempted, or its CPU lent to the
             // holder (MrsP helping).
-            (St::Waiting | St::Spinning, _) => State::Blocked { resource: waiting },
+            (ThreadState::Waiting | ThreadState::Spinning, _) => {
+                State::Blocked { resource: waiting }
+            }
             _ => State::Ready,
         }
     }
@@ -666,7 +673,7 @@ impl<'a> Sim<'a> {
             let mut pick: Option<Tid> = None;
             for cpu in 0..self.running.len() {
                 let Some(t) = self.running[cpu] else { continue };
-                if !matches!(self.th[t].st, St::Ready) || !self.zero_time_op(t) {
+                if !matches!(self.th[t].st, ThreadState::Ready) || !self.zero_time_op(t) {
                     continue;
                 }
                 if pick.is_none_or(|p| self.locks.eff(t) > self.locks.eff(p)) {
@@ -706,7 +713,7 @@ impl<'a> Sim<'a> {
         locks.dispatch(
             self.active.iter().copied(),
             |t| {
-                matches!(th[t].st, St::Ready | St::Spinning)
+                matches!(th[t].st, ThreadState::Ready | ThreadState::Spinning)
                     && (th[t].started || locks.may_start(t))
             },
             &mut self.slots,
@@ -767,7 +774,7 @@ impl<'a> Sim<'a> {
                 } else {
                     self.dirty = true;
                     let until = self.now.saturating_add(d);
-                    self.th[t].st = St::Suspended(until);
+                    self.th[t].st = ThreadState::Suspended(until);
                     self.timers.push(Reverse((until, Timer::Resume, t)));
                     self.emit(|s| Event::Suspend {
                         t: s.now,
@@ -793,7 +800,11 @@ impl<'a> Sim<'a> {
                 match outcome {
                     Ok(Outcome::Granted) => self.entered(t, r, units),
                     Ok(Outcome::Wait { spin }) => {
-                        self.th[t].st = if spin { St::Spinning } else { St::Waiting };
+                        self.th[t].st = if spin {
+                            ThreadState::Spinning
+                        } else {
+                            ThreadState::Waiting
+                        };
                         self.emit(|s| Event::Wait {
                             t: s.now,
                             task: s.name(t),
@@ -832,7 +843,7 @@ impl<'a> Sim<'a> {
                 match self.locks.unlock(t, r) {
                     Ok(woken) => {
                         for g in woken {
-                            self.th[g.thread].st = St::Ready;
+                            self.th[g.thread].st = ThreadState::Ready;
                             if g.granted {
                                 let u = match self.progs[g.thread][self.th[g.thread].pc] {
                                     Op::Lock(_, u) => u,
@@ -906,7 +917,7 @@ impl<'a> Sim<'a> {
         if missed {
             a.misses += 1;
         }
-        self.th[t].st = St::Idle;
+        self.th[t].st = ThreadState::Idle;
         if let Some(i) = self.active.iter().position(|&x| x == t) {
             self.active.swap_remove(i);
         }
@@ -946,7 +957,9 @@ impl<'a> Sim<'a> {
     fn check(&mut self) {
         for i in 0..self.active.len() {
             let t = self.active[i];
-            if !matches!(self.th[t].st, St::Waiting | St::Spinning) || self.locks.woken(t) {
+            if !matches!(self.th[t].st, ThreadState::Waiting | ThreadState::Spinning)
+                || self.locks.woken(t)
+            {
                 continue;
             }
             let Some(r) = self.locks.waiting(t) else {
@@ -982,7 +995,7 @@ impl<'a> Sim<'a> {
             let Some(x) = self.running[cpu] else {
                 // An idle CPU with a ready, admissible thread located there.
                 if let Some(&y) = self.active.iter().find(|&&y| {
-                    self.th[y].st == St::Ready
+                    self.th[y].st == ThreadState::Ready
                         && self.th[y].on.is_none()
                         && self.locks.location(y) == cpu
                         && (self.th[y].started || self.locks.may_start(y))
@@ -1002,7 +1015,7 @@ impl<'a> Sim<'a> {
             }
             for &y in &self.active {
                 if y == x
-                    || !matches!(self.th[y].st, St::Ready | St::Spinning)
+                    || !matches!(self.th[y].st, ThreadState::Ready | ThreadState::Spinning)
                     || self.th[y].on.is_some()
                     || self.locks.location(y) != cpu
                     || !(self.th[y].started || self.locks.may_start(y))

@@ -18,10 +18,10 @@
 //! simulator's `distributed_protocols_have_no_local_blocking_to_reopen`.
 
 use super::{Demand, own_sections, sync_cpu};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 
-pub fn request_response(cx: &Cx, i: TaskId, q: ResourceId) -> Time {
+pub fn request_response(cx: &Context, i: TaskId, q: ResourceId) -> Time {
     let f = &cx.f;
     let s = sync_cpu(cx, q);
     let mut w = f.cs(i, q);
@@ -36,7 +36,7 @@ pub fn request_response(cx: &Cx, i: TaskId, q: ResourceId) -> Time {
     w
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let own = own_sections(cx, i);
     let mut remote = Time::ZERO;

@@ -40,7 +40,7 @@
 
 use super::mpcp::beyond_deadline;
 use super::{Demand, own_sections, sync_cpu, times};
-use crate::context::Cx;
+use crate::context::Context;
 use crate::recurrence::{self, Term};
 use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
 use std::cell::RefCell;
@@ -70,7 +70,7 @@ impl Tables {
     /// so that no list needs sorting.
     ///
     /// [`Facts::by_priority`]: rtsync_model::Facts::by_priority
-    pub fn new(cx: &Cx) -> Tables {
+    pub fn new(cx: &Context) -> Tables {
         let f = &cx.f;
         let nr = f.n_resources;
         let sync: Vec<Option<Cpu>> = (0..nr)
@@ -143,7 +143,7 @@ impl Tables {
 /// Response of one request of `i` on `q`, own section included: the
 /// bound as the equation states it, one request at a time. [`demand`]
 /// computes the same values grouped; the tests compare the two.
-pub fn request_response(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
+pub fn request_response(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
     let Some(s) = tb.sync[q] else {
         return Time::MAX;
     };
@@ -161,7 +161,7 @@ pub fn request_response(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time 
 /// the longest lower-priority section that can block it there plus one
 /// extra job of every higher-priority load. Neither depends on which
 /// resource on `s` is requested.
-fn window(cx: &Cx, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Time {
+fn window(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Time {
     let f = &cx.f;
     let pi = cx.prio(i);
     let mut low = Time::ZERO;
@@ -189,7 +189,7 @@ fn window(cx: &Cx, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Tim
 /// length (a lower bound of the new least solution, see
 /// `recurrence::solve_from`); the answers are those of solving each
 /// request afresh.
-pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let own = own_sections(cx, i);
     let mut remote = Time::ZERO;
@@ -247,7 +247,7 @@ mod tests {
     use rtsync_model::Protocol;
 
     /// The sum of every outermost request's response, solved one by one.
-    fn one_by_one(cx: &Cx, tb: &Tables, i: TaskId) -> Time {
+    fn one_by_one(cx: &Context, tb: &Tables, i: TaskId) -> Time {
         cx.f.sections(i)
             .iter()
             .filter(|rq| rq.is_outermost())
@@ -301,7 +301,7 @@ mod tests {
             spread in any::<u64>(),
         ) {
             let sys = spread_system(seed, cpus, 0.6, requests_max, spread);
-            let cx = Cx::new(&sys);
+            let cx = Context::new(&sys);
             let f = &cx.f;
             let tb = Tables::new(&cx);
             for r in 0..f.n_resources {
@@ -342,7 +342,7 @@ mod tests {
             spread in any::<u64>(),
         ) {
             let sys = spread_system(seed, cpus, util, requests_max, spread);
-            let cx = Cx::new(&sys);
+            let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
             for i in 0..cx.n() {
                 let d = demand(&cx, &tb, i);

@@ -24,10 +24,10 @@
 //! searched soundness experiment.
 
 use super::{Demand, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
-pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
+pub fn request_wait(cx: &Context, i: TaskId, g: usize) -> Time {
     let f = &cx.f;
     let mut cpus = vec![false; f.cpus];
     if let Some(c) = cx.cpu(i) {
@@ -51,7 +51,7 @@ pub fn request_wait(cx: &Cx, i: TaskId, g: usize) -> Time {
     w
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_req = 0u64;

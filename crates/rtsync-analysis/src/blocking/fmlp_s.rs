@@ -17,11 +17,11 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
 /// Longest outermost section of `x` on any resource of group `g`.
-pub fn group_cs(cx: &Cx, x: TaskId, g: usize) -> Time {
+pub fn group_cs(cx: &Context, x: TaskId, g: usize) -> Time {
     cx.f.sections(x)
         .iter()
         .filter(|rq| rq.is_outermost() && cx.f.group[rq.resource] == g)
@@ -31,7 +31,7 @@ pub fn group_cs(cx: &Cx, x: TaskId, g: usize) -> Time {
 }
 
 /// Spin of one request of `x` on group `g`: one section per other CPU.
-pub fn group_spin(cx: &Cx, x: TaskId, g: usize) -> Time {
+pub fn group_spin(cx: &Context, x: TaskId, g: usize) -> Time {
     let mut spin = Time::ZERO;
     for cpu in 0..cx.f.cpus {
         if Some(cpu) == cx.cpu(x) {
@@ -48,7 +48,7 @@ pub fn group_spin(cx: &Cx, x: TaskId, g: usize) -> Time {
     spin
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let spin = f
         .sections(i)

@@ -26,7 +26,7 @@ pub mod pcp;
 pub mod pip;
 pub mod srp;
 
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{Cpu, Protocol, ResourceId, TaskId, Time};
 use std::cell::OnceCell;
 
@@ -59,7 +59,7 @@ impl Demand {
 /// build their per-system tables once here. None of the bounds needs other
 /// tasks' response times: those enter through release jitter and agent
 /// load, which the engine iterates.
-pub fn demands(cx: &Cx) -> Vec<Demand> {
+pub fn demands(cx: &Context) -> Vec<Demand> {
     DemandTable::new(cx).into_vec()
 }
 
@@ -70,28 +70,28 @@ pub fn demands(cx: &Cx) -> Vec<Demand> {
 /// of the tasks it looked at (and of the tasks above them) and no others;
 /// in sweeps of overloaded systems that is most of the cost saved.
 pub struct DemandTable<'c> {
-    cx: &'c Cx<'c>,
-    rule: Rule,
+    cx: &'c Context<'c>,
+    rule: Method,
     cells: Vec<OnceCell<Demand>>,
 }
 
 /// How one task's demand is computed.
-enum Rule {
+enum Method {
     /// No protocol: the task's execution alone.
     Plain,
     Mpcp(mpcp::Tables),
     Dpcp(dpcp::Tables),
-    Each(fn(&Cx, TaskId) -> Demand),
+    Each(fn(&Context, TaskId) -> Demand),
 }
 
 impl<'c> DemandTable<'c> {
     /// Builds the protocol's per-system tables; computes no demand yet.
-    pub fn new(cx: &'c Cx<'c>) -> DemandTable<'c> {
+    pub fn new(cx: &'c Context<'c>) -> DemandTable<'c> {
         let rule = match cx.protocol {
-            None => Rule::Plain,
-            Some(Protocol::Mpcp) => Rule::Mpcp(mpcp::Tables::new(cx)),
-            Some(Protocol::Dpcp) => Rule::Dpcp(dpcp::Tables::new(cx)),
-            Some(p) => Rule::Each(match p {
+            None => Method::Plain,
+            Some(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
+            Some(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
+            Some(p) => Method::Each(match p {
                 Protocol::Npcs => npcs::demand,
                 Protocol::Pip => pip::demand,
                 Protocol::Pcp | Protocol::Ipcp => pcp::demand,
@@ -116,13 +116,13 @@ impl<'c> DemandTable<'c> {
         *self.cells[i].get_or_init(|| {
             let cx = self.cx;
             match &self.rule {
-                Rule::Plain => Demand {
+                Method::Plain => Demand {
                     exec: cx.f.tasks[i].wcet,
                     ..Demand::default()
                 },
-                Rule::Mpcp(tb) => mpcp::demand(cx, tb, i),
-                Rule::Dpcp(tb) => dpcp::demand(cx, tb, i),
-                Rule::Each(one) => one(cx, i),
+                Method::Mpcp(tb) => mpcp::demand(cx, tb, i),
+                Method::Dpcp(tb) => dpcp::demand(cx, tb, i),
+                Method::Each(one) => one(cx, i),
             }
         })
     }
@@ -142,7 +142,7 @@ impl<'c> DemandTable<'c> {
 /// of other CPUs (agents on a synchronization CPU): `(task, per-job time)`.
 /// Tasks hosted on that CPU suffer it as interference above every normal
 /// priority.
-pub fn foreign_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
+pub fn foreign_loads(cx: &Context) -> Vec<Vec<(TaskId, Time)>> {
     match cx.protocol {
         Some(Protocol::Dpcp) | Some(Protocol::Dflp) => sync_cpu_loads(cx),
         _ => vec![Vec::new(); cx.f.cpus],
@@ -153,7 +153,7 @@ pub fn foreign_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
 /// whose resource is synchronized on that CPU (tasks without any omitted).
 /// A CPU that hosts no task gets an empty list: its agents interfere with
 /// no one (the usual DPCP layout, a synchronization CPU of its own).
-pub(crate) fn sync_cpu_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
+pub(crate) fn sync_cpu_loads(cx: &Context) -> Vec<Vec<(TaskId, Time)>> {
     let mut out = vec![Vec::new(); cx.f.cpus];
     let hosts: Vec<bool> = (0..cx.f.cpus).map(|c| !cx.f.on_cpu(c).is_empty()).collect();
     if !(0..cx.f.n_resources).any(|r| sync_cpu(cx, r).is_some_and(|s| hosts.get(s) == Some(&true)))
@@ -177,7 +177,7 @@ pub(crate) fn sync_cpu_loads(cx: &Cx) -> Vec<Vec<(TaskId, Time)>> {
     out
 }
 
-pub(crate) fn sync_cpu(cx: &Cx, r: ResourceId) -> Option<Cpu> {
+pub(crate) fn sync_cpu(cx: &Context, r: ResourceId) -> Option<Cpu> {
     cx.sys.resources[r].sync_cpu
 }
 
@@ -191,7 +191,11 @@ pub(crate) fn times(a: Time, k: u64) -> Time {
 /// level, so that a section containing nested ones counts whole) of a
 /// lower-precedence task on the same CPU, on a resource whose local ceiling
 /// reaches the task's rank. Only resources accepted by `filter` count.
-pub(crate) fn ceiling_blocking(cx: &Cx, i: TaskId, filter: impl Fn(ResourceId) -> bool) -> Time {
+pub(crate) fn ceiling_blocking(
+    cx: &Context,
+    i: TaskId,
+    filter: impl Fn(ResourceId) -> bool,
+) -> Time {
     let Some(cpu) = cx.cpu(i) else {
         return Time::ZERO;
     };
@@ -209,7 +213,7 @@ pub(crate) fn ceiling_blocking(cx: &Cx, i: TaskId, filter: impl Fn(ResourceId) -
 }
 
 /// Total length of the outermost sections of `i`.
-pub(crate) fn own_sections(cx: &Cx, i: TaskId) -> Time {
+pub(crate) fn own_sections(cx: &Context, i: TaskId) -> Time {
     cx.f.sections(i)
         .iter()
         .filter(|rq| rq.is_outermost())

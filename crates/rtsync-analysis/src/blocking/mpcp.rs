@@ -44,7 +44,7 @@
 //! 2018) or, whichever is tighter, as execution (suspension-oblivious).
 
 use super::{Demand, ceiling_blocking, times};
-use crate::context::Cx;
+use crate::context::Context;
 use crate::recurrence::{self, Term};
 use rtsync_model::{ResourceId, TaskId, Time};
 use std::cell::RefCell;
@@ -61,7 +61,7 @@ pub struct Tables {
 }
 
 impl Tables {
-    pub fn new(cx: &Cx) -> Tables {
+    pub fn new(cx: &Context) -> Tables {
         let f = &cx.f;
         let (n, nr) = (cx.n(), f.n_resources);
         // pre[y * nr + q]: the longest section y runs on another global
@@ -128,7 +128,7 @@ impl Tables {
 }
 
 /// Wait for one request of `i` on global `q` (its own section excluded).
-pub fn request_wait(cx: &Cx, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
+pub fn request_wait(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
     let pi = cx.prio(i);
     let users = cx.f.users(q);
     let low = users
@@ -158,7 +158,7 @@ pub(crate) fn beyond_deadline(w: Option<Time>) -> Time {
     w.unwrap_or(Time::MAX)
 }
 
-pub fn demand(cx: &Cx, tb: &Tables, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_global = 0u64;

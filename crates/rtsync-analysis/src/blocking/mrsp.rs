@@ -22,11 +22,11 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 
 /// Worst cost of one access to `q`.
-pub fn access_cost(cx: &Cx, q: ResourceId) -> Time {
+pub fn access_cost(cx: &Context, q: ResourceId) -> Time {
     let f = &cx.f;
     let longest = f
         .users(q)
@@ -40,7 +40,7 @@ pub fn access_cost(cx: &Cx, q: ResourceId) -> Time {
     times(longest, cpus.len().max(1) as u64)
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut spin = Time::ZERO;
     for rq in f

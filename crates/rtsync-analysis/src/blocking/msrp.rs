@@ -16,11 +16,11 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, ceiling_blocking, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 
 /// Spin of one request of `x` on global `q`.
-pub fn spin(cx: &Cx, x: TaskId, q: ResourceId) -> Time {
+pub fn spin(cx: &Context, x: TaskId, q: ResourceId) -> Time {
     let mut s = Time::ZERO;
     for cpu in 0..cx.f.cpus {
         if Some(cpu) != cx.cpu(x) {
@@ -36,7 +36,7 @@ pub fn spin(cx: &Cx, x: TaskId, q: ResourceId) -> Time {
     s
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut total_spin = Time::ZERO;
     for q in (0..f.n_resources).filter(|&q| f.global[q]) {

@@ -12,10 +12,10 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let b = cx
         .lower_local(i)
         .map(|j| cx.f.longest_outer_cs(j))

@@ -18,10 +18,10 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, ceiling_blocking, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::TaskId;
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     Demand {
         exec: cx.f.tasks[i].wcet,
         local: times(ceiling_blocking(cx, i, |_| true), cx.suspensions(i) + 1),

@@ -23,11 +23,11 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
 use super::{Demand, times};
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
 /// Effective ceilings on `cpu`: the local ceiling closed over nesting edges.
-pub fn effective_ceilings(cx: &Cx, cpu: usize) -> Vec<u32> {
+pub fn effective_ceilings(cx: &Context, cpu: usize) -> Vec<u32> {
     let mut c: Vec<u32> = (0..cx.f.n_resources)
         .map(|r| cx.local_ceiling(r, cpu))
         .collect();
@@ -45,7 +45,7 @@ pub fn effective_ceilings(cx: &Cx, cpu: usize) -> Vec<u32> {
     }
 }
 
-pub fn demand(cx: &Cx, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let exec = cx.f.tasks[i].wcet;
     let Some(cpu) = cx.cpu(i) else {
         return Demand {

@@ -12,7 +12,7 @@ pub mod hyperbolic;
 pub mod liu_layland;
 
 use crate::blocking::Demand;
-use crate::context::Cx;
+use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
 /// One task as the bounds see it: utilization, blocking ratio, priority.
@@ -27,7 +27,7 @@ pub struct BoundTask {
 /// The tasks of `cpu` in bound form, or why the bounds do not apply;
 /// `agents` is the CPU's list from [`crate::blocking::foreign_loads`].
 pub fn tasks_on(
-    cx: &Cx,
+    cx: &Context,
     demands: &[Demand],
     cpu: usize,
     agents: &[(TaskId, Time)],
