@@ -20,7 +20,9 @@ pub enum TestSelection {
     Rta,
     /// The EDF tests (demand criterion and Baker's test).
     Edf,
+    /// The Liu-Layland bound with blocking (Sha et al. 1990).
     Ll,
+    /// The hyperbolic bound with blocking (paper 001, Eq. 4).
     Hyperbolic,
     /// Every test that applies to the scheduler.
     #[default]
@@ -43,10 +45,14 @@ impl FromStr for TestSelection {
     }
 }
 
+/// How to analyse.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
+    /// Which tests to run.
     pub tests: TestSelection,
+    /// Run-time overheads to charge, measured by `rtsync bench locks`.
     pub overheads: Option<Profile>,
+    /// How to place tasks without a CPU.
     pub heuristic: Heuristic,
     /// Verdict only: stop the response-time analysis at the first task
     /// that misses; the tasks not analysed then are reported
@@ -57,7 +63,9 @@ pub struct Options {
 
 /// The analysed system (partitioned, overheads included) with its result.
 pub struct Analysis {
+    /// The system as analysed (placed, overheads charged).
     pub system: System,
+    /// Its result.
     pub result: SystemResult,
 }
 

@@ -3,13 +3,22 @@
 
 use rtsync_model::{Cpu, Facts, Priority, Protocol, ResourceId, Scheduler, System, TaskId, Time};
 
+/// The system's per-task parameters in flat vectors beside its facts: what
+/// every analysis reads.
 pub struct Context<'a> {
+    /// The system.
     pub sys: &'a System,
+    /// Its derived facts.
     pub f: Facts,
+    /// Per task.
     pub period: Vec<Time>,
+    /// Per task.
     pub deadline: Vec<Time>,
+    /// Per task.
     pub jitter: Vec<Time>,
+    /// The protocol shared by every resource, if they share one.
     pub protocol: Option<Protocol>,
+    /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
     /// `[resource][cpu]`: highest preemption level among the resource's
     /// users on that CPU (the EDF ceilings), computed once.
@@ -17,6 +26,7 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
+    /// The context of `sys`.
     pub fn new(sys: &'a System) -> Context<'a> {
         let f = Facts::new(sys);
         let mut level_ceiling = Vec::new();
@@ -41,12 +51,15 @@ impl<'a> Context<'a> {
             sys,
         }
     }
+    /// Tasks.
     pub fn n(&self) -> usize {
         self.f.n_tasks
     }
+    /// Task `t`'s priority.
     pub fn prio(&self, t: TaskId) -> Priority {
         self.f.priority[t]
     }
+    /// Task `t`'s CPU.
     pub fn cpu(&self, t: TaskId) -> Option<Cpu> {
         self.f.cpu_of[t]
     }

@@ -20,14 +20,21 @@ use rtsync_model::{TaskId, Time};
 /// The per-job quantities the EDF tests use.
 #[derive(Clone, Copy)]
 pub struct EdfTask {
+    /// The task.
     pub id: TaskId,
+    /// Execution, overheads included.
     pub c: Time,
+    /// Relative deadline.
     pub d: Time,
+    /// Period.
     pub t: Time,
+    /// Release jitter.
     pub j: Time,
+    /// Blocking.
     pub b: Time,
 }
 
+/// The tasks on `cpu`, with their blocking from `demands`.
 pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
     cx.f.on_cpu(cpu)
         .iter()
@@ -48,6 +55,7 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
 /// The outcome of the demand test on one CPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DemandOutcome {
+    /// Every deadline holds.
     Schedulable,
     /// Demand plus blocking exceeds the interval at this `L`.
     Fails(Time),
@@ -60,6 +68,9 @@ pub enum DemandOutcome {
 /// Most points the demand test checks before giving up.
 pub const MAX_POINTS: u64 = 2_000_000;
 
+/// The processor-demand criterion with blocking on one CPU (the module's
+/// first test: Baruah, Rosier, Howell 1990; the blocking term after
+/// Baruah 2006 and Spuri 1996).
 pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
     if ts.is_empty() {
         return DemandOutcome::Schedulable;

@@ -34,6 +34,7 @@ pub struct FpAnalysis<'c> {
     /// The demands; with `first_miss`, only those of the tasks analysed
     /// and of the tasks above them are computed.
     pub demands: DemandTable<'c>,
+    /// Per task, its response-time bound.
     pub responses: Vec<Response>,
     /// Rounds of the system-wide fixed point.
     pub rounds: usize,

@@ -6,6 +6,7 @@
 //! iterates the blocking / response-time fixed point itself.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 pub mod analyze;
 pub mod blocking;
 pub mod bounds;

@@ -32,19 +32,30 @@ use rtsync_model::{Diagnostic, Diagnostics, Facts, Pos, Protocol, Segment, Syste
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// What one lock operation of a protocol costs.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LockCost {
+    /// A lock, uncontended.
     pub lock: Time,
+    /// An unlock, uncontended.
     pub unlock: Time,
+    /// Added to an unlock per queued waiter.
     pub per_waiter: Time,
 }
 
+/// Measured run-time overheads (`rtsync bench locks --profile`), charged
+/// as the runtime pays them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Profile {
+    /// A context switch.
     pub context_switch: Time,
+    /// Releasing a job.
     pub release: Time,
+    /// A timer's lateness.
     pub timer: Time,
+    /// Moving a thread to another CPU.
     pub migration: Time,
+    /// Lock and unlock costs per protocol.
     pub protocols: BTreeMap<Protocol, LockCost>,
 }
 
@@ -114,6 +125,7 @@ impl Profile {
         Ok(p)
     }
 
+    /// Reads a profile file.
     pub fn load(path: &std::path::Path) -> Result<Profile, Diagnostics> {
         let name = path.display().to_string();
         let src = std::fs::read_to_string(path).map_err(|e| {

@@ -19,11 +19,15 @@ use rtsync_model::{Facts, System, Task};
 use serde::Serialize;
 use std::str::FromStr;
 
+/// How tasks without a CPU are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum Heuristic {
+    /// The least loaded CPU first.
     WorstFit,
+    /// The first CPU where it fits.
     FirstFit,
+    /// The most loaded CPU where it fits.
     BestFit,
     /// Bundles resource-sharing tasks (the default).
     #[default]

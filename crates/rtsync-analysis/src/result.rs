@@ -22,6 +22,7 @@ pub enum Response {
 }
 
 impl Response {
+    /// The bound, when there is one.
     pub fn bounded(self) -> Option<Time> {
         match self {
             Response::Bounded(t) => Some(t),
@@ -104,6 +105,7 @@ pub enum Delay {
 }
 
 impl Delay {
+    /// No delay.
     pub const ZERO: Delay = Delay::Bounded(Time::ZERO);
 
     /// A value of the analysis's saturating arithmetic, where [`Time::MAX`]
@@ -211,10 +213,13 @@ impl Blocking {
     }
 }
 
+/// A test's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// Every deadline holds.
     Schedulable,
+    /// Some deadline may be missed.
     NotSchedulable,
     /// The test does not apply to this system (its assumptions fail).
     NotApplicable,
@@ -247,6 +252,7 @@ pub enum Test {
 }
 
 impl Test {
+    /// Its name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Test::Rta => "rta",
@@ -264,39 +270,56 @@ impl fmt::Display for Test {
     }
 }
 
+/// One task's analysis.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskResult {
+    /// The task.
     pub name: String,
+    /// Its CPU.
     pub cpu: Option<usize>,
+    /// Its priority.
     pub priority: u32,
+    /// Its period.
     pub period: Time,
+    /// Its relative deadline.
     pub deadline: Time,
     /// WCET including charged overheads.
     pub wcet: Time,
+    /// Its worst-case blocking, by kind.
     pub blocking: Blocking,
+    /// Its response-time bound.
     pub response: Response,
     /// Deadline minus bound, when bounded and met.
     pub slack: Option<Time>,
+    /// Whether its deadline holds.
     pub verdict: Verdict,
 }
 
 /// One test's outcome on the whole system.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TestOutcome {
+    /// The test.
     pub test: Test,
+    /// Its answer.
     pub verdict: Verdict,
     /// Why it does not apply, or which task fails it.
     pub detail: Option<String>,
 }
 
+/// The analysis of a whole system.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemResult {
+    /// The protocol shared by every resource, if they share one.
     pub protocol: Option<Protocol>,
+    /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
+    /// The verdict.
     pub verdict: Verdict,
     /// The test that decided the verdict.
     pub decided_by: Option<Test>,
+    /// Each test's outcome.
     pub tests: Vec<TestOutcome>,
+    /// Per task.
     pub tasks: Vec<TaskResult>,
 }
 

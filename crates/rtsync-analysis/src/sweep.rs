@@ -23,11 +23,13 @@ pub struct Sweep {
     /// The shape of the systems; its `protocol` and `utilization` are
     /// replaced per cell.
     pub base: GenConfig,
+    /// The protocols compared.
     pub protocols: Vec<Protocol>,
     /// Total utilizations, one point each.
     pub utilizations: Vec<f64>,
     /// Systems per point (and protocol).
     pub sets: u64,
+    /// The generator's seed.
     pub seed: u64,
     /// Analysis options (tests, overheads, partitioning heuristic).
     pub options: Options,
@@ -36,9 +38,13 @@ pub struct Sweep {
 /// One point of one protocol's curve.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
+    /// The total utilization.
     pub utilization: f64,
+    /// The protocol.
     pub protocol: Protocol,
+    /// Systems generated.
     pub sets: u64,
+    /// Of those, schedulable.
     pub schedulable: u64,
 }
 

@@ -13,7 +13,9 @@ use crate::time::Time;
 /// One critical section of a task's body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
+    /// The resource locked.
     pub resource: ResourceId,
+    /// Units requested.
     pub units: u32,
     /// Resources held when this one is requested (its nesting depth).
     depth: u32,
@@ -24,11 +26,13 @@ pub struct Request {
 }
 
 impl Request {
+    /// Whether no other section of the task is held when it begins.
     pub fn is_outermost(&self) -> bool {
         self.depth == 0
     }
 }
 
+/// What one task's body adds up to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskFacts {
     /// Worst-case execution time (suspensions excluded).
@@ -97,11 +101,18 @@ struct Levels {
     ceiling: Vec<u32>,
 }
 
+/// What every engine needs to know about a system, derived once from it
+/// (`Facts::new`): execution times, sections, users and ceilings of each
+/// resource, nesting, priorities and preemption levels.
 #[derive(Clone, Debug)]
 pub struct Facts {
+    /// Tasks in the system.
     pub n_tasks: usize,
+    /// Resources in the system.
     pub n_resources: usize,
+    /// CPUs of the platform.
     pub cpus: usize,
+    /// Per task.
     pub tasks: Vec<TaskFacts>,
     /// Every task's sections, task after task, each in body order (outer
     /// before inner).
@@ -135,8 +146,11 @@ pub struct Facts {
     /// order: sorted once here, so that the tables an analysis builds per
     /// priority come out sorted by walking it.
     pub by_priority: Vec<TaskId>,
+    /// Each task's CPU, `None` until partitioning assigns one.
     pub cpu_of: Vec<Option<Cpu>>,
+    /// Each task's priority (larger runs first).
     pub priority: Vec<Priority>,
+    /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
 }
 

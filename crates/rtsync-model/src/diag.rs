@@ -4,18 +4,24 @@
 use serde::Serialize;
 use std::fmt;
 
+/// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Information: nothing to change.
     Note,
+    /// Probably not what was meant; the system is still usable.
     Warning,
+    /// The system cannot be used as written.
     Error,
 }
 
 /// A position in a spec file (1-based line and column).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
 pub struct Pos {
+    /// Line, from 1.
     pub line: usize,
+    /// Column in characters, from 1.
     pub col: usize,
 }
 
@@ -42,6 +48,7 @@ pub struct LineIndex<'a> {
 }
 
 impl<'a> LineIndex<'a> {
+    /// The index of `src` (one pass over it).
     pub fn new(src: &'a str) -> LineIndex<'a> {
         let mut starts = vec![0];
         let mut ascii = Vec::new();
@@ -78,20 +85,25 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// One finding about a spec: where, what, and what to write instead.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// Error, warning or note.
     pub severity: Severity,
     /// The spec file, when the system came from one.
     pub file: Option<String>,
+    /// The line and column, when the finding has a place.
     pub pos: Option<Pos>,
     /// The key path, e.g. `task "t1".deadline`.
     pub key: String,
+    /// What is wrong.
     pub message: String,
     /// What to write instead.
     pub hint: Option<String>,
 }
 
 impl Diagnostic {
+    /// A finding of this severity about `key`.
     pub fn new(severity: Severity, key: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity,
@@ -102,23 +114,29 @@ impl Diagnostic {
             hint: None,
         }
     }
+    /// An error about `key`.
     pub fn error(key: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(Severity::Error, key, message)
     }
+    /// A warning about `key`.
     pub fn warning(key: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(Severity::Warning, key, message)
     }
+    /// A note about `key`.
     pub fn note(key: impl Into<String>, message: impl Into<String>) -> Self {
         Self::new(Severity::Note, key, message)
     }
+    /// With what to write instead.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }
+    /// At this place.
     pub fn at(mut self, pos: Option<Pos>) -> Self {
         self.pos = pos;
         self
     }
+    /// Whether it is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
@@ -154,18 +172,23 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// Adds one.
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
+    /// Whether any is an error.
     pub fn has_errors(&self) -> bool {
         self.0.iter().any(Diagnostic::is_error)
     }
+    /// The errors.
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.0.iter().filter(|d| d.is_error())
     }
+    /// All of them, in order.
     pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
         self.0.iter()
     }
+    /// Each one, with `file` named where it names none yet.
     pub fn with_file(mut self, file: &str) -> Self {
         for d in &mut self.0 {
             d.file.get_or_insert_with(|| file.to_string());

@@ -6,6 +6,7 @@
 //! (the analysis, the simulator and the Linux runtime).
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 pub mod derived;
 pub mod diag;
 pub mod lockorder;

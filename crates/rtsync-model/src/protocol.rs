@@ -38,6 +38,7 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// Every protocol, uniprocessor ones first.
     pub const ALL: [Protocol; 12] = [
         Protocol::Npcs,
         Protocol::Pip,
@@ -53,6 +54,7 @@ impl Protocol {
         Protocol::Mrsp,
     ];
 
+    /// The name specs and the command line use (`pcp`, `fmlp-s`).
     pub fn name(self) -> &'static str {
         match self {
             Protocol::Npcs => "npcs",

@@ -9,27 +9,41 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// A conformance scenario: a spec, a horizon, and the outcome derived by
+/// hand (grant order, completions, priority changes) that the simulator
+/// and the runtime must reproduce.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// What the scenario shows, and where its outcome comes from.
     pub description: String,
+    /// How long to simulate or run (`"20ms"`).
     pub horizon: String,
     /// False: the spec is one validation rejects (a lock-order cycle the
     /// scenario is about); it is parsed without cross-element checks.
     #[serde(default = "yes")]
     pub validate: bool,
+    /// First release of named tasks (`t = "2ms"`); others at 0.
     #[serde(default)]
     pub offsets: BTreeMap<String, String>,
+    /// Grants in order, `"time task resource"`.
     pub grants: Vec<String>,
+    /// Completions of each task's first job, `"time task"`.
     pub completions: Vec<String>,
+    /// Effective priority changes, `"time task label"`.
     pub priorities: Vec<String>,
+    /// Spinning intervals, `"from to task"`.
     #[serde(default)]
     pub spin: Vec<String>,
+    /// MrsP helping placements, `"time task cpu"`.
     #[serde(default)]
     pub helping: Vec<String>,
+    /// The cycle of a deadlock the scenario ends in, `"task resource"`.
     #[serde(default)]
     pub deadlock: Vec<String>,
+    /// When that deadlock is detected.
     pub deadlock_at: Option<String>,
+    /// The system, as spec text.
     pub spec: String,
 }
 
@@ -47,6 +61,7 @@ pub fn at(s: &str) -> Result<(String, Time), String> {
 }
 
 impl Scenario {
+    /// Reads a scenario file.
     pub fn load(path: &Path) -> Result<Scenario, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
@@ -68,6 +83,7 @@ impl Scenario {
         parse_str(&self.spec, Some(name)).map_err(|d| format!("{name}: {d}"))
     }
 
+    /// The horizon as a time.
     pub fn horizon(&self) -> Result<Time, String> {
         Time::parse(self.horizon.trim()).map_err(|e| format!("horizon: {e}"))
     }

@@ -11,22 +11,31 @@ use compact_str::CompactString;
 use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 
+/// A task, by its index in the system.
 pub type TaskId = usize;
+/// A resource, by its index in the system.
 pub type ResourceId = usize;
+/// A CPU, by index.
 pub type Cpu = usize;
 
 /// Priorities: a larger number is a higher priority, as with SCHED_FIFO.
 pub type Priority = u32;
 
+/// The processors and how they schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Platform {
+    /// Number of CPUs.
     pub cpus: usize,
+    /// Fixed priorities or EDF (partitioned: one scheduler per CPU).
     pub scheduler: Scheduler,
 }
 
+/// A shared resource and its locking protocol.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Resource {
+    /// Its name, unique in the system.
     pub name: String,
+    /// The protocol that arbitrates it.
     pub protocol: Protocol,
     /// Number of identical units (more than one only under SRP / MSRP).
     pub units: u32,
@@ -43,8 +52,11 @@ pub enum Segment {
     Suspend(Time),
     /// Hold `units` of `resource` while running `body`; sections may nest.
     Lock {
+        /// The resource.
         resource: ResourceId,
+        /// Units requested.
         units: u32,
+        /// What runs while it is held.
         body: Vec<Segment>,
     },
 }
@@ -67,8 +79,10 @@ pub fn body_execution(body: &[Segment]) -> Option<Time> {
         .try_fold(Time::ZERO, |acc, s| acc.checked_add(s.execution()?))
 }
 
+/// A sporadic task: its timing, priority, CPU and the body each job runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Task {
+    /// Its name, unique in the system.
     pub name: String,
     /// Period, or minimum inter-arrival time of a sporadic task.
     pub period: Time,
@@ -80,9 +94,12 @@ pub struct Task {
     /// the simulator and on real threads; the analysis bounds every
     /// offset, so it ignores it.
     pub offset: Time,
+    /// Fixed priority (larger runs first); under EDF, the order of equal
+    /// deadlines.
     pub priority: Priority,
     /// The CPU, or `None` until partitioning assigns one.
     pub cpu: Option<Cpu>,
+    /// What each job does, in order.
     pub body: Vec<Segment>,
 }
 
@@ -101,6 +118,7 @@ impl Task {
 /// the same strings that diagnostics print (`task "t1".period`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceMap {
+    /// The spec file, when the system came from one.
     pub file: Option<String>,
     /// Keys are short (`task "t1".body[0]`) and made by the loader, not
     /// taken from the file's keys: inline strings and the Fx hash spare a
@@ -110,12 +128,14 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// An empty map for `file`.
     pub fn for_file(file: Option<&str>) -> SourceMap {
         SourceMap {
             file: file.map(str::to_string),
             positions: HashMap::default(),
         }
     }
+    /// Records where `key` was written.
     pub fn insert(&mut self, key: &str, pos: Pos) {
         self.positions.insert(CompactString::new(key), pos);
     }
@@ -135,19 +155,27 @@ impl SourceMap {
     }
 }
 
+/// A system: platform, resources and tasks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct System {
+    /// Its name, if the spec gives one.
     pub name: Option<String>,
+    /// The processors.
     pub platform: Platform,
+    /// Resources, indexed by `ResourceId`.
     pub resources: Vec<Resource>,
+    /// Tasks, indexed by `TaskId`.
     pub tasks: Vec<Task>,
+    /// Where each element was written (empty for generated systems).
     pub source: SourceMap,
 }
 
 impl System {
+    /// The resource named `name`.
     pub fn resource_by_name(&self, name: &str) -> Option<ResourceId> {
         self.resources.iter().position(|r| r.name == name)
     }
+    /// The task named `name`.
     pub fn task_by_name(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name)
     }
@@ -243,9 +271,11 @@ fn clamp_units(body: &mut [Segment]) {
 
 /// Key helpers, so that the loader and the validator name places alike.
 pub mod keys {
+    /// `task "name"`.
     pub fn task(name: &str) -> String {
         format!("task \"{name}\"")
     }
+    /// `task "name".field`.
     pub fn task_field(name: &str, field: &str) -> String {
         // Built by hand: `format!` cost more than the rest of a key.
         let mut s = String::with_capacity(name.len() + field.len() + 8);
@@ -255,9 +285,11 @@ pub mod keys {
         s.push_str(field);
         s
     }
+    /// `resource "name"`.
     pub fn resource(name: &str) -> String {
         format!("resource \"{name}\"")
     }
+    /// `resource "name".field`.
     pub fn resource_field(name: &str, field: &str) -> String {
         format!("resource \"{name}\".{field}")
     }

@@ -14,39 +14,53 @@ use std::fmt;
 pub struct Time(u64);
 
 impl Time {
+    /// No time.
     pub const ZERO: Time = Time(0);
+    /// The largest time (about 584 years): in the analysis's saturating
+    /// arithmetic, "beyond".
     pub const MAX: Time = Time(u64::MAX);
 
+    /// From nanoseconds.
     pub const fn from_ns(ns: u64) -> Time {
         Time(ns)
     }
+    /// From microseconds.
     pub const fn from_us(us: u64) -> Time {
         Time(us * 1_000)
     }
+    /// From milliseconds.
     pub const fn from_ms(ms: u64) -> Time {
         Time(ms * 1_000_000)
     }
+    /// From seconds.
     pub const fn from_s(s: u64) -> Time {
         Time(s * 1_000_000_000)
     }
+    /// In nanoseconds.
     pub const fn ns(self) -> u64 {
         self.0
     }
+    /// Whether it is zero.
     pub const fn is_zero(self) -> bool {
         self.0 == 0
     }
+    /// The sum, `None` on overflow.
     pub fn checked_add(self, o: Time) -> Option<Time> {
         self.0.checked_add(o.0).map(Time)
     }
+    /// The difference, `None` below zero.
     pub fn checked_sub(self, o: Time) -> Option<Time> {
         self.0.checked_sub(o.0).map(Time)
     }
+    /// `k` times it, `None` on overflow.
     pub fn checked_mul(self, k: u64) -> Option<Time> {
         self.0.checked_mul(k).map(Time)
     }
+    /// The difference, zero below zero.
     pub fn saturating_sub(self, o: Time) -> Time {
         Time(self.0.saturating_sub(o.0))
     }
+    /// The sum, `Time::MAX` on overflow.
     pub fn saturating_add(self, o: Time) -> Time {
         Time(self.0.saturating_add(o.0))
     }
@@ -150,12 +164,19 @@ impl Time {
 /// Why a time string was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum TimeError {
+    /// Nothing written.
     Empty,
+    /// A negative value.
     Negative(String),
+    /// No number before the unit.
     NoNumber(String),
+    /// A number without a unit.
     NoUnit(String),
+    /// A unit other than s, ms, us, ns.
     BadUnit(String),
+    /// Finer than a nanosecond.
     SubNanosecond(String),
+    /// Beyond 64-bit nanoseconds.
     Overflow(String),
 }
 

@@ -25,6 +25,7 @@ pub fn jobs_within(sys: &System, horizon: Time) -> u128 {
 /// A horizon chosen for the user, and why it is not the one asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DefaultHorizon {
+    /// The horizon to simulate.
     pub horizon: Time,
     /// Set when `hyperperiods` hyperperiods were out of reach: what was
     /// simulated instead and what to pass to choose.

@@ -26,10 +26,15 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
     /// A task has no CPU on a multiprocessor.
-    Unplaced { task: String },
+    Unplaced {
+        /// The task.
+        task: String,
+    },
     /// The protocol has no meaning under the scheduler.
     Unsupported {
+        /// The protocol.
         protocol: Protocol,
+        /// The scheduler.
         scheduler: Scheduler,
     },
 }
@@ -176,6 +181,7 @@ pub fn simulate(sys: &System, opts: &Options) -> Result<(SimResult, Option<Recor
 }
 
 impl<'a> Sim<'a> {
+    /// A simulation of `sys` ready to run (`Sim::run`).
     pub fn new(sys: &'a System, opts: Options) -> Result<Sim<'a>, SimError> {
         if sys.platform.cpus > 1
             && let Some(t) = sys.tasks.iter().find(|t| t.cpu.is_none())
@@ -306,6 +312,7 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// The results, and the recording when asked for.
     pub fn finish(mut self) -> (SimResult, Option<Recording>) {
         // Jobs whose deadline passed unfinished count as misses.
         for t in 0..self.th.len() {

@@ -18,6 +18,7 @@
 //! inflated by the same profile (`rtsync simulate --overheads`).
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 pub mod horizon;
 pub mod kernel;
 pub mod options;

@@ -41,7 +41,11 @@ pub enum Arrivals {
     Periodic,
     /// Inter-arrival times drawn in `[T, (1 + spread) T]`, first arrival
     /// in `[0, T)`.
-    Sporadic { spread: f64 },
+    Sporadic {
+        /// How far beyond the period an inter-arrival may stretch, as a
+        /// fraction of it.
+        spread: f64,
+    },
 }
 
 impl FromStr for Arrivals {
@@ -57,12 +61,16 @@ impl FromStr for Arrivals {
     }
 }
 
+/// How a simulation runs.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Simulated time; events after it are not processed.
     pub horizon: Time,
+    /// Seed of the random draws (execution times, sporadic arrivals).
     pub seed: u64,
+    /// Execution at its worst case, or drawn below it.
     pub exec: Exec,
+    /// Periodic or sporadic arrivals.
     pub arrivals: Arrivals,
     /// Record the event trace and the timeline for the Gantt chart.
     pub record: bool,

@@ -75,6 +75,7 @@ fn at(v: &[Time], k: u64) -> Time {
 /// periodic, no jitter, worst case).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
+    /// Per task, by index.
     pub tasks: Vec<TaskPlan>,
 }
 

@@ -2,11 +2,16 @@
 
 use rtsync_model::{ResourceId, Segment, Time};
 
+/// One step of a task's flattened program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
+    /// Execute this long.
     Compute(Time),
+    /// Self-suspend this long.
     Suspend(Time),
+    /// Request units of a resource.
     Lock(ResourceId, u32),
+    /// Release a resource.
     Unlock(ResourceId),
 }
 

@@ -11,12 +11,16 @@ use serde::Serialize;
 /// `spin`: busy-waiting on its CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Blocking {
+    /// Ready or waiting while lower-priority work runs on its CPU.
     pub local: Time,
+    /// Waiting for a lock held elsewhere, or in a section run elsewhere.
     pub remote: Time,
+    /// Busy-waiting on its CPU.
     pub spin: Time,
 }
 
 impl Blocking {
+    /// The worst of each kind of the two (not necessarily one job's).
     pub fn max(self, o: Blocking) -> Blocking {
         Blocking {
             local: self.local.max(o.local),
@@ -26,9 +30,12 @@ impl Blocking {
     }
 }
 
+/// What the simulation measured of one task.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskStats {
+    /// The task.
     pub name: String,
+    /// Its CPU.
     pub cpu: usize,
     /// Jobs completed.
     pub jobs: u64,
@@ -36,6 +43,7 @@ pub struct TaskStats {
     pub max_response: Option<Time>,
     /// Arrival of the (first) job that took `max_response`.
     pub worst_arrival: Option<Time>,
+    /// Mean response of the completed jobs.
     pub mean_response: Option<Time>,
     /// The worst of each kind over the jobs (not necessarily one job's).
     pub max_blocking: Blocking,
@@ -48,8 +56,11 @@ pub struct TaskStats {
 /// the system is overloaded and the run stopped there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Overload {
+    /// When the bound was passed.
     pub at: Time,
+    /// The task.
     pub task: String,
+    /// Its jobs arrived and unfinished then.
     pub backlog: usize,
 }
 
@@ -66,6 +77,7 @@ impl std::fmt::Display for Overload {
 /// A cycle of waits: each thread waits for a resource the next one holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Deadlock {
+    /// When it was found.
     pub at: Time,
     /// `(task, resource it waits for)`, by name.
     pub cycle: Vec<(String, String)>,
@@ -90,25 +102,32 @@ impl std::fmt::Display for Deadlock {
 /// A broken invariant: a bug in the simulator or in a protocol's rules.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Violation {
+    /// When it was found.
     pub at: Time,
+    /// What was broken.
     pub what: String,
 }
 
+/// What a simulation run found.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SimResult {
+    /// Per task, in the system's order.
     pub tasks: Vec<TaskStats>,
     /// Simulated time reached.
     pub end: Time,
     /// Scheduling events processed (releases, completions, requests,
     /// releases of locks, suspensions, context switches).
     pub events: u64,
+    /// The deadlock the run ended in, if it did.
     pub deadlock: Option<Deadlock>,
+    /// Broken invariants (none, unless something is wrong).
     pub violations: Vec<Violation>,
     /// Set when a task's backlog passed [`crate::Options::max_backlog`].
     pub overload: Option<Overload>,
 }
 
 impl SimResult {
+    /// Deadline misses, all tasks together.
     pub fn misses(&self) -> u64 {
         self.tasks.iter().map(|t| t.misses).sum()
     }
@@ -170,6 +189,7 @@ pub enum Kind {
     AboveBound,
     /// A job finished after its deadline, or had not finished by then.
     Miss,
+    /// Jobs waited for each other in a cycle.
     Deadlock,
     /// A task's backlog grew past the run's bound: the system is
     /// overloaded (its misses are counted too).
@@ -186,6 +206,7 @@ pub enum Kind {
 pub struct Broken {
     /// The task it concerns, where one does.
     pub task: Option<usize>,
+    /// Its kind.
     pub kind: Kind,
     /// In words: task, response and bound; a miss; a deadlock's cycle.
     pub what: String,

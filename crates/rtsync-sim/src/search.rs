@@ -68,17 +68,21 @@ impl Default for SearchOptions {
 pub struct Finding {
     /// The task it concerns, where one does.
     pub task: Option<usize>,
+    /// Its kind.
     pub kind: Kind,
     /// What broke, in words (task, response and bound; a miss; a deadlock;
     /// a broken invariant).
     pub what: String,
+    /// The plan that reproduces it (`simulate --plan`).
     pub plan: Plan,
 }
 
 /// What a search found.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
+    /// Simulations run.
     pub simulations: u64,
+    /// Scheduling events simulated.
     pub events: u64,
     /// Per task: the worst simulated response found, with its plan.
     pub worst: Vec<Option<(Time, Plan)>>,

@@ -4,68 +4,118 @@
 use rtsync_model::Time;
 use serde::Serialize;
 
+/// One line of the event trace (`simulate --trace`), tagged by `event`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
+    /// A job is released.
     Release {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// Its absolute deadline.
         deadline: Time,
     },
+    /// A job completes.
     Complete {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// Its response time (completion minus arrival).
         response: Time,
     },
+    /// A job passes its deadline unfinished.
     Miss {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// The deadline passed.
         deadline: Time,
     },
+    /// A job asks for a resource.
     Request {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// The resource.
         resource: String,
+        /// Units asked for.
         units: u32,
     },
+    /// A request is granted.
     Granted {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// The resource.
         resource: String,
     },
+    /// A request waits.
     Wait {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// The resource.
         resource: String,
+        /// Whether it busy-waits (else it suspends).
         spin: bool,
     },
+    /// A section ends.
     Unlock {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// The resource.
         resource: String,
     },
+    /// A job suspends itself.
     Suspend {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// When it resumes.
         until: Time,
     },
+    /// A self-suspension ends.
     Resume {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
     },
+    /// What runs on a CPU changes.
     Dispatch {
+        /// When.
         t: Time,
+        /// The CPU.
         cpu: usize,
+        /// The task now running there, if any.
         task: Option<String>,
+        /// Whether it runs there in a spinner's place (MrsP's helping).
         helping: bool,
     },
+    /// A task's effective priority changes.
     Priority {
+        /// When.
         t: Time,
+        /// The task.
         task: String,
+        /// The new priority, as labels name it (`base`, `5`, `boosted 3`).
         priority: String,
     },
+    /// Jobs wait for each other in a cycle (possible under PIP only).
     Deadlock {
+        /// When.
         t: Time,
+        /// The cycle, as (task, resource it waits for) pairs.
         cycle: Vec<(String, String)>,
     },
 }
@@ -75,48 +125,78 @@ pub enum Event {
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum State {
     /// Executing on `cpu`; `resource` is its innermost held section.
-    Run { cpu: usize, resource: Option<usize> },
+    Run {
+        /// The CPU.
+        cpu: usize,
+        /// The innermost resource it holds, if any.
+        resource: Option<usize>,
+    },
     /// Busy-waiting on `cpu` for `resource`.
-    Spin { cpu: usize, resource: usize },
+    Spin {
+        /// The CPU it spins on.
+        cpu: usize,
+        /// The resource it waits for.
+        resource: usize,
+    },
     /// Ready but not running.
     Ready,
     /// Suspended waiting for `resource`.
-    Blocked { resource: usize },
+    Blocked {
+        /// The resource it waits for.
+        resource: usize,
+    },
     /// Self-suspended.
     Suspended,
 }
 
+/// A task in one state over `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Span {
+    /// The task (its index).
     pub task: usize,
+    /// Where the interval starts.
     pub start: Time,
+    /// Where it ends.
     pub end: Time,
+    /// What the task does meanwhile.
     pub state: State,
 }
 
-/// A priority change, for annotation.
+/// An instant worth marking on a task's lane.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Mark {
+    /// When.
     pub t: Time,
+    /// The task (its index).
     pub task: usize,
+    /// What happened.
     pub kind: MarkKind,
 }
 
+/// What a [`Mark`] marks.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MarkKind {
+    /// A job's release.
     Release,
+    /// A job's deadline.
     Deadline,
+    /// A job's completion.
     Complete,
+    /// A deadline passed unfinished.
     Miss,
+    /// The effective priority from then on, labelled.
     Priority(String),
 }
 
 /// Everything recorded when [`crate::Options::record`] is on.
 #[derive(Clone, Debug, Default)]
 pub struct Recording {
+    /// Every event, in order.
     pub events: Vec<Event>,
+    /// Each task's states over time (contiguous alike spans merged).
     pub spans: Vec<Span>,
+    /// Releases, deadlines, completions, misses, priority changes.
     pub marks: Vec<Mark>,
 }
 

@@ -21,6 +21,8 @@ use super::{Demand, own_sections, sync_cpu};
 use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 
+/// The longest a request of task `i` for `q` takes from issue to the end
+/// of its section on the synchronization CPU.
 pub fn request_response(cx: &Context, i: TaskId, q: ResourceId) -> Time {
     let f = &cx.f;
     let s = sync_cpu(cx, q);
@@ -36,6 +38,8 @@ pub fn request_response(cx: &Context, i: TaskId, q: ResourceId) -> Time {
     w
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let own = own_sections(cx, i);

@@ -27,6 +27,8 @@ use super::{Demand, times};
 use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
+/// The longest a request of task `i` for group `g` waits in its FIFO
+/// queue.
 pub fn request_wait(cx: &Context, i: TaskId, g: usize) -> Time {
     let f = &cx.f;
     let mut cpus = vec![false; f.cpus];
@@ -51,6 +53,8 @@ pub fn request_wait(cx: &Context, i: TaskId, g: usize) -> Time {
     w
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;

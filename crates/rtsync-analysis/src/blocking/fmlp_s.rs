@@ -48,6 +48,8 @@ pub fn group_spin(cx: &Context, x: TaskId, g: usize) -> Time {
     spin
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let spin = f

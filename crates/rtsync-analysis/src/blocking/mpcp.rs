@@ -61,6 +61,7 @@ pub struct Tables {
 }
 
 impl Tables {
+    /// The per-system tables the MPCP bound reads.
     pub fn new(cx: &Context) -> Tables {
         let f = &cx.f;
         let (n, nr) = (cx.n(), f.n_resources);
@@ -158,6 +159,8 @@ pub(crate) fn beyond_deadline(w: Option<Time>) -> Time {
     w.unwrap_or(Time::MAX)
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;

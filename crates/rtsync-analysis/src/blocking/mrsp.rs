@@ -40,6 +40,8 @@ pub fn access_cost(cx: &Context, q: ResourceId) -> Time {
     times(longest, cpus.len().max(1) as u64)
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut spin = Time::ZERO;

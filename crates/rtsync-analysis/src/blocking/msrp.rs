@@ -36,6 +36,8 @@ pub fn spin(cx: &Context, x: TaskId, q: ResourceId) -> Time {
     s
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut total_spin = Time::ZERO;

@@ -15,6 +15,8 @@ use super::{Demand, times};
 use crate::context::Context;
 use rtsync_model::{TaskId, Time};
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let b = cx
         .lower_local(i)

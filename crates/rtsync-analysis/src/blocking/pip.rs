@@ -45,6 +45,8 @@ pub fn effective_ceilings(cx: &Context, cpu: usize) -> Vec<u32> {
     }
 }
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let exec = cx.f.tasks[i].wcet;
     let Some(cpu) = cx.cpu(i) else {

@@ -19,6 +19,8 @@ use super::{Demand, ceiling_blocking, times};
 use crate::context::Context;
 use rtsync_model::TaskId;
 
+/// Task `i`'s blocking and execution terms under this protocol (the
+/// module's bound).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
     Demand {
         exec: cx.f.tasks[i].wcet,

@@ -18,9 +18,13 @@ use rtsync_model::{TaskId, Time};
 /// One task as the bounds see it: utilization, blocking ratio, priority.
 #[derive(Clone, Copy, Debug)]
 pub struct BoundTask {
+    /// The task.
     pub id: TaskId,
+    /// Its utilization, overheads included.
     pub u: f64,
+    /// Its blocking over its period.
     pub b: f64,
+    /// Its priority.
     pub prio: u32,
 }
 

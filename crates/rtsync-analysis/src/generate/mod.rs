@@ -16,31 +16,43 @@ pub use utilization::Dist;
 /// How task utilizations are drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Utilizations {
+    /// UUniFast (Bini and Buttazzo 2005).
     UUniFast,
+    /// UUniFast, sorted.
     UUniSort,
+    /// RandFixedSum (Emberson et al. 2010), each utilization at most one.
     RandFixedSum,
     /// From a distribution until the total is reached (`tasks` is ignored).
     Draw(Dist),
 }
 
+/// The shape of generated task sets.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenConfig {
+    /// CPUs.
     pub cpus: usize,
+    /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
+    /// The protocol of every resource.
     pub protocol: Protocol,
+    /// Tasks per set.
     pub tasks: usize,
     /// Total utilization.
     pub utilization: f64,
+    /// How utilizations are drawn.
     pub utilizations: Utilizations,
+    /// How periods are drawn.
     pub periods: Periods,
     /// Relative deadline as a fraction of the period, drawn uniformly in
     /// `[deadline_min, 1]` (1 gives implicit deadlines).
     pub deadline_min: f64,
+    /// Resources shared by all CPUs.
     pub resources: usize,
     /// Probability that a task uses a given resource.
     pub access_prob: f64,
     /// Critical-section length range.
     pub cs_min: Time,
+    /// See `cs_min`.
     pub cs_max: Time,
     /// Sections per used resource per job, drawn in `1..=requests_max`.
     pub requests_max: u32,
@@ -62,6 +74,7 @@ pub struct GenConfig {
     /// Probability of a self-suspension in each gap between top-level
     /// segments, lasting a uniform draw in `1ns..=suspend_max`.
     pub suspend_prob: f64,
+    /// See `suspend_prob`.
     pub suspend_max: Time,
     /// Where the sections sit in the body.
     pub positions: Positions,

@@ -5,26 +5,35 @@
 use rand::Rng;
 use rtsync_model::Time;
 
+/// How task periods are drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Periods {
     /// `exp(uniform(ln min, ln max))` (Emberson et al. 2010).
     LogUniform {
+        /// Shortest.
         min: Time,
+        /// Longest.
         max: Time,
     },
+    /// Uniform in `[min, max]`.
     Uniform {
+        /// Shortest.
         min: Time,
+        /// Longest.
         max: Time,
     },
     /// `min · 2^k` for the `k` that stay within `max` (paper 001: harmonic
     /// periods from 10 ms to 1 s).
     Harmonic {
+        /// Shortest.
         min: Time,
+        /// Longest.
         max: Time,
     },
 }
 
 impl Periods {
+    /// One period.
     pub fn draw<R: Rng>(&self, rng: &mut R) -> Time {
         match *self {
             Periods::LogUniform { min, max } => {

@@ -15,6 +15,8 @@
 
 use rand::Rng;
 
+/// `n` utilizations summing to `total` (UUniFast, Bini and Buttazzo
+/// 2005); a value may exceed one when `total > 1`.
 pub fn uunifast<R: Rng>(rng: &mut R, n: usize, total: f64) -> Vec<f64> {
     let mut out = Vec::with_capacity(n);
     let mut sum = total;
@@ -42,6 +44,7 @@ pub fn uunifast_discard<R: Rng>(
         .find(|v| v.iter().all(|&u| u <= 1.0))
 }
 
+/// UUniFast's draw, sorted in decreasing order.
 pub fn uunisort<R: Rng>(rng: &mut R, n: usize, total: f64) -> Vec<f64> {
     if n == 0 {
         return Vec::new();
@@ -120,23 +123,31 @@ pub fn randfixedsum<R: Rng>(rng: &mut R, n: usize, total: f64, a: f64, b: f64) -
 /// A distribution to draw single utilizations from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Dist {
+    /// Uniform in `[min, max]`.
     Uniform {
+        /// Least.
         min: f64,
+        /// Most.
         max: f64,
     },
     /// Exponential with this mean, redrawn until in (0, 1].
     Exponential {
+        /// The mean.
         mean: f64,
     },
     /// Uniform in `light` with probability `1 - p_heavy`, else in `heavy`.
     Bimodal {
+        /// The light range.
         light: (f64, f64),
+        /// The heavy range.
         heavy: (f64, f64),
+        /// Probability of a heavy task.
         p_heavy: f64,
     },
 }
 
 impl Dist {
+    /// One utilization.
     pub fn draw<R: Rng>(&self, rng: &mut R) -> f64 {
         match *self {
             Dist::Uniform { min, max } => rng.random_range(min..=max),
