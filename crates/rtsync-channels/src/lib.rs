@@ -37,6 +37,36 @@
 compile_error!(
     "rtsync-channels shares memory through sealed Linux memfds: it builds for Linux only"
 );
+/// The batch setting and the counters of a lossy queue's reader (QrtWo,
+/// QrtWc), for a reader struct whose `q` is a `ring::Lossy`.
+macro_rules! batch_and_stats {
+    () => {
+        /// Copies at most `n` elements out of the ring per refill (at least
+        /// 1, at most the capacity; the default is 1 KiB's worth). Elements
+        /// in a batch have left the ring: after a pause the reader first
+        /// gets the rest of its batch, then the oldest survivors (and under
+        /// QrtWc a clear no longer discards them). Takes effect at the next
+        /// refill. 1 gives the freshest elements; larger batches look at the
+        /// writer's counter less often, which spares the real-time writer
+        /// cache misses when this reader polls without pause.
+        pub fn set_batch(&mut self, n: usize) {
+            self.q.batch.set_limit(n, self.q.capacity);
+        }
+
+        /// Elements copied per refill at most.
+        pub fn batch(&self) -> usize {
+            self.q.batch.limit()
+        }
+
+        /// Counters since the segment was made, summed over every reader
+        /// that attached to it in turn (a reader process that was killed
+        /// and started again continues its predecessor's counts).
+        pub fn stats(&self) -> $crate::ReaderStats {
+            self.q.losses.stats
+        }
+    };
+}
+
 /// `attach`: the constructor of a channel side over a shared segment.
 macro_rules! attach_to_segment {
     ($kind:expr, $side:literal) => {

@@ -73,8 +73,7 @@ use std::sync::Arc;
 use crate::cursor::Cursor;
 use crate::element::{self, Element};
 use crate::region::{Addr, Kind, Layout, Region};
-use crate::ring::{Batch, Losses, Progress, Received, published};
-use crate::stats::ReaderStats;
+use crate::ring::{Batch, Losses, Lossy, Progress, Received, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWc queue holding up to `capacity` elements.
@@ -211,12 +210,7 @@ impl<T: Element> Writer<T> {
 
 /// The non-real-time side.
 pub struct Reader<T> {
-    region: Arc<Region>,
-    next: Cursor,
-    capacity: u64,
-    losses: Losses,
-    batch: Batch<T>,
-    _t: PhantomData<fn() -> T>,
+    q: Lossy<T>,
 }
 
 impl<T: Element> Reader<T> {
@@ -235,89 +229,72 @@ impl<T: Element> Reader<T> {
         let (mut losses, handed_out) = Losses::attach(&region, head, head);
         losses.lose(head - handed_out);
         Reader {
-            region,
-            next: Cursor::new(head, capacity),
-            capacity,
-            losses,
-            batch: Batch::new(capacity),
-            _t: PhantomData,
+            q: Lossy {
+                region,
+                next: Cursor::new(head, capacity),
+                capacity,
+                losses,
+                batch: Batch::new(capacity),
+            },
         }
     }
 
     fn skip_to(&mut self, to: u64) {
-        let skipped = to - self.next.count();
-        self.losses.lose(skipped);
-        self.next.jump(to);
-        self.region.ctrl(1, 0).store(to, Ordering::Release);
+        let skipped = to - self.q.next.count();
+        self.q.losses.lose(skipped);
+        self.q.next.jump(to);
+        self.q.region.ctrl(1, 0).store(to, Ordering::Release);
     }
 
     /// The oldest element not yet read or discarded, or `None` if the queue
     /// is empty. Elements come from the reader's batch while it lasts; a
     /// refill works as in [`crate::qrtwo::Reader::read`].
     pub fn read(&mut self) -> Option<Received<T>> {
-        if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
+        if let Some(r) = self.q.batch.deliver(&mut self.q.losses, &self.q.region) {
             return Some(r);
         }
         loop {
             // Floor first: the tail loaded after it is at least the floor.
-            let floor = self.region.ctrl(0, 1).load(Ordering::Acquire);
-            let published = published(self.region.ctrl(0, 0).load(Ordering::Acquire));
-            if published < self.next.count() || floor > published {
-                self.losses.stats.corruptions += 1;
+            let floor = self.q.region.ctrl(0, 1).load(Ordering::Acquire);
+            let published = published(self.q.region.ctrl(0, 0).load(Ordering::Acquire));
+            if published < self.q.next.count() || floor > published {
+                self.q.losses.stats.corruptions += 1;
                 return None;
             }
-            if floor > self.next.count() {
+            if floor > self.q.next.count() {
                 self.skip_to(floor);
             }
-            if published == self.next.count() {
+            if published == self.q.next.count() {
                 return None;
             }
-            if published - self.next.count() > self.capacity {
+            if published - self.q.next.count() > self.q.capacity {
                 // The writer cleared and refilled since the floor we
                 // loaded: what lies before the last `capacity` elements is
                 // gone.
-                self.skip_to(published - self.capacity);
+                self.skip_to(published - self.q.capacity);
             }
-            let available = published - self.next.count();
-            let (next, lost) = self.batch.fill(
-                &self.region,
-                self.region.ctrl(0, 0),
-                self.next,
+            let available = published - self.q.next.count();
+            let (next, lost) = self.q.batch.fill(
+                &self.q.region,
+                self.q.region.ctrl(0, 0),
+                self.q.next,
                 available,
-                self.capacity,
+                self.q.capacity,
             );
-            self.next = next;
-            self.losses.lose(lost);
+            self.q.next = next;
+            self.q.losses.lose(lost);
             // Release: the copies are done before the writer may reuse
             // their slots.
-            self.region
+            self.q
+                .region
                 .ctrl(1, 0)
-                .store(self.next.count(), Ordering::Release);
+                .store(self.q.next.count(), Ordering::Release);
             // After the head: a successor resumes at most at the head.
-            let (base, end) = self.batch.span();
-            self.losses.refilled(&self.region, base, end);
-            if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
+            if let Some(r) = self.q.batch.hand_out(&mut self.q.losses, &self.q.region) {
                 return Some(r);
             }
-            self.losses.retry();
         }
     }
 
-    /// Copies at most `n` elements out of the queue per refill; see
-    /// [`crate::qrtwo::Reader::set_batch`]. Batched elements have left the
-    /// queue, so a clear no longer discards them.
-    pub fn set_batch(&mut self, n: usize) {
-        self.batch.set_limit(n, self.capacity);
-    }
-
-    /// Elements copied per refill at most.
-    pub fn batch(&self) -> usize {
-        self.batch.limit()
-    }
-
-    /// Counters since the segment was made, summed over every reader that
-    /// attached to it in turn (see [`crate::qrtwo::Reader::stats`]).
-    pub fn stats(&self) -> ReaderStats {
-        self.losses.stats
-    }
+    batch_and_stats!();
 }

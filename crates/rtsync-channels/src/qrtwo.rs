@@ -63,8 +63,7 @@ use std::sync::Arc;
 use crate::cursor::Cursor;
 use crate::element::{self, Element};
 use crate::region::{Addr, Kind, Layout, Region};
-use crate::ring::{Batch, Losses, Progress, Received, published};
-use crate::stats::ReaderStats;
+use crate::ring::{Batch, Losses, Lossy, Progress, Received, published};
 use crate::sync::Ordering;
 
 /// A new in-process QrtWo queue holding up to `capacity` elements.
@@ -121,12 +120,7 @@ impl<T: Element> Writer<T> {
 
 /// The non-real-time side.
 pub struct Reader<T> {
-    region: Arc<Region>,
-    next: Cursor,
-    capacity: u64,
-    losses: Losses,
-    batch: Batch<T>,
-    _t: PhantomData<fn() -> T>,
+    q: Lossy<T>,
 }
 
 impl<T: Element> Reader<T> {
@@ -141,12 +135,13 @@ impl<T: Element> Reader<T> {
         // was overwritten meanwhile is counted lost by the first read.
         let (losses, next) = Losses::attach(&region, tail.saturating_sub(capacity), tail);
         Reader {
-            region,
-            next: Cursor::new(next, capacity),
-            capacity,
-            losses,
-            batch: Batch::new(capacity),
-            _t: PhantomData,
+            q: Lossy {
+                region,
+                next: Cursor::new(next, capacity),
+                capacity,
+                losses,
+                batch: Batch::new(capacity),
+            },
         }
     }
 
@@ -156,61 +151,41 @@ impl<T: Element> Reader<T> {
     /// counts as lost those the writer overwrote before or during the copy,
     /// and starts over (a retry) only if it lost every element it copied.
     pub fn read(&mut self) -> Option<Received<T>> {
-        if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
+        if let Some(r) = self.q.batch.deliver(&mut self.q.losses, &self.q.region) {
             return Some(r);
         }
-        let tail = self.region.ctrl(0, 0);
+        let tail = self.q.region.ctrl(0, 0);
         loop {
             let published = published(tail.load(Ordering::Acquire));
-            if published < self.next.count() {
+            if published < self.q.next.count() {
                 // Impossible unless a foreign write rewound the counter.
-                self.losses.stats.corruptions += 1;
-                self.next.jump(published);
+                self.q.losses.stats.corruptions += 1;
+                self.q.next.jump(published);
                 return None;
             }
-            if published == self.next.count() {
+            if published == self.q.next.count() {
                 return None;
             }
-            if published - self.next.count() > self.capacity {
-                let skipped = published - self.capacity - self.next.count();
-                self.losses.lose(skipped);
-                self.next.jump(published - self.capacity);
+            if published - self.q.next.count() > self.q.capacity {
+                let skipped = published - self.q.capacity - self.q.next.count();
+                self.q.losses.lose(skipped);
+                self.q.next.jump(published - self.q.capacity);
             }
-            let available = published - self.next.count();
-            let (next, lost) =
-                self.batch
-                    .fill(&self.region, tail, self.next, available, self.capacity);
-            self.next = next;
-            self.losses.lose(lost);
-            let (base, end) = self.batch.span();
-            self.losses.refilled(&self.region, base, end);
-            if let Some(r) = self.batch.deliver(&mut self.losses, &self.region) {
+            let available = published - self.q.next.count();
+            let (next, lost) = self.q.batch.fill(
+                &self.q.region,
+                tail,
+                self.q.next,
+                available,
+                self.q.capacity,
+            );
+            self.q.next = next;
+            self.q.losses.lose(lost);
+            if let Some(r) = self.q.batch.hand_out(&mut self.q.losses, &self.q.region) {
                 return Some(r);
             }
-            self.losses.retry();
         }
     }
 
-    /// Copies at most `n` elements out of the ring per refill (at least 1,
-    /// at most the capacity; the default is 1 KiB's worth). Elements in
-    /// a batch have left the ring: after a pause the reader first gets the
-    /// rest of its batch, then the oldest survivors. Takes effect at the
-    /// next refill. 1 gives the freshest elements; larger batches look at
-    /// the writer's counter less often, which spares the real-time writer
-    /// cache misses when this reader polls without pause.
-    pub fn set_batch(&mut self, n: usize) {
-        self.batch.set_limit(n, self.capacity);
-    }
-
-    /// Elements copied per refill at most.
-    pub fn batch(&self) -> usize {
-        self.batch.limit()
-    }
-
-    /// Counters since the segment was made, summed over every reader that
-    /// attached to it in turn (a reader process that was killed and
-    /// started again continues its predecessor's counts).
-    pub fn stats(&self) -> ReaderStats {
-        self.losses.stats
-    }
+    batch_and_stats!();
 }

@@ -180,6 +180,16 @@ pub struct Received<T> {
     pub lost_before: u64,
 }
 
+/// What a lossy queue's reader keeps (QrtWo, QrtWc): its region, where
+/// it reads next, what it lost, and its batch.
+pub(crate) struct Lossy<T> {
+    pub region: std::sync::Arc<Region>,
+    pub next: Cursor,
+    pub capacity: u64,
+    pub losses: Losses,
+    pub batch: Batch<T>,
+}
+
 /// Bytes a lossy queue's reader copies out of the ring per refill, unless
 /// told otherwise ([`crate::qrtwo::Reader::set_batch`]).
 const BATCH_BYTES: usize = 1024;
@@ -246,6 +256,19 @@ impl<T: Element> Batch<T> {
     pub(crate) fn deliver(&mut self, losses: &mut Losses, region: &Region) -> Option<Received<T>> {
         let number = self.first + self.taken as u64;
         self.next().map(|v| losses.deliver(region, number, v))
+    }
+
+    /// After a refill: records it for a successor ([`Losses::refilled`]),
+    /// then hands out its first element, or counts a retry when the
+    /// writer overwrote every element copied.
+    pub(crate) fn hand_out(&mut self, losses: &mut Losses, region: &Region) -> Option<Received<T>> {
+        let (base, end) = self.span();
+        losses.refilled(region, base, end);
+        let first = self.deliver(losses, region);
+        if first.is_none() {
+            losses.retry();
+        }
+        first
     }
 
     /// The next element copied and not yet handed out.

@@ -36,8 +36,10 @@ const CAPACITY: u64 = 64;
 /// Real-time operations performed while the peer is frozen, each of which
 /// must return normally.
 const WHILE_FROZEN: u64 = 20_000;
-/// Longest a final peer may take to drain or finish.
-const PEER_LIMIT: Duration = Duration::from_secs(20);
+/// Longest a final peer may take to drain or finish: a bound that catches
+/// a peer that hangs, not a speed target. On two cores loaded by a build
+/// running beside the tests, a QrtR writer once needed more than 20 s.
+const PEER_LIMIT: Duration = Duration::from_secs(60);
 
 fn cycles() -> u64 {
     std::env::var("RTSYNC_RESTART_CYCLES")
