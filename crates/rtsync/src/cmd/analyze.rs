@@ -1,9 +1,6 @@
 use super::{NOT_SCHEDULABLE, OK, bad_input};
-use crate::spec_arg;
 use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze};
-use rtsync_model::Protocol;
 use rtsync_report::analysis as report;
-use std::path::PathBuf;
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -13,23 +10,15 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Spec file (TOML), or the name of a bundled example; the bundled
-    /// four-CPU example when omitted.
-    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: super::Input,
     /// Which test: rta (FP response-time analysis), edf (demand criterion
     /// and Baker's test), ll (Liu-Layland with blocking), hyperbolic, all.
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<TestSelection>())]
     pub test: TestSelection,
-    /// Overhead profile (TOML) to charge: context switch, release, migration,
-    /// lock and unlock per protocol.
-    #[arg(long, value_name = "FILE")]
-    pub overheads: Option<PathBuf>,
     /// Output format. The JSON schema is documented in docs/analysis-json.md.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
-    /// Put every resource under this protocol first.
-    #[arg(long, value_parser = super::check::parse_protocol)]
-    pub protocol: Option<Protocol>,
     /// How to place tasks that have no CPU: wfd, ffd, bfd or sync
     /// (keeps resource-sharing tasks together).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
@@ -37,12 +26,8 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
-    let loaded = match spec_arg::load(a.spec.as_deref(), a.protocol) {
-        Ok(l) => l,
-        Err(d) => return bad_input(&d),
-    };
-    let overheads = match super::load_overheads(a.overheads.as_deref()) {
-        Ok(p) => p,
+    let (loaded, overheads) = match a.input.load() {
+        Ok(x) => x,
         Err(code) => return code,
     };
     let opts = Options {

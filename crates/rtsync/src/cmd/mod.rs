@@ -31,3 +31,28 @@ pub fn load_overheads(
         .transpose()
         .map_err(|d| bad_input(&d))
 }
+
+/// The system a command analyses or simulates, as its arguments name it.
+#[derive(clap::Args)]
+pub struct Input {
+    /// Spec file (TOML), or the name of a bundled example; the bundled
+    /// four-CPU example when omitted.
+    pub spec: Option<std::path::PathBuf>,
+    /// Put every resource under this protocol first.
+    #[arg(long, value_parser = check::parse_protocol)]
+    pub protocol: Option<rtsync_model::Protocol>,
+    /// Overhead profile (TOML) to charge where the analysis charges it:
+    /// context switch, release, migration, lock and unlock per protocol.
+    #[arg(long, value_name = "FILE")]
+    pub overheads: Option<std::path::PathBuf>,
+}
+
+impl Input {
+    /// The spec and the profile; on bad input, the diagnostics printed and
+    /// the bad-input code.
+    pub fn load(&self) -> Result<(crate::spec_arg::Loaded, Option<rtsync_analysis::Profile>), u8> {
+        let loaded = crate::spec_arg::load(self.spec.as_deref(), self.protocol)
+            .map_err(|d| bad_input(&d))?;
+        Ok((loaded, load_overheads(self.overheads.as_deref())?))
+    }
+}

@@ -2,9 +2,8 @@
 //! print per-task results beside the analysis bounds.
 
 use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
-use crate::spec_arg;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions, Response, analyze};
-use rtsync_model::{Protocol, System, Time};
+use rtsync_model::{System, Time};
 use rtsync_report::Table;
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
@@ -21,9 +20,8 @@ rtsync simulate my.toml --plan worst.plan.toml   (replay a plan found by a searc
 Exit codes: 0 every response within its bound and no deadline missed; 1 a response above\n\
 its analytic bound, a miss, a deadlock or a broken invariant; 2 bad input.")]
 pub struct Args {
-    /// Spec file (TOML), or the name of a bundled example; the bundled
-    /// four-CPU example when omitted.
-    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: super::Input,
     /// Simulated time: a duration ("1s", "250ms") or a number of
     /// hyperperiods ("10h"). Default: 2 hyperperiods, or with --plan or
     /// --search until every planned job has finished.
@@ -65,12 +63,6 @@ pub struct Args {
     /// with --plan).
     #[arg(long, value_name = "FILE", requires = "search")]
     pub save_plan: Option<PathBuf>,
-    /// Put every resource under this protocol first.
-    #[arg(long, value_parser = super::check::parse_protocol)]
-    pub protocol: Option<Protocol>,
-    /// Overhead profile (TOML) charged where the analysis charges it.
-    #[arg(long, value_name = "FILE")]
-    pub overheads: Option<PathBuf>,
     /// How to place tasks that have no CPU (as in `rtsync analyze`).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
     pub partition: Heuristic,
@@ -145,12 +137,8 @@ fn positive(t: Time, text: &str) -> Result<Time, String> {
 }
 
 pub fn run(a: Args) -> u8 {
-    let loaded = match spec_arg::load(a.spec.as_deref(), a.protocol) {
-        Ok(l) => l,
-        Err(d) => return bad_input(&d),
-    };
-    let overheads = match super::load_overheads(a.overheads.as_deref()) {
-        Ok(p) => p,
+    let (loaded, overheads) = match a.input.load() {
+        Ok(x) => x,
         Err(code) => return code,
     };
     for d in loaded.diagnostics.iter() {
