@@ -21,7 +21,7 @@ pub mod write;
 
 pub use derived::{Facts, Request, TaskFacts};
 pub use diag::{Diagnostic, Diagnostics, LineIndex, Pos, Severity};
-pub use protocol::{Protocol, Scheduler};
+pub use protocol::{Protocol, ProtocolFacts, Scheduler};
 pub use spec::{load_file, load_str, parse_str};
 pub use system::{
     Cpu, Platform, Priority, Resource, ResourceId, Segment, SourceMap, System, Task, TaskId,

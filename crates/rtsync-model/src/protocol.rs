@@ -1,5 +1,6 @@
-//! The locking protocols rtsync knows, and the facts about each that the
-//! model, the analysis and (later) the simulator and runtime share.
+//! The locking protocols rtsync knows, and the static facts about each that
+//! the model, validation and the analysis read ([`Protocol::facts`]: one
+//! row per protocol).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -54,78 +55,187 @@ impl Protocol {
         Protocol::Mrsp,
     ];
 
+    /// Everything the model, validation and the analysis know about the
+    /// protocol, in one row per protocol: the one place a protocol's static
+    /// properties are written. (What it does at run time is its resources'
+    /// rules, in `rtsync-protocols`; a test there keeps the two in
+    /// agreement.)
+    pub const fn facts(self) -> ProtocolFacts {
+        match self {
+            Protocol::Npcs => ProtocolFacts {
+                name: "npcs",
+                uniprocessor: true,
+                sync_cpu: false,
+                suspends: false,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: true,
+            },
+            Protocol::Pip => ProtocolFacts {
+                name: "pip",
+                uniprocessor: true,
+                sync_cpu: false,
+                suspends: true,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: false,
+                nested_global: false,
+                edf: false,
+            },
+            Protocol::Pcp => ProtocolFacts {
+                name: "pcp",
+                uniprocessor: true,
+                sync_cpu: false,
+                suspends: true,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: false,
+            },
+            Protocol::Ipcp => ProtocolFacts {
+                name: "ipcp",
+                uniprocessor: true,
+                sync_cpu: false,
+                suspends: false,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: false,
+            },
+            Protocol::Srp => ProtocolFacts {
+                name: "srp",
+                uniprocessor: true,
+                sync_cpu: false,
+                suspends: false,
+                migrations: 0,
+                multi_unit: true,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: true,
+            },
+            Protocol::Mpcp => ProtocolFacts {
+                name: "mpcp",
+                uniprocessor: false,
+                sync_cpu: false,
+                suspends: true,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: false,
+            },
+            Protocol::Dpcp => ProtocolFacts {
+                name: "dpcp",
+                uniprocessor: false,
+                sync_cpu: true,
+                suspends: true,
+                migrations: 2,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: false,
+            },
+            Protocol::FmlpS => ProtocolFacts {
+                name: "fmlp-s",
+                uniprocessor: false,
+                sync_cpu: false,
+                suspends: false,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: true,
+                edf: true,
+            },
+            Protocol::FmlpL => ProtocolFacts {
+                name: "fmlp-l",
+                uniprocessor: false,
+                sync_cpu: false,
+                suspends: true,
+                migrations: 0,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: true,
+                edf: false,
+            },
+            Protocol::Dflp => ProtocolFacts {
+                name: "dflp",
+                uniprocessor: false,
+                sync_cpu: true,
+                suspends: true,
+                migrations: 2,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: false,
+            },
+            Protocol::Msrp => ProtocolFacts {
+                name: "msrp",
+                uniprocessor: false,
+                sync_cpu: false,
+                suspends: false,
+                migrations: 0,
+                multi_unit: true,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: true,
+            },
+            Protocol::Mrsp => ProtocolFacts {
+                name: "mrsp",
+                uniprocessor: false,
+                sync_cpu: false,
+                suspends: false,
+                migrations: 1,
+                multi_unit: false,
+                prevents_deadlock: true,
+                nested_global: false,
+                edf: false,
+            },
+        }
+    }
+
     /// The name specs and the command line use (`pcp`, `fmlp-s`).
     pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Npcs => "npcs",
-            Protocol::Pip => "pip",
-            Protocol::Pcp => "pcp",
-            Protocol::Ipcp => "ipcp",
-            Protocol::Srp => "srp",
-            Protocol::Mpcp => "mpcp",
-            Protocol::Dpcp => "dpcp",
-            Protocol::FmlpS => "fmlp-s",
-            Protocol::FmlpL => "fmlp-l",
-            Protocol::Dflp => "dflp",
-            Protocol::Msrp => "msrp",
-            Protocol::Mrsp => "mrsp",
-        }
+        self.facts().name
     }
 
     /// Uniprocessor protocols only arbitrate among tasks of one CPU.
     pub fn is_uniprocessor(self) -> bool {
-        matches!(
-            self,
-            Protocol::Npcs | Protocol::Pip | Protocol::Pcp | Protocol::Ipcp | Protocol::Srp
-        )
+        self.facts().uniprocessor
     }
 
     /// Critical sections of global resources run on a synchronization CPU.
     pub fn needs_sync_cpu(self) -> bool {
-        matches!(self, Protocol::Dpcp | Protocol::Dflp)
+        self.facts().sync_cpu
     }
 
     /// Whether a job may suspend while it waits for a resource, which the
     /// analysis charges two context switches for. NPCS, IPCP and SRP never
     /// let a job find its resource held; the spinning protocols busy-wait.
-    /// How a waiter waits at run time is its resource's rule
-    /// (`rtsync_protocols::Rule::wait`); a test there keeps the two in
-    /// agreement.
     pub fn suspends(self) -> bool {
-        matches!(
-            self,
-            Protocol::Pip
-                | Protocol::Pcp
-                | Protocol::Mpcp
-                | Protocol::Dpcp
-                | Protocol::FmlpL
-                | Protocol::Dflp
-        )
+        self.facts().suspends
     }
 
     /// Migrations per global critical section that the analysis charges:
     /// there and back for a section on a synchronization CPU (DPCP, DFLP),
-    /// one for MrsP's helping. The rules (`Rule::domain`, `Rule::helping`)
-    /// are what moves threads; a test in `rtsync-protocols` keeps the two
-    /// in agreement.
+    /// one for MrsP's helping.
     pub fn migrations(self) -> u64 {
-        match self {
-            Protocol::Dpcp | Protocol::Dflp => 2,
-            Protocol::Mrsp => 1,
-            _ => 0,
-        }
+        self.facts().migrations
     }
 
     /// Only SRP (and MSRP for its local resources) lets a resource have
     /// more than one unit.
     pub fn allows_multi_unit(self) -> bool {
-        matches!(self, Protocol::Srp | Protocol::Msrp)
+        self.facts().multi_unit
     }
 
     /// Whether the protocol itself rules out deadlock, whatever order nested
     /// locks are taken in. PIP does not; FMLP does through group locks.
     pub fn prevents_deadlock(self) -> bool {
-        !matches!(self, Protocol::Pip)
+        self.facts().prevents_deadlock
     }
 
     /// Whether a global resource may be locked while another global resource
@@ -133,19 +243,39 @@ impl Protocol {
     /// analysed here, forbid nested global sections; FMLP allows them through
     /// group locks (the nesting-connected resources become one lock).
     pub fn allows_nested_global(self) -> bool {
-        matches!(self, Protocol::FmlpS | Protocol::FmlpL)
+        self.facts().nested_global
     }
 
     /// Schedulers under which rtsync analyses this protocol.
     pub fn supports(self, sched: Scheduler) -> bool {
         match sched {
             Scheduler::Fp => true,
-            Scheduler::Edf => matches!(
-                self,
-                Protocol::Npcs | Protocol::Srp | Protocol::Msrp | Protocol::FmlpS
-            ),
+            Scheduler::Edf => self.facts().edf,
         }
     }
+}
+
+/// A protocol's static properties ([`Protocol::facts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProtocolFacts {
+    /// Its name in specs and on the command line.
+    pub name: &'static str,
+    /// It arbitrates among the tasks of one CPU only.
+    pub uniprocessor: bool,
+    /// Global sections run on a synchronization CPU.
+    pub sync_cpu: bool,
+    /// A waiter may suspend (the analysis charges its context switches).
+    pub suspends: bool,
+    /// Migrations the analysis charges per global section.
+    pub migrations: u64,
+    /// A resource may have more than one unit.
+    pub multi_unit: bool,
+    /// It rules out deadlock whatever the nesting order.
+    pub prevents_deadlock: bool,
+    /// A global resource may be locked while another global one is held.
+    pub nested_global: bool,
+    /// rtsync analyses it under EDF (every protocol under FP).
+    pub edf: bool,
 }
 
 impl fmt::Display for Protocol {
@@ -220,5 +350,36 @@ mod tests {
         assert_eq!("fmlp_s".parse::<Protocol>(), Ok(Protocol::FmlpS));
         let err = "pcpx".parse::<Protocol>().unwrap_err();
         assert!(err.contains("pcpx") && err.contains("mrsp"), "{err}");
+    }
+
+    #[test]
+    fn the_rows_hold_together() {
+        for p in Protocol::ALL {
+            let f = p.facts();
+            // A section on a synchronization CPU goes there and back.
+            assert_eq!(f.sync_cpu, f.migrations == 2, "{p}");
+            // One CPU: nothing migrates, nothing is global.
+            if f.uniprocessor {
+                assert!(f.migrations == 0 && !f.nested_global && !f.sync_cpu, "{p}");
+            }
+            // Several units need a stack-based start test.
+            assert_eq!(
+                f.multi_unit,
+                matches!(p, Protocol::Srp | Protocol::Msrp),
+                "{p}"
+            );
+        }
+        let uni: Vec<_> = Protocol::ALL
+            .into_iter()
+            .filter(|p| p.is_uniprocessor())
+            .collect();
+        assert_eq!(uni, Protocol::ALL[..5]);
+        assert_eq!(
+            Protocol::ALL
+                .into_iter()
+                .filter(|p| !p.prevents_deadlock())
+                .collect::<Vec<_>>(),
+            vec![Protocol::Pip]
+        );
     }
 }

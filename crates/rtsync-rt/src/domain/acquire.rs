@@ -36,15 +36,16 @@ impl Shared {
         let slot = &self.slots[t];
         // The priority this thread raised itself to for a fast attempt.
         let mut raise = 0;
-        if units == 1 && self.fast[self.pair(t, r)] && slot.depth.load(Ordering::Relaxed) == 0 {
-            let g = self.fast_gate[r];
-            let gate = &self.gate[g];
+        if units == 1 && self.paths.fast[self.pair(t, r)] && slot.depth.load(Ordering::Relaxed) == 0
+        {
+            let g = self.paths.fast_gate[r];
+            let gate = &self.paths.gate[g];
             let me = gate::word(t, r);
             // IPCP's immediate ceiling: raised before the section is
             // entered, so it never runs below it. Nobody else decides
             // this thread's priority meanwhile: it holds and waits for
             // nothing the machine knows.
-            raise = self.fast_raise[self.pair(t, r)];
+            raise = self.paths.fast_raise[self.pair(t, r)];
             if raise != 0 {
                 self.set_own_priority(t, raise)?;
             }
@@ -178,15 +179,15 @@ impl Shared {
             return self.kernel_release(k, t, r, inconsistent);
         }
         let slot = &self.slots[t];
-        if inconsistent.is_none() && self.fast[self.pair(t, r)] {
-            let gate = &self.gate[self.fast_gate[r]];
+        if inconsistent.is_none() && self.paths.fast[self.pair(t, r)] {
+            let gate = &self.paths.gate[self.paths.fast_gate[r]];
             let mut st = self.opts.record.then(|| self.state.lock());
             if gate.give_back(gate::word(t, r)) {
                 slot.depth.store(0, Ordering::Relaxed);
                 slot.fast_gate.store(0, Ordering::Relaxed);
-                if self.fast_raise[self.pair(t, r)] != 0 {
+                if self.paths.fast_raise[self.pair(t, r)] != 0 {
                     // Lowered last, the section closed: as a releaser.
-                    self.set_own_priority(t, self.base_fifo[t])?;
+                    self.set_own_priority(t, self.paths.base_fifo[t])?;
                 }
                 if let Some(st) = st.as_mut() {
                     st.record(Record::Released {

@@ -62,6 +62,7 @@ mod acquire;
 mod binding;
 mod decide;
 mod gates;
+use gates::FastPaths;
 mod kernel_pi;
 mod setup;
 mod wake;
@@ -304,31 +305,11 @@ pub(crate) struct Shared {
     /// Per resource: an owner died or panicked inside it (written under
     /// the bookkeeping lock, read by fast grants).
     inconsistent: Vec<AtomicBool>,
-    /// The gates of the fast path: one per system CPU, then one per
-    /// resource (used by global resources with fast grants; the others
-    /// stay closed).
-    gate: Vec<Gate>,
-    /// Per resource: the gate its fast grants take.
-    fast_gate: Vec<usize>,
-    /// `[t * resources + r]`: whether `t` may take `r` on the fast path.
-    fast: Vec<bool>,
-    /// `[t * resources + r]`: on the fast path, the SCHED_FIFO priority
-    /// `t` raises itself to before taking `r` (IPCP's ceiling, a
-    /// non-preemptive section), or 0 for none.
-    fast_raise: Vec<i32>,
-    /// Per task: its SCHED_FIFO priority holding nothing, which a raising
-    /// fast section returns to.
-    base_fifo: Vec<i32>,
+    /// Which operations may take the fast path, and its gates.
+    paths: FastPaths,
     /// Per task: its CPU; per CPU: its tasks.
     home: Vec<usize>,
     homed: Vec<Vec<Tid>>,
-    /// Per resource: the CPU whose gate it closes while the machine holds
-    /// it or a request waits for it: the CPU it is local to, or the one
-    /// whose system ceiling it counts towards (DPCP's and DFLP's
-    /// synchronization CPU, where local sections share the ceiling).
-    gate_of: Vec<Option<usize>>,
-    /// Per CPU: the resources whose gate it is.
-    gated: Vec<Vec<usize>>,
     /// Some resource's protocol helps (MrsP): placements are remade at
     /// every event ([`crate::helping`]).
     helping: bool,
@@ -510,13 +491,13 @@ impl Domain {
 
     /// Whether `task` may take resource `r` on the fast path.
     pub fn fast_path(&self, task: Tid, r: usize) -> bool {
-        self.sh.fast[self.sh.pair(task, r)]
+        self.sh.paths.fast[self.sh.pair(task, r)]
     }
 
     /// The SCHED_FIFO priority `task` raises itself to on the fast path
     /// for `r` (IPCP's ceiling, a non-preemptive section), if it does.
     pub fn fast_raise(&self, task: Tid, r: usize) -> Option<i32> {
-        let p = self.sh.fast_raise[self.sh.pair(task, r)];
+        let p = self.sh.paths.fast_raise[self.sh.pair(task, r)];
         (p != 0).then_some(p)
     }
 }
