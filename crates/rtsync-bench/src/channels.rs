@@ -409,41 +409,35 @@ fn latencies(
         {
             // The readers' default batch, and one element per look at the
             // writer's progress (what the batch saves the writer).
+            // Both lossy queues, measured alike: `$write` is the real-time
+            // side's operation on `tx`.
+            macro_rules! lossy {
+                ($name:literal, $queue:ident, $batch:expr, $suffix:expr, |$tx:ident, $k:ident| $write:expr) => {{
+                    let (mut $tx, mut rx) = $queue::channel::<u64>(RING as u64);
+                    if let Some(b) = $batch {
+                        rx.set_batch(b);
+                    }
+                    let r = pair(
+                        n,
+                        pace,
+                        clock,
+                        cores,
+                        counting(move |$k| {
+                            $write;
+                            false
+                        }),
+                        move || lossy_read(&mut rx, |rx| rx.read(), |rx| rx.stats()),
+                    );
+                    push(&format!("{}{}", $name, $suffix), "write", "read", r);
+                }};
+            }
             for (batch, suffix) in [(None, ""), (Some(1), ", reader batch 1")] {
-                let (mut tx, mut rx) = qrtwo::channel::<u64>(RING as u64);
-                if let Some(b) = batch {
-                    rx.set_batch(b);
-                }
-                let r = pair(
-                    n,
-                    pace,
-                    clock,
-                    cores,
-                    counting(move |k| {
-                        tx.write(k);
-                        false
-                    }),
-                    move || lossy_read(&mut rx, |rx| rx.read(), |rx| rx.stats()),
-                );
-                push(&format!("QrtWo{suffix}"), "write", "read", r);
-                let (mut tx, mut rx) = qrtwc::channel::<u64>(RING as u64);
-                if let Some(b) = batch {
-                    rx.set_batch(b);
-                }
-                let r = pair(
-                    n,
-                    pace,
-                    clock,
-                    cores,
-                    counting(move |k| {
-                        // A bool, as for rtrb's push below. A clear is not
-                        // idle: the element was written.
-                        std::hint::black_box(tx.write(k) == qrtwc::Wrote::Appended);
-                        false
-                    }),
-                    move || lossy_read(&mut rx, |rx| rx.read(), |rx| rx.stats()),
-                );
-                push(&format!("QrtWc{suffix}"), "write", "read", r);
+                lossy!("QrtWo", qrtwo, batch, suffix, |tx, k| tx.write(k));
+                // A bool, as for rtrb's push below. A clear is not idle: the
+                // element was written.
+                lossy!("QrtWc", qrtwc, batch, suffix, |tx, k| std::hint::black_box(
+                    tx.write(k) == qrtwc::Wrote::Appended
+                ));
             }
             let (mut tx, mut rx) = rtrb::RingBuffer::<u64>::new(RING);
             let r = pair(
