@@ -62,6 +62,7 @@ pub struct Options {
 }
 
 /// The analysed system (partitioned, overheads included) with its result.
+#[derive(Clone, Debug)]
 pub struct Analysis {
     /// The system as analysed (placed, overheads charged).
     pub system: System,

@@ -1,4 +1,6 @@
-//! Experiments that need both the analysis and the simulator.
+//! Experiments that compare the analysis with what runs: the simulator's
+//! search for a broken bound, and a system as it runs on this machine
+//! ([`as_it_runs`]), analysed as placed.
 //!
 //! [`soundness`] checks the promise of the design on random systems: on a
 //! system the analysis calls schedulable, no schedule the task model
@@ -9,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+pub mod as_it_runs;
 pub mod shapes;
 pub mod soundness;
 

@@ -169,15 +169,16 @@ fn column(sys: &rtsync_model::System, p: Protocol, runs: bool, options: &Options
             Err(d) => refused(first(&d)),
         };
     }
-    match super::run::as_it_runs(&s, None, options) {
+    match rtsync_experiment::as_it_runs::as_it_runs(&s, None, options) {
         Ok((placed, a)) => Column {
             runs: Some(placed),
             analysis: Some(a),
             refused: None,
         },
-        Err(super::run::Unplaced::Input(e) | super::run::Unplaced::Environment(e)) => {
-            refused(e.lines().next().unwrap_or_default().to_string())
-        }
+        Err(
+            rtsync_experiment::as_it_runs::Unplaced::Input(e)
+            | rtsync_experiment::as_it_runs::Unplaced::Environment(e),
+        ) => refused(e.lines().next().unwrap_or_default().to_string()),
     }
 }
 

@@ -3,7 +3,8 @@
 
 use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
-use rtsync_analysis::{Heuristic, Options as AnalysisOptions, analyze};
+use rtsync_analysis::{Heuristic, Options as AnalysisOptions};
+use rtsync_experiment::as_it_runs::{Unplaced, as_it_runs};
 use rtsync_model::{Protocol, Time};
 use rtsync_report::Table;
 use rtsync_rt::{Options as RtOptions, RunOptions, run as run_system, sys};
@@ -58,41 +59,6 @@ fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
                 .map_err(|_| format!("--cpus `{text}`: `{c}` is not a CPU number"))
         })
         .collect()
-}
-
-/// Why a system could not be placed and analysed as it runs.
-pub enum Unplaced {
-    /// The spec or the arguments (printed as they are).
-    Input(String),
-    /// The machine: a CPU this process may not use, or a fold that breaks
-    /// a protocol's rule.
-    Environment(String),
-}
-
-/// `sys` partitioned as `analyze` places it, put on this machine's CPUs
-/// (`explicit`, or folded onto the allowed ones where they are fewer), and
-/// analysed once, as it runs. `run` and `demo` both start here.
-pub fn as_it_runs(
-    sys: &rtsync_model::System,
-    explicit: Option<&[usize]>,
-    opts: &AnalysisOptions,
-) -> Result<(rtsync_rt::placement::Placement, rtsync_analysis::Analysis), Unplaced> {
-    let partitioned =
-        rtsync_analysis::place(sys, opts.heuristic).map_err(|d| Unplaced::Input(d.to_string()))?;
-    let placement = rtsync_rt::placement::place(&partitioned, explicit).map_err(|e| {
-        let text = format!("error: {e}\n");
-        if e.is_environment() {
-            Unplaced::Environment(text)
-        } else {
-            Unplaced::Input(text)
-        }
-    })?;
-    let analysis = analyze(&placement.system, opts).map_err(|d| {
-        Unplaced::Environment(format!(
-            "{d}  (the folded system breaks a protocol rule: give --cpus a map that keeps these CPUs apart)\n"
-        ))
-    })?;
-    Ok((placement, analysis))
 }
 
 pub fn run(a: Args) -> u8 {
