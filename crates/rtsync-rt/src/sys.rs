@@ -235,8 +235,9 @@ pub fn futex_lock_pi(word: &AtomicU32, deadline: &libc::timespec) -> Result<(), 
 }
 
 /// `FUTEX_UNLOCK_PI` on `word`, which the caller owns: in one call the
-/// kernel hands the word to the highest-priority waiter, wakes it, and
-/// ends the caller's inheritance through it.
+/// kernel names the highest-priority waiter as owner, wakes it, and ends
+/// the caller's inheritance through it (a higher locker that comes first
+/// may still steal the lock: see `domain::kernel_pi`).
 pub fn futex_unlock_pi(word: &AtomicU32) -> Result<(), i32> {
     // SAFETY: as for `futex_lock_pi`.
     let r = unsafe {

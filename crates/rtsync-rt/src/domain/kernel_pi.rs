@@ -2,13 +2,17 @@
 //!
 //! Under PIP a holder runs at the highest priority of the jobs it blocks,
 //! transitively through nested sections (Sha, Rajkumar, Lehoczky 1990),
-//! and a release hands the resource to the highest-priority waiter. That
-//! is what Linux's PI futexes do (rt_mutex under `FUTEX_LOCK_PI`):
-//! a waiter sleeps in a priority-ordered queue and lends its priority to
-//! the owner, the kernel walks the chain of owners for transitive
-//! inheritance and refuses a wait that would close a cycle (`EDEADLK`),
-//! and one `FUTEX_UNLOCK_PI` hands the word to the top waiter, wakes it
-//! and ends the releaser's boost.
+//! and a release wakes the highest-priority waiter, while a higher job
+//! that asks before it runs takes the free resource first. That is what
+//! Linux's PI futexes do (rt_mutex under `FUTEX_LOCK_PI`): a waiter
+//! sleeps in a priority-ordered queue and lends its priority to the
+//! owner, the kernel walks the chain of owners for transitive inheritance
+//! and refuses a wait that would close a cycle (`EDEADLK`), and one
+//! `FUTEX_UNLOCK_PI` names the top waiter as the word's owner, wakes it
+//! and ends the releaser's boost; a higher-priority locker that comes
+//! before the woken waiter runs steals the rt_mutex from it (the word is
+//! then fixed to name the thief). `scenarios/pip-release-wakes.toml`,
+//! run on this path by `tests/conformance.rs`, shows the release order.
 //!
 //! So where every resource of a domain is PIP (or has a rule that asks for
 //! no more) and priorities are applied
