@@ -49,17 +49,26 @@ impl V<'_> {
         let Some(first) = sys.resources.first() else {
             return;
         };
+        // Where the first resource's protocol was written, for the message.
+        let first_at = sys
+            .source
+            .get(&keys::resource_field(&first.name, "protocol"))
+            .or_else(|| sys.source.get("platform.protocol"))
+            .map_or(String::new(), |p| format!(" (line {})", p.line));
         for r in &sys.resources {
             if r.protocol != first.protocol {
                 self.push(
                     Diagnostic::error(
                         keys::resource_field(&r.name, "protocol"),
                         format!(
-                            "uses {} while resource \"{}\" uses {}; one system uses one protocol",
+                            "uses {} while resource \"{}\"{first_at} uses {}: rtsync analyses one protocol per system (mixes are not supported yet)",
                             r.protocol, first.name, first.protocol
                         ),
                     )
-                    .hint("set the same protocol on every resource, or set it once under [platform] protocol = \"...\""),
+                    .hint(format!(
+                        "write protocol = \"{}\" here as on \"{}\", or give both the same protocol once under [platform]",
+                        first.protocol, first.name
+                    )),
                 );
             }
             if !r.protocol.supports(sys.platform.scheduler) {

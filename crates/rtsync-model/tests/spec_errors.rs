@@ -276,6 +276,18 @@ fn mixed_protocols_and_edf_incompatible_protocols() {
     let e = one_error(&src);
     assert_at(&e, &src, "\"pip\"");
     assert!(e.message.contains("one protocol"));
+    // Both resources, both protocols, where the other was written, and
+    // what to write instead.
+    assert!(
+        e.message.contains("\"A\" (line 3) uses pcp") && e.message.contains("uses pip"),
+        "{e}"
+    );
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("protocol = \"pcp\"")),
+        "{e}"
+    );
     let src = "[platform]\nscheduler = \"edf\"\nprotocol = \"pcp\"\n[[resource]]\nname = \"A\"\n"
         .to_string()
         + TASK_OK;
