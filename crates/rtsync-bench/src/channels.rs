@@ -379,11 +379,13 @@ fn latencies(
                     false
                 }),
                 || match rx.read() {
-                    Some(s) => Op {
+                    Ok(Some(s)) => Op {
                         retries: s.retries,
                         idle: false,
                     },
-                    None => Op::idle_if(true),
+                    // Nothing written yet; a stall cannot happen with the
+                    // writer alive beside it.
+                    Ok(None) | Err(_) => Op::idle_if(true),
                 },
             );
             push("SDrtW", "write", "read", r);

@@ -21,6 +21,24 @@ impl fmt::Display for Corrupt {
 
 impl std::error::Error for Corrupt {}
 
+/// An SDrtW read found the writer in the middle of one write for longer
+/// than [`crate::sdrtw::STALL`]: a writer takes nanoseconds, so it died
+/// or was stopped mid-write (or a foreign write left the sequence odd).
+/// Nothing whole can be read until it writes again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stalled;
+
+impl fmt::Display for Stalled {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "the real-time writer stopped in the middle of a write (it died, or is stopped); \
+             nothing whole can be read until it writes again",
+        )
+    }
+}
+
+impl std::error::Error for Stalled {}
+
 /// A bounded queue refused an element because it is full; the element is
 /// handed back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -99,7 +99,7 @@ pub mod sdrtw;
 pub mod shm;
 
 pub use element::Element;
-pub use error::{Corrupt, Full};
+pub use error::{Corrupt, Full, Stalled};
 pub use region::{Kind, MAX_CAPACITY};
 pub use ring::Received;
 pub use stats::ReaderStats;

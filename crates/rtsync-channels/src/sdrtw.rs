@@ -25,7 +25,7 @@
 //! let (mut tx, rx) = sdrtw::channel::<[f32; 2]>();
 //! tx.write([1.0, 0.5]);
 //! tx.write([2.0, 0.75]);
-//! let snap = std::thread::spawn(move || rx.read()).join().unwrap().unwrap();
+//! let snap = std::thread::spawn(move || rx.read()).join().unwrap()?.unwrap();
 //! assert_eq!(snap.value, [2.0, 0.75]);
 //! assert_eq!(snap.version, 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -46,7 +46,7 @@
 //! let theirs = Segment::<u64>::open(&name, Kind::SdrtW, 1)?;
 //! let rx = sdrtw::Reader::attach(&theirs)?;
 //! rt.write(7);
-//! assert_eq!(rx.read().map(|s| s.value), Some(7));
+//! assert_eq!(rx.read()?.map(|s| s.value), Some(7));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -54,9 +54,17 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use crate::element::{self, Element};
+use crate::error::Stalled;
 use crate::region::{Kind, Layout, Region};
 use crate::resume;
 use crate::sync::{Ordering, fence};
+
+/// How long a read waits for a writer that stays in the middle of one
+/// write before it reports [`Stalled`] (later reads that find the same
+/// write still unfinished report it at once). A real-time write takes tens
+/// of nanoseconds; a writer in the middle of one for a second is stopped
+/// or dead.
+pub const STALL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A new in-process SDrtW channel.
 pub fn channel<T: Element>() -> (Writer<T>, Reader<T>) {
@@ -122,6 +130,11 @@ pub struct Snapshot<T> {
 /// A non-real-time side; clone it for more readers.
 pub struct Reader<T> {
     region: Arc<Region>,
+    /// The sequence (plus one) this reader last found stalled: a read that
+    /// finds it still there reports [`Stalled`] at once instead of waiting
+    /// [`STALL`] again. Zero: none. This reader's own, not shared memory.
+    #[cfg_attr(loom, allow(dead_code))]
+    stalled: std::sync::atomic::AtomicU64,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -129,6 +142,7 @@ impl<T> Clone for Reader<T> {
     fn clone(&self) -> Self {
         Reader {
             region: self.region.clone(),
+            stalled: std::sync::atomic::AtomicU64::new(0),
             _t: PhantomData,
         }
     }
@@ -140,6 +154,7 @@ impl<T: Element> Reader<T> {
     pub(crate) fn new(region: Arc<Region>) -> Self {
         Reader {
             region,
+            stalled: std::sync::atomic::AtomicU64::new(0),
             _t: PhantomData,
         }
     }
@@ -178,13 +193,18 @@ impl<T: Element> Reader<T> {
     /// Reads a consistent value, retrying while the writer overlaps
     /// (the non-real-time side may retry; the writer never waits), and
     /// records its version for [`Snapshot::missed`] in the segment's
-    /// record, which the writer never reads.
-    pub fn read(&self) -> Option<Snapshot<T>> {
+    /// record, which the writer never reads. `Ok(None)` before the first
+    /// write; `Err(Stalled)` when the writer stays in the middle of one
+    /// write for [`STALL`] (it died or is stopped mid-write): a read never
+    /// waits forever.
+    pub fn read(&self) -> Result<Option<Snapshot<T>>, Stalled> {
         let mut retries = 0u32;
+        #[cfg(not(loom))]
+        let mut since: Option<(u64, std::time::Instant)> = None;
         loop {
             match self.attempt() {
                 Ok(v) => {
-                    return v.map(|(value, seq)| {
+                    return Ok(v.map(|(value, seq)| {
                         let version = seq / 2;
                         let newest = self
                             .region
@@ -196,15 +216,64 @@ impl<T: Element> Reader<T> {
                             version,
                             missed: version.saturating_sub(newest.saturating_add(1)),
                         }
-                    });
+                    }));
                 }
                 Err(()) => {
                     retries = retries.saturating_add(1);
                     std::hint::spin_loop();
                     #[cfg(loom)]
                     loom::thread::yield_now();
+                    // Every 1,024 retries (and at the first), whether the
+                    // writer has moved: the same odd sequence for STALL
+                    // means it will not.
+                    #[cfg(not(loom))]
+                    if retries % 1024 == 1 {
+                        use std::sync::atomic::Ordering::Relaxed as Mine;
+                        let now = self.region.ctrl(0, 0).load(Ordering::Relaxed);
+                        if self.stalled.load(Mine) == now.wrapping_add(1) {
+                            return Err(Stalled);
+                        }
+                        match since {
+                            Some((seq, at)) if seq == now => {
+                                if at.elapsed() >= STALL {
+                                    self.stalled.store(now.wrapping_add(1), Mine);
+                                    return Err(Stalled);
+                                }
+                            }
+                            _ => since = Some((now, std::time::Instant::now())),
+                        }
+                    }
                 }
             }
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    fn a_writer_dead_mid_write_stalls_a_read_for_stall_then_at_once_and_a_new_write_ends_it() {
+        let (mut tx, rx) = channel::<u64>();
+        tx.write(5);
+        assert_eq!(rx.read().unwrap().map(|s| s.value), Some(5));
+        // The writer dies between its two sequence stores: odd for good.
+        let seq = rx.region.ctrl(0, 0);
+        seq.store(seq.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        let t = Instant::now();
+        assert_eq!(rx.read(), Err(Stalled));
+        let first = t.elapsed();
+        assert!(first >= STALL && first < STALL * 3, "{first:?}");
+        // The same unfinished write again: at once; another reader waits
+        // on its own.
+        let t = Instant::now();
+        assert_eq!(rx.read(), Err(Stalled));
+        assert!(t.elapsed() < STALL / 10, "{:?}", t.elapsed());
+        // A successor writer (its first store ends the odd run) is read.
+        seq.store(seq.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        tx.write(7);
+        assert_eq!(rx.read().unwrap().map(|s| s.value), Some(7));
     }
 }

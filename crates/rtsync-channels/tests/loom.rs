@@ -101,14 +101,14 @@ fn sdrtw_readers_see_whole_values() {
         });
         let mut last = 0;
         for _ in 0..2 {
-            if let Some(s) = rx.read() {
+            if let Some(s) = rx.read().unwrap() {
                 let k = whole(s.value);
                 assert!(k >= last);
                 last = k;
             }
         }
         w.join().unwrap();
-        assert_eq!(rx.read().map(|s| whole(s.value)), Some(2));
+        assert_eq!(rx.read().unwrap().map(|s| whole(s.value)), Some(2));
     });
 }
 

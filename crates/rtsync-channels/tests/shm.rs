@@ -223,7 +223,7 @@ fn latest_values_across_processes() {
             assert!(k >= last_r, "SDrtR went back from {last_r} to {k}");
             last_r = k;
         }
-        if let Some(s) = rw.read() {
+        if let Some(s) = rw.read().expect("an honest writer never stalls") {
             let k = number(&s.value);
             assert!(k >= last_w, "SDrtW went back from {last_w} to {k}");
             last_w = k;
@@ -233,7 +233,10 @@ fn latest_values_across_processes() {
         assert_eq!(exited_ok(c), Some(true));
     }
     assert_eq!(rr.read().unwrap().map(|v| number(&v)), Some(COUNT - 1));
-    assert_eq!(rw.read().map(|s| number(&s.value)), Some(COUNT - 1));
+    assert_eq!(
+        rw.read().unwrap().map(|s| number(&s.value)),
+        Some(COUNT - 1)
+    );
 }
 
 /// The real-time side of every channel keeps running while another process

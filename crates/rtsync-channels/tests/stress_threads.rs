@@ -128,7 +128,7 @@ fn latest_value_channels_under_contention() {
                 let mut last = 0;
                 let mut retried = 0u64;
                 while !done.load(Ordering::Acquire) {
-                    if let Some(s) = rw.read() {
+                    if let Some(s) = rw.read().expect("a live writer never stalls for a second") {
                         let k = number(&s.value);
                         assert!(k >= last, "SDrtW went back from {last} to {k}");
                         last = k;
@@ -149,7 +149,10 @@ fn latest_value_channels_under_contention() {
     }
     let written = w.join().unwrap();
     assert_eq!(rr.read().unwrap().map(|v| number(&v)), Some(written - 1));
-    assert_eq!(rw.read().map(|s| number(&s.value)), Some(written - 1));
+    assert_eq!(
+        rw.read().unwrap().map(|s| number(&s.value)),
+        Some(written - 1)
+    );
     for r in readers {
         r.join().unwrap();
     }
