@@ -257,6 +257,11 @@ impl<T: Element> Reader<T> {
         }
         let value = element::load(slot);
         self.head.step();
+        // Release: the copy above happens before the writer, which loads
+        // this with acquire, reuses the slot. Without it the copy could
+        // read the writer's next element (load buffering). loom does not
+        // model load buffering, so its model passes with this store
+        // relaxed: the ordering rests on this argument (docs/CHANNELS.md).
         head_word.store(self.head.count(), Ordering::Release);
         Ok(Some(value))
     }
