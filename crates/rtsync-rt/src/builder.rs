@@ -243,22 +243,18 @@ impl Domain {
 
     /// Binds the calling thread to `task` ([`Domain::bind`], by handle).
     pub fn bind_to(&self, task: TaskRef) -> Result<Binding, RtError> {
-        let name = self
-            .sh
-            .tasks
-            .get(task.0)
-            .ok_or_else(|| unknown("task", task.0))?;
-        self.bind(&name.clone())
+        if task.0 >= self.sh.tasks.len() {
+            return Err(unknown("task", task.0));
+        }
+        self.bind_index(task.0)
     }
 
     /// `value`, guarded by resource `r` ([`Mutex::new`], by handle).
     pub fn mutex<T>(&self, r: ResourceRef, value: T) -> Result<Mutex<T>, RtError> {
-        let name = self
-            .sh
-            .resources
-            .get(r.0)
-            .ok_or_else(|| unknown("resource", r.0))?;
-        Mutex::new(self, &name.clone(), value)
+        if r.0 >= self.sh.resources.len() {
+            return Err(unknown("resource", r.0));
+        }
+        Mutex::at(self, r.0, value)
     }
 
     /// The handle of the task named `name`.

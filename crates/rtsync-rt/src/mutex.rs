@@ -79,11 +79,15 @@ impl<T> Mutex<T> {
     /// The data `value`, guarded by the resource named `resource` of
     /// `domain` (a single-unit resource).
     pub fn new(domain: &Domain, resource: &str, value: T) -> Result<Mutex<T>, RtError> {
-        let r = domain.resource(resource)?;
+        Mutex::at(domain, domain.resource(resource)?, value)
+    }
+
+    /// [`Mutex::new`] for the resource of index `r` (in range).
+    pub(crate) fn at(domain: &Domain, r: usize, value: T) -> Result<Mutex<T>, RtError> {
         let units = domain.sh.resource_units(r);
         if units != 1 {
             return Err(RtError::MultiUnit {
-                resource: resource.into(),
+                resource: domain.sh.resource_name(r).into(),
                 units,
             });
         }

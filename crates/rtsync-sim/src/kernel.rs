@@ -163,13 +163,12 @@ pub struct Sim<'a> {
     /// copies these instead of drawing).
     worst: Vec<Vec<Time>>,
     /// Scratch: timers due now; what runs on each CPU (the machine's
-    /// decision), the next assignment, helping flags.
+    /// decision, helping included), the next assignment.
     due: Vec<(Timer, Tid)>,
     /// Something that can change the dispatch happened since the last one.
     dirty: bool,
     slots: Vec<Slot>,
     next: Vec<Option<Tid>>,
-    helping: Vec<bool>,
 }
 
 /// Simulates `sys` (validated, partitioned) and returns per-task results,
@@ -278,7 +277,6 @@ impl<'a> Sim<'a> {
             edf,
             slots: vec![Slot::default(); sys.platform.cpus],
             next: vec![None; sys.platform.cpus],
-            helping: vec![false; sys.platform.cpus],
             opts,
         })
     }
@@ -714,7 +712,6 @@ impl<'a> Sim<'a> {
     /// not started must pass the start test), and records what changed.
     fn dispatch(&mut self) {
         let mut next = std::mem::take(&mut self.next);
-        let mut helping = std::mem::take(&mut self.helping);
         let th = &self.th;
         let locks = &self.locks;
         locks.dispatch(
@@ -727,15 +724,14 @@ impl<'a> Sim<'a> {
         );
         for (cpu, slot) in self.slots.iter().enumerate() {
             next[cpu] = slot.runs;
-            helping[cpu] = slot.lent_by.is_some();
         }
-        for cpu in 0..next.len() {
-            if next[cpu] != self.running[cpu] {
+        for (cpu, &task) in next.iter().enumerate() {
+            if task != self.running[cpu] {
                 self.events += 1;
-                if let Some(t) = next[cpu] {
+                if let Some(t) = task {
                     self.th[t].started = true;
                 }
-                let (task, help) = (next[cpu], helping[cpu]);
+                let help = self.slots[cpu].lent_by.is_some();
                 self.emit(|s| Event::Dispatch {
                     t: s.now,
                     cpu,
@@ -753,7 +749,6 @@ impl<'a> Sim<'a> {
             }
         }
         self.next = std::mem::replace(&mut self.running, next);
-        self.helping = helping;
     }
 
     /// Executes `t`'s zero-time operation at `pc`. Marks the dispatch dirty

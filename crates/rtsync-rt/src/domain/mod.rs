@@ -353,7 +353,12 @@ impl Domain {
     /// holds (marking it inconsistent) and returns the thread to
     /// SCHED_OTHER.
     pub fn bind(&self, task: &str) -> Result<Binding, RtError> {
-        let t = self.task(task)?;
+        self.bind_index(self.task(task)?)
+    }
+
+    /// [`Domain::bind`] for the task of index `t` (in range).
+    pub(crate) fn bind_index(&self, t: Tid) -> Result<Binding, RtError> {
+        let task = self.sh.tasks[t].as_str();
         if bound_task(self.sh.id).is_some() {
             return Err(RtError::AlreadyBound { task: task.into() });
         }
