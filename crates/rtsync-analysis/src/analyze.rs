@@ -251,12 +251,7 @@ fn bound_outcomes(
     out
 }
 
-fn decide(
-    scheduler: Scheduler,
-    protocol: Option<rtsync_model::Protocol>,
-    tests: Vec<TestOutcome>,
-    tasks: Vec<TaskResult>,
-) -> SystemResult {
+fn decide(cx: &Context, tests: Vec<TestOutcome>, tasks: Vec<TaskResult>) -> SystemResult {
     let decided = tests
         .iter()
         .find(|t| t.verdict == Verdict::Schedulable)
@@ -275,8 +270,9 @@ fn decide(
             .map(|t| t.test)
     });
     SystemResult {
-        protocol,
-        scheduler,
+        protocol: cx.protocol,
+        protocols: rtsync_model::mix::protocols(cx.sys),
+        scheduler: cx.scheduler,
         verdict,
         decided_by,
         tests,
@@ -326,7 +322,7 @@ fn analyze_fp(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
     ) {
         tests.extend(bound_outcomes(cx, &a.demands.into_vec(), opts.tests));
     }
-    decide(Scheduler::Fp, cx.protocol, tests, tasks)
+    decide(cx, tests, tasks)
 }
 
 fn analyze_edf(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
@@ -425,5 +421,5 @@ fn analyze_edf(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
             }
         }
     }
-    decide(Scheduler::Edf, cx.protocol, tests, tasks)
+    decide(cx, tests, tasks)
 }

@@ -1,7 +1,9 @@
 //! What every analysis reads: the system's per-task parameters in flat
 //! vectors beside the derived [`Facts`], so that inner loops index arrays.
 
-use rtsync_model::{Cpu, Facts, Priority, Protocol, ResourceId, Scheduler, System, TaskId, Time};
+use rtsync_model::{
+    Cpu, Facts, Mix, Priority, Protocol, ResourceId, Scheduler, System, TaskId, Time,
+};
 
 /// The system's per-task parameters in flat vectors beside its facts: what
 /// every analysis reads.
@@ -16,7 +18,10 @@ pub struct Context<'a> {
     pub deadline: Vec<Time>,
     /// Per task.
     pub jitter: Vec<Time>,
-    /// The protocol shared by every resource, if they share one.
+    /// How the resources' protocols combine, which picks the blocking
+    /// bound ([`crate::blocking`]).
+    pub mix: Mix,
+    /// The protocol whose analysis covers every resource, if one does.
     pub protocol: Option<Protocol>,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
@@ -46,6 +51,10 @@ impl<'a> Context<'a> {
             period: sys.tasks.iter().map(|t| t.period).collect(),
             deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
             jitter: sys.tasks.iter().map(|t| t.jitter).collect(),
+            // A mix validation refuses is analysed as if its resources
+            // had no protocol only by callers that skipped validation; the
+            // kernels refuse it too.
+            mix: sys.mix().unwrap_or(Mix::Empty),
             protocol: sys.protocol(),
             scheduler: sys.platform.scheduler,
             sys,

@@ -309,8 +309,11 @@ pub struct TestOutcome {
 /// The analysis of a whole system.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemResult {
-    /// The protocol shared by every resource, if they share one.
+    /// The protocol whose analysis covers every resource, if one does
+    /// (`None` for a mix of protocols, [`rtsync_model::Mix`]).
     pub protocol: Option<Protocol>,
+    /// Every protocol the resources use, each once.
+    pub protocols: Vec<Protocol>,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
     /// The verdict.

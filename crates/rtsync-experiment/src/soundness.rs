@@ -11,7 +11,7 @@
 //! the worst simulated response over the bound, per task.
 
 use rayon::prelude::*;
-use rtsync_analysis::generate::generate;
+use rtsync_analysis::generate::{Mixing, generate};
 use rtsync_analysis::{Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Protocol, Scheduler, System, Time};
 use rtsync_sim::search::{SearchOptions, search};
@@ -23,8 +23,11 @@ use crate::Shape;
 /// One run of the experiment for one protocol and scheduler.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The protocol every resource of the drawn systems uses.
+    /// The protocol every resource of the drawn systems uses (unless
+    /// `mix` gives each its own).
     pub protocol: Protocol,
+    /// A protocol per resource by this rule, in place of `protocol`.
+    pub mix: Option<Mixing>,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
     /// The shape the systems are drawn from.
@@ -242,8 +245,12 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
     (0..cfg.systems)
         .into_par_iter()
         .map(|i| {
-            let g = cfg.shape.config(cfg.protocol, cfg.scheduler, i);
-            let sys = generate(&g, cfg.seed, i);
+            let base = cfg.mix.map_or(cfg.protocol, |m| m.base(cfg.scheduler));
+            let g = cfg.shape.config(base, cfg.scheduler, i);
+            let mut sys = generate(&g, cfg.seed, i);
+            if let Some(m) = cfg.mix {
+                m.apply(&mut sys, cfg.seed, i);
+            }
             let c = check_system(&sys, cfg.seed ^ i, cfg.search.as_ref());
             let mut t = Tally {
                 systems: 1,
@@ -256,7 +263,7 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
             if !c.violations.is_empty() {
                 let id = format!(
                     "{}-{}-{}-{i}",
-                    cfg.protocol.name(),
+                    cfg.mix.map_or(cfg.protocol.name(), |m| m.name()),
                     cfg.scheduler,
                     cfg.shape.of(i)
                 );

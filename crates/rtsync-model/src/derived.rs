@@ -137,8 +137,8 @@ pub struct Facts {
     /// Nesting edges `(outer, inner, task)`: `task` requests `inner` while
     /// holding `outer` (directly or further out).
     pub nesting: Vec<(ResourceId, ResourceId, TaskId)>,
-    /// Group of each resource: resources connected by nesting share a group
-    /// (FMLP group locks).
+    /// Group of each resource: resources of one protocol connected by
+    /// nesting share a group (FMLP group locks).
     pub group: Vec<usize>,
     /// Tasks on each CPU, highest priority first (unassigned tasks omitted).
     on_cpu: Lists,
@@ -247,7 +247,13 @@ impl Facts {
             }
             r
         }
+        // Only resources of one protocol share a group: FMLP groups its
+        // short resources and its long ones apart (Block et al. 2007), a
+        // long section nesting a short one locks both groups in turn.
         for &(a, b, _) in &nesting {
+            if sys.resources[a].protocol != sys.resources[b].protocol {
+                continue;
+            }
             let (ra, rb) = (find(&mut group, a), find(&mut group, b));
             if ra != rb {
                 group[ra.max(rb)] = ra.min(rb);

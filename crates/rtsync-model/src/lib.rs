@@ -10,6 +10,7 @@
 pub mod derived;
 pub mod diag;
 pub mod lockorder;
+pub mod mix;
 pub mod protocol;
 pub mod scenario;
 mod sections;
@@ -21,6 +22,7 @@ pub mod write;
 
 pub use derived::{Facts, Request, TaskFacts};
 pub use diag::{Diagnostic, Diagnostics, LineIndex, Pos, Severity};
+pub use mix::Mix;
 pub use protocol::{Protocol, ProtocolFacts, Scheduler};
 pub use spec::{load_file, load_str, parse_str};
 pub use system::{

@@ -52,6 +52,45 @@ pub fn find_cycle(nodes: usize, edges: &[(usize, usize)]) -> Option<Vec<usize>> 
     None
 }
 
+/// Returns a cycle that takes the edge `a -> b`, as a closed walk
+/// `[a, b, ..., a]` through the fewest resources, or `None` when no path
+/// leads from `b` back to `a`.
+pub fn cycle_through(
+    nodes: usize,
+    edges: &[(usize, usize)],
+    (a, b): (usize, usize),
+) -> Option<Vec<usize>> {
+    let mut adj = vec![Vec::new(); nodes];
+    for &(x, y) in edges {
+        adj[x].push(y);
+    }
+    // Breadth first from `b`: the first time `a` is reached, the path is
+    // a shortest one.
+    let mut from = vec![usize::MAX; nodes];
+    from[b] = b;
+    let mut queue = std::collections::VecDeque::from([b]);
+    while let Some(n) = queue.pop_front() {
+        if n == a {
+            let mut path = vec![a];
+            let mut x = a;
+            while x != b {
+                x = from[x];
+                path.push(x);
+            }
+            path.push(a);
+            path.reverse();
+            return Some(path);
+        }
+        for &m in &adj[n] {
+            if from[m] == usize::MAX {
+                from[m] = n;
+                queue.push_back(m);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +109,15 @@ mod tests {
         let c = find_cycle(4, &e).unwrap();
         assert!(is_closed_walk(&c, &e), "{c:?}");
         assert_eq!(c.len(), 4);
+    }
+
+    #[test]
+    fn a_cycle_through_an_edge_takes_that_edge_and_closes() {
+        // Two cycles share node 0: 0-1-0 and 0-2-3-0.
+        let e = [(0, 1), (1, 0), (0, 2), (2, 3), (3, 0)];
+        assert_eq!(cycle_through(4, &e, (2, 3)), Some(vec![2, 3, 0, 2]));
+        assert_eq!(cycle_through(4, &e, (0, 1)), Some(vec![0, 1, 0]));
+        assert_eq!(cycle_through(3, &[(0, 1), (1, 2)], (1, 2)), None);
     }
 
     #[test]

@@ -69,7 +69,16 @@ impl Protocol {
         const NO_DEADLOCK: u8 = 1 << 4;
         const NESTED_GLOBAL: u8 = 1 << 5;
         const EDF: u8 = 1 << 6;
+        const BUSY: u8 = 1 << 7;
         const fn row(name: &'static str, flags: u8, migrations: u64) -> ProtocolFacts {
+            with_local(name, flags, migrations, None)
+        }
+        const fn with_local(
+            name: &'static str,
+            flags: u8,
+            migrations: u64,
+            local: Option<Protocol>,
+        ) -> ProtocolFacts {
             ProtocolFacts {
                 name,
                 uniprocessor: flags & UNI != 0,
@@ -80,21 +89,28 @@ impl Protocol {
                 prevents_deadlock: flags & NO_DEADLOCK != 0,
                 nested_global: flags & NESTED_GLOBAL != 0,
                 edf: flags & EDF != 0,
+                busy: flags & BUSY != 0,
+                local,
             }
         }
         match self {
-            Protocol::Npcs => row("npcs", UNI | NO_DEADLOCK | EDF, 0),
+            Protocol::Npcs => row("npcs", UNI | NO_DEADLOCK | EDF | BUSY, 0),
             Protocol::Pip => row("pip", UNI | SUSPENDS, 0),
             Protocol::Pcp => row("pcp", UNI | SUSPENDS | NO_DEADLOCK, 0),
             Protocol::Ipcp => row("ipcp", UNI | NO_DEADLOCK, 0),
             Protocol::Srp => row("srp", UNI | MULTI_UNIT | NO_DEADLOCK | EDF, 0),
-            Protocol::Mpcp => row("mpcp", SUSPENDS | NO_DEADLOCK, 0),
+            Protocol::Mpcp => with_local("mpcp", SUSPENDS | NO_DEADLOCK, 0, Some(Protocol::Pcp)),
             Protocol::Dpcp => row("dpcp", SYNC_CPU | SUSPENDS | NO_DEADLOCK, 2),
-            Protocol::FmlpS => row("fmlp-s", NO_DEADLOCK | NESTED_GLOBAL | EDF, 0),
+            Protocol::FmlpS => row("fmlp-s", NO_DEADLOCK | NESTED_GLOBAL | EDF | BUSY, 0),
             Protocol::FmlpL => row("fmlp-l", SUSPENDS | NO_DEADLOCK | NESTED_GLOBAL, 0),
             Protocol::Dflp => row("dflp", SYNC_CPU | SUSPENDS | NO_DEADLOCK, 2),
-            Protocol::Msrp => row("msrp", MULTI_UNIT | NO_DEADLOCK | EDF, 0),
-            Protocol::Mrsp => row("mrsp", NO_DEADLOCK, 1),
+            Protocol::Msrp => with_local(
+                "msrp",
+                MULTI_UNIT | NO_DEADLOCK | EDF | BUSY,
+                0,
+                Some(Protocol::Srp),
+            ),
+            Protocol::Mrsp => row("mrsp", NO_DEADLOCK | BUSY, 1),
         }
     }
 
@@ -147,6 +163,23 @@ impl Protocol {
         self.facts().nested_global
     }
 
+    /// Whether a holder keeps its CPU without suspending: it runs
+    /// non-preemptively or spins (NPCS, FMLP-S, MSRP, MrsP). A request that
+    /// may suspend must not be made inside such a section: the spin or the
+    /// non-preemptive stretch would last across the suspension, which no
+    /// analysis bounds.
+    pub fn keeps_cpu(self) -> bool {
+        self.facts().busy
+    }
+
+    /// The uniprocessor protocol this multiprocessor protocol prescribes
+    /// for its local resources, whose rules it gives them unchanged: PCP
+    /// for MPCP (Rajkumar 1990), SRP for MSRP (Gai et al. 2001). A local
+    /// resource may name that protocol beside the global ones.
+    pub fn local_protocol(self) -> Option<Protocol> {
+        self.facts().local
+    }
+
     /// Schedulers under which rtsync analyses this protocol.
     pub fn supports(self, sched: Scheduler) -> bool {
         match sched {
@@ -177,6 +210,10 @@ pub struct ProtocolFacts {
     pub nested_global: bool,
     /// rtsync analyses it under EDF (every protocol under FP).
     pub edf: bool,
+    /// A holder keeps its CPU (non-preemptive or spinning).
+    pub busy: bool,
+    /// The uniprocessor protocol it prescribes for its local resources.
+    pub local: Option<Protocol>,
 }
 
 impl fmt::Display for Protocol {

@@ -183,11 +183,6 @@ impl System {
     pub fn is_partitioned(&self) -> bool {
         self.tasks.iter().all(|t| t.cpu.is_some())
     }
-    /// The protocol shared by all resources (validation guarantees there is
-    /// one when resources exist).
-    pub fn protocol(&self) -> Option<Protocol> {
-        self.resources.first().map(|r| r.protocol)
-    }
     /// A copy with every resource switched to `protocol`; used to compare
     /// protocols on one system. Synchronization CPUs default to the last CPU
     /// when the new protocol needs one and none was given.

@@ -44,33 +44,46 @@ impl V<'_> {
         self.out.push(d);
     }
 
+    /// Where resource `r`'s protocol was written (its own line, or the
+    /// platform's default), for messages that point at another resource.
+    fn protocol_line(&self, r: usize) -> String {
+        let sys = self.sys;
+        sys.source
+            .get(&keys::resource_field(&sys.resources[r].name, "protocol"))
+            .or_else(|| sys.source.get("platform.protocol"))
+            .map_or(String::new(), |p| format!(" (line {})", p.line))
+    }
+
     fn protocols(&mut self) {
         let sys = self.sys;
-        let Some(first) = sys.resources.first() else {
-            return;
-        };
-        // Where the first resource's protocol was written, for the message.
-        let first_at = sys
-            .source
-            .get(&keys::resource_field(&first.name, "protocol"))
-            .or_else(|| sys.source.get("platform.protocol"))
-            .map_or(String::new(), |p| format!(" (line {})", p.line));
+        if let Err(refused) = sys.mix() {
+            let (first, other) = (&sys.resources[refused.first], &sys.resources[refused.other]);
+            let partners = crate::mix::partners(first.protocol);
+            let instead = partners
+                .iter()
+                .map(|p| format!("\"{p}\""))
+                .chain(std::iter::once(format!("\"{}\"", first.protocol)))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            self.push(
+                Diagnostic::error(
+                    keys::resource_field(&other.name, "protocol"),
+                    format!(
+                        "uses {} while resource \"{}\"{} uses {}: {}, so this system cannot be analysed",
+                        other.protocol,
+                        first.name,
+                        self.protocol_line(refused.first),
+                        first.protocol,
+                        refused.accepted
+                    ),
+                )
+                .hint(format!(
+                    "write protocol = {instead} here, or give \"{}\" a protocol that goes with {} (docs/ANALYSIS.md, \"Mixing protocols\", lists the mixes)",
+                    first.name, other.protocol
+                )),
+            );
+        }
         for r in &sys.resources {
-            if r.protocol != first.protocol {
-                self.push(
-                    Diagnostic::error(
-                        keys::resource_field(&r.name, "protocol"),
-                        format!(
-                            "uses {} while resource \"{}\"{first_at} uses {}: rtsync analyses one protocol per system (mixes are not supported yet)",
-                            r.protocol, first.name, first.protocol
-                        ),
-                    )
-                    .hint(format!(
-                        "write protocol = \"{}\" here as on \"{}\", or give both the same protocol once under [platform]",
-                        first.protocol, first.name
-                    )),
-                );
-            }
             if !r.protocol.supports(sys.platform.scheduler) {
                 self.push(
                     Diagnostic::error(
@@ -269,72 +282,131 @@ impl V<'_> {
         }
     }
 
-    /// Nesting combinations the protocol forbids.
+    /// Nesting combinations the protocols forbid, alone or together.
     fn nesting(&mut self, f: &Facts) {
         let sys = self.sys;
         for &(outer, inner, t) in &f.nesting {
-            let p = sys.resources[inner].protocol;
-            if p.is_uniprocessor() || p.allows_nested_global() {
-                continue;
-            }
-            if f.global[outer] || f.global[inner] || !sys.is_partitioned() {
-                let (o, i) = (&sys.resources[outer].name, &sys.resources[inner].name);
+            let (o, i) = (&sys.resources[outer], &sys.resources[inner]);
+            let task = &sys.tasks[t].name;
+            // A request that may suspend, inside a section that keeps its
+            // CPU (FMLP's rule for long inside short, Block et al. 2007).
+            if o.protocol.keeps_cpu() && i.protocol.suspends() {
+                let alt = if o.protocol.is_uniprocessor() {
+                    "npcs, ipcp or srp".to_string()
+                } else {
+                    format!("{}, as `{}` has", o.protocol, o.name)
+                };
                 self.push(
                     Diagnostic::error(
-                        keys::task(&sys.tasks[t].name),
-                        format!("locks `{i}` while holding `{o}`; {p} forbids nesting a global resource inside another"),
+                        keys::task(task),
+                        format!(
+                            "locks `{}` ({}, whose waiters suspend) while holding `{}` ({}, whose holder keeps its CPU): the spin or non-preemptive section would last across the suspension",
+                            i.name, i.protocol, o.name, o.protocol
+                        ),
                     )
-                    .hint(format!("release `{o}` before locking `{i}`, merge the two into one resource, or use fmlp-s / fmlp-l, whose group locks allow nesting")),
+                    .hint(format!(
+                        "release `{}` before locking `{}`, nest them the other way round, or give `{}` a protocol that does not suspend ({})",
+                        o.name, i.name, i.name, alt
+                    )),
+                );
+                continue;
+            }
+            // MPCP, DPCP, DFLP, MSRP and MrsP forbid a global section
+            // nested with any other: whichever side names one of them.
+            let forbids = [o.protocol, i.protocol]
+                .into_iter()
+                .find(|p| !p.is_uniprocessor() && !p.allows_nested_global());
+            if let Some(p) = forbids
+                && (f.global[outer] || f.global[inner] || !sys.is_partitioned())
+            {
+                self.push(
+                    Diagnostic::error(
+                        keys::task(task),
+                        format!("locks `{}` while holding `{}`; {p} forbids nesting a global resource with another", i.name, o.name),
+                    )
+                    .hint(format!("release `{}` before locking `{}`, merge the two into one resource, or use fmlp-s / fmlp-l, whose group locks allow nesting", o.name, i.name)),
                 );
             }
         }
     }
 
-    /// A cycle in the order in which nested locks are taken can deadlock
-    /// under PIP; the ceiling protocols, SRP, NPCS and FMLP's group locks
-    /// prevent it, so there it is a note.
+    /// A cycle in the order in which nested locks are taken can deadlock.
+    /// A protocol that prevents deadlock (the ceiling protocols, SRP, NPCS,
+    /// FMLP's group locks) does so among its own resources only: a cycle
+    /// through one such protocol's resources is a note, a cycle through a
+    /// PIP resource or through resources of two protocols an error (PCP's
+    /// system ceiling does not see an IPCP resource, and FMLP-S's group
+    /// lock does not cover an FMLP-L resource).
     fn lock_order(&mut self, f: &Facts) {
         let sys = self.sys;
-        let edges: Vec<(ResourceId, ResourceId)> =
+        let mut edges: Vec<(ResourceId, ResourceId)> =
             f.nesting.iter().map(|&(a, b, _)| (a, b)).collect();
-        if let Some(cycle) = crate::lockorder::find_cycle(sys.resources.len(), &edges) {
-            let names: Vec<&str> = cycle
-                .iter()
-                .map(|&r| sys.resources[r].name.as_str())
-                .collect();
-            let who: Vec<String> = cycle
-                .windows(2)
-                .map(|w| {
-                    let t = f
-                        .nesting
-                        .iter()
-                        .find(|&&(a, b, _)| a == w[0] && b == w[1])
-                        .map(|&(_, _, t)| t)
-                        .unwrap();
-                    format!(
-                        "{} takes {} then {}",
-                        sys.tasks[t].name, sys.resources[w[0]].name, sys.resources[w[1]].name
-                    )
-                })
-                .collect();
-            let p = sys.resources[cycle[0]].protocol;
-            let msg = format!(
-                "lock-order cycle {} ({})",
-                names.join(" -> "),
-                who.join("; ")
+        edges.sort_unstable();
+        edges.dedup();
+        let n = sys.resources.len();
+        let Some(any) = crate::lockorder::find_cycle(n, &edges) else {
+            return;
+        };
+        let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
+        let safe =
+            |a: ResourceId, b: ResourceId| family(a) == family(b) && family(a).prevents_deadlock();
+        let unsafe_cycle = edges
+            .iter()
+            .filter(|&&(a, b)| !safe(a, b))
+            .find_map(|&e| crate::lockorder::cycle_through(n, &edges, e));
+        let cycle = unsafe_cycle.as_deref().unwrap_or(&any);
+        let names: Vec<&str> = cycle
+            .iter()
+            .map(|&r| sys.resources[r].name.as_str())
+            .collect();
+        let who: Vec<String> = cycle
+            .windows(2)
+            .map(|w| {
+                let t = f
+                    .nesting
+                    .iter()
+                    .find(|&&(a, b, _)| a == w[0] && b == w[1])
+                    .map(|&(_, _, t)| t)
+                    .unwrap();
+                format!(
+                    "{} takes {} then {}",
+                    sys.tasks[t].name, sys.resources[w[0]].name, sys.resources[w[1]].name
+                )
+            })
+            .collect();
+        let msg = format!(
+            "lock-order cycle {} ({})",
+            names.join(" -> "),
+            who.join("; ")
+        );
+        let key = keys::resource(&sys.resources[cycle[0]].name);
+        let mut ps: Vec<_> = cycle.iter().map(|&r| sys.resources[r].protocol).collect();
+        ps.sort_unstable();
+        ps.dedup();
+        if unsafe_cycle.is_none() {
+            let p = family(cycle[0]);
+            self.push(Diagnostic::note(
+                key,
+                format!("{msg}: {p} prevents the deadlock it could cause"),
+            ));
+        } else if let [p] = ps.as_slice() {
+            self.push(
+                Diagnostic::error(key, format!("{msg}: a potential deadlock under {p}"))
+                    .hint("take nested locks in one global order, or use pcp / ipcp / srp, which prevent this deadlock"),
             );
-            let key = keys::resource(&sys.resources[cycle[0]].name);
-            if p.prevents_deadlock() {
-                self.push(Diagnostic::note(
+        } else {
+            let names = ps
+                .iter()
+                .map(|p| p.name())
+                .collect::<Vec<_>>()
+                .join(" and ");
+            self.push(
+                Diagnostic::error(
                     key,
-                    format!("{msg}: {p} prevents the deadlock it could cause"),
-                ));
-            } else {
-                self.push(
-                    Diagnostic::error(key, format!("{msg}: a potential deadlock under {p}"))
-                        .hint("take nested locks in one global order, or use pcp / ipcp / srp, which prevent this deadlock"),
-                );
-            }
+                    format!("{msg}: a potential deadlock, as it goes through resources of {names} and no protocol prevents deadlock across another's resources"),
+                )
+                .hint("take nested locks in one global order, or give every resource of the cycle one protocol that prevents deadlock (pcp, ipcp, srp, npcs)"),
+            );
         }
     }
 

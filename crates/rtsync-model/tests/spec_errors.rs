@@ -271,21 +271,23 @@ fn units_beyond_the_resource_and_multi_unit_outside_srp() {
 }
 
 #[test]
-fn mixed_protocols_and_edf_incompatible_protocols() {
-    let src = "[[resource]]\nname = \"A\"\nprotocol = \"pcp\"\n[[resource]]\nname = \"B\"\nprotocol = \"pip\"\n".to_string() + TASK_OK;
+fn refused_mixes_and_edf_incompatible_protocols() {
+    // MPCP goes with PCP for its local resources, not with PIP.
+    let src = "[platform]\ncpus = 2\n[[resource]]\nname = \"A\"\nprotocol = \"mpcp\"\n[[resource]]\nname = \"B\"\nprotocol = \"pip\"\n".to_string() + TASK_OK;
     let e = one_error(&src);
     assert_at(&e, &src, "\"pip\"");
-    assert!(e.message.contains("one protocol"));
     // Both resources, both protocols, where the other was written, and
     // what to write instead.
     assert!(
-        e.message.contains("\"A\" (line 3) uses pcp") && e.message.contains("uses pip"),
+        e.message.contains("\"A\" (line 5) uses mpcp")
+            && e.message.contains("uses pip")
+            && e.message.contains("beside pcp only"),
         "{e}"
     );
     assert!(
         e.hint
             .as_deref()
-            .is_some_and(|h| h.contains("protocol = \"pcp\"")),
+            .is_some_and(|h| h.contains("protocol = \"pcp\" or \"mpcp\"")),
         "{e}"
     );
     let src = "[platform]\nscheduler = \"edf\"\nprotocol = \"pcp\"\n[[resource]]\nname = \"A\"\n"
@@ -293,6 +295,104 @@ fn mixed_protocols_and_edf_incompatible_protocols() {
         + TASK_OK;
     let e = one_error(&src);
     assert!(e.message.contains("edf"), "{e}");
+}
+
+/// Two resources `A` (protocol `pa`) and `B` (`pb`), a task nesting
+/// `inner` inside `outer` on CPU 0, and a user of `B` on CPU `b_cpu`.
+fn nested(pa: &str, pb: &str, outer: &str, inner: &str, b_cpu: usize) -> String {
+    format!(
+        "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"A\"\nprotocol = \"{pa}\"\n\
+[[resource]]\nname = \"B\"\nprotocol = \"{pb}\"\n\
+[[task]]\nname = \"n\"\nperiod = \"10ms\"\ncpu = 0\n\
+body = [ {{ lock = \"{outer}\", body = [ {{ lock = \"{inner}\", hold = \"1ms\" }} ] }} ]\n\
+[[task]]\nname = \"u\"\nperiod = \"10ms\"\ncpu = {b_cpu}\nbody = [ {{ lock = \"B\", hold = \"1ms\" }} ]\n"
+    )
+}
+
+#[test]
+fn accepted_mixes_load() {
+    // Uniprocessor protocols side by side, PIP inside IPCP.
+    accepted(&nested("ipcp", "pip", "A", "B", 0));
+    // FMLP: short inside long (Block et al. 2007).
+    accepted(&nested("fmlp-l", "fmlp-s", "A", "B", 1));
+    // MPCP's global resources beside PCP's local ones.
+    let src = "[platform]\ncpus = 2\n[[resource]]\nname = \"G\"\nprotocol = \"mpcp\"\n\
+[[resource]]\nname = \"L\"\nprotocol = \"pcp\"\n\
+[[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ { lock = \"G\", hold = \"1ms\" }, { lock = \"L\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"10ms\"\ncpu = 1\nbody = [ { lock = \"G\", hold = \"1ms\" } ]\n";
+    accepted(src);
+}
+
+#[test]
+fn a_suspending_lock_inside_one_that_keeps_its_cpu_is_refused() {
+    // FMLP long inside short: the short section spins non-preemptively.
+    let src = nested("fmlp-s", "fmlp-l", "A", "B", 1);
+    let e = one_error(&src);
+    assert!(
+        e.message
+            .contains("locks `B` (fmlp-l, whose waiters suspend) while holding `A` (fmlp-s"),
+        "{e}"
+    );
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("release `A` before locking `B`")),
+        "{e}"
+    );
+    // PIP inside a non-preemptive section, on one CPU.
+    let e = one_error(&nested("npcs", "pip", "A", "B", 0));
+    assert!(
+        e.message.contains("(npcs, whose holder keeps its CPU)"),
+        "{e}"
+    );
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("npcs, ipcp or srp")),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_local_pcp_resource_nested_in_a_global_mpcp_one_is_refused() {
+    // MPCP forbids nesting with a global section, whichever side it is on.
+    let src = "[platform]\ncpus = 2\n[[resource]]\nname = \"G\"\nprotocol = \"mpcp\"\n\
+[[resource]]\nname = \"L\"\nprotocol = \"pcp\"\n\
+[[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ { lock = \"G\", body = [ { lock = \"L\", hold = \"1ms\" } ] } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"10ms\"\ncpu = 1\nbody = [ { lock = \"G\", hold = \"1ms\" } ]\n";
+    let e = one_error(src);
+    assert!(
+        e.message
+            .contains("locks `L` while holding `G`; mpcp forbids"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_lock_order_cycle_across_two_protocols_is_a_deadlock() {
+    // PCP's system ceiling does not see IPCP's resource: x takes A then
+    // B, y takes B then A, on one CPU.
+    let cycle = |pa: &str, pb: &str| {
+        format!(
+            "[[resource]]\nname = \"A\"\nprotocol = \"{pa}\"\n[[resource]]\nname = \"B\"\nprotocol = \"{pb}\"\n\
+[[task]]\nname = \"x\"\nperiod = \"10ms\"\nbody = [ {{ lock = \"A\", body = [ {{ lock = \"B\", hold = \"1ms\" }} ] }} ]\n\
+[[task]]\nname = \"y\"\nperiod = \"20ms\"\nbody = [ {{ lock = \"B\", body = [ {{ lock = \"A\", hold = \"1ms\" }} ] }} ]\n"
+        )
+    };
+    let e = one_error(&cycle("pcp", "ipcp"));
+    assert!(
+        e.message.contains("lock-order cycle") && e.message.contains("resources of pcp and ipcp"),
+        "{e}"
+    );
+    // The same cycle under PCP alone is defused: a note.
+    let notes = accepted(&cycle("pcp", "pcp"));
+    assert!(
+        notes
+            .iter()
+            .any(|d| d.severity == Severity::Note && d.message.contains("pcp prevents")),
+        "{notes:?}"
+    );
 }
 
 #[test]

@@ -4,13 +4,11 @@
 
 use crate::protocols;
 use crate::rule::Rule;
-use rtsync_model::{Cpu, Facts, Protocol, Scheduler, System};
+use rtsync_model::{Cpu, Facts, Scheduler, System};
 
 /// The system as the machine sees it, fixed before the first request.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The protocol shared by every resource, if they share one.
-    pub protocol: Option<Protocol>,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
     /// CPUs of the platform.
@@ -58,7 +56,6 @@ impl Config {
             .map(|r| protocols::rule(sys, &f, &home, r))
             .collect();
         Config {
-            protocol: sys.protocol(),
             scheduler: sys.platform.scheduler,
             cpus: sys.platform.cpus,
             rules,

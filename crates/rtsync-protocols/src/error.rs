@@ -54,7 +54,10 @@ pub enum LockError {
         /// Units the resource has.
         total: u32,
     },
-    /// The protocol forbids requesting `resource` while holding `held`.
+    /// The protocol forbids requesting `resource` while holding `held`: a
+    /// global section nested with another under MPCP, DPCP, DFLP, MSRP or
+    /// MrsP, or a request that may suspend inside a section that keeps
+    /// its CPU (non-preemptive or spinning).
     ForbiddenNesting {
         /// The thread (its index in the system's task list).
         thread: usize,

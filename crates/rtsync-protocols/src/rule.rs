@@ -112,6 +112,13 @@ pub struct Rule {
     /// on the same resource by two lower-priority jobs, beyond Theorem 6's
     /// bound.
     pub handoff: bool,
+    /// Whether a refused request of this resource suspends the requester
+    /// (the protocol's [`rtsync_model::Protocol::suspends`]).
+    pub suspends: bool,
+    /// Whether its holder keeps its CPU, non-preemptive or spinning
+    /// ([`rtsync_model::Protocol::keeps_cpu`]): a request that may suspend
+    /// is refused while such a resource is held.
+    pub keeps_cpu: bool,
 }
 
 impl Rule {
@@ -151,6 +158,8 @@ impl Rule {
             no_global_nesting: false,
             helping: false,
             handoff: true,
+            suspends: false,
+            keeps_cpu: false,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! order, group locks, SRP's per-need ceilings, PCP's ceiling refusal) hold.
 
 use rtsync_model::{Protocol, load_str};
-use rtsync_protocols::{Config, Eff, LockError, Locks, Outcome, Tier, Wait};
+use rtsync_protocols::{Config, Eff, Hold, LockError, Locks, Outcome, Tier, Wait};
 
 /// A machine for `tasks` = `(name, priority, cpu, resources used)` with
 /// every resource under `p`. Resources are named r0, r1, ...
@@ -443,5 +443,52 @@ fn rules_say_who_spins_and_which_the_kernel_can_implement() {
             rule.helping as u64
         };
         assert_eq!(p.migrations(), moves, "{p}");
+        // A holder that keeps its CPU: non-preemptive or spinning.
+        let keeps = rule.wait == Wait::Spin || rule.holding == Hold::NonPreemptive;
+        assert_eq!(p.keeps_cpu(), keeps, "{p}");
+        // The local protocol a multiprocessor protocol prescribes gives
+        // its local resources the very same rule, which is why a spec may
+        // name either (`rtsync_model::mix`).
+        if let Some(local) = p.local_protocol() {
+            let users: &[(u32, usize, &[usize])] = &[(2, 0, &[0]), (1, 0, &[0])];
+            let ours = machine(p, 2, 1, users).config().rules[0].clone();
+            let theirs = machine(local, 2, 1, users).config().rules[0].clone();
+            assert_eq!(ours, theirs, "{p} local vs {local}");
+        }
     }
+}
+
+/// A protocol per resource: FMLP short resource r0 and long resource r1
+/// (Block et al. 2007), used apart by the spec. A short section keeps its
+/// CPU, so a long request inside it (which may suspend) is refused at run
+/// time as validation refuses it in a spec; the other way round, a short
+/// request inside a long section, spins while the long one is held.
+#[test]
+fn a_suspending_request_inside_a_section_that_keeps_its_cpu_is_refused() {
+    let src = "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"r0\"\nprotocol = \"fmlp-s\"\n\
+[[resource]]\nname = \"r1\"\nprotocol = \"fmlp-l\"\n\
+[[task]]\nname = \"t0\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"r0\", hold = \"1ms\" }, { lock = \"r1\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"t1\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"r0\", hold = \"1ms\" }, { lock = \"r1\", hold = \"1ms\" } ]\n";
+    let sys = load_str(src, None).unwrap_or_else(|d| panic!("{d}")).0;
+    let mut m = Locks::new(Config::new(&sys));
+    m.set_base(0, 2, 0).unwrap();
+    m.set_base(1, 1, 1).unwrap();
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(
+        m.lock(0, 1, 1),
+        Err(LockError::ForbiddenNesting {
+            thread: 0,
+            resource: 1,
+            held: 0
+        })
+    );
+    m.unlock(0, 0).unwrap();
+    // Short inside long: t1 holds r0, so t0 (holding r1, boosted) spins
+    // non-preemptively for it.
+    assert_eq!(m.lock(1, 0, 1), Ok(Outcome::Granted));
+    assert_eq!(m.lock(0, 1, 1), Ok(Outcome::Granted));
+    assert_eq!(m.eff(0).tier, Tier::Boosted);
+    assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Wait { spin: true }));
+    assert_eq!(m.eff(0).tier, Tier::NonPreemptive);
 }

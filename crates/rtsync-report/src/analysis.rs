@@ -16,12 +16,17 @@ pub fn facts(sys: &System, label: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{}: {} CPU(s), {} scheduling, {} task(s), {} resource(s)",
+        "{}: {} CPU(s), {} scheduling, {} task(s), {} resource(s){}",
         label,
         sys.platform.cpus,
         sys.platform.scheduler,
         sys.tasks.len(),
-        sys.resources.len()
+        sys.resources.len(),
+        if sys.resources.is_empty() {
+            String::new()
+        } else {
+            format!(" under {}", sys.protocol_label())
+        }
     );
     let mut tasks = Table::new(&[
         "task", "cpu", "prio", "level", "period", "deadline", "wcet", "util", "sections",
@@ -127,9 +132,20 @@ pub fn facts(sys: &System, label: &str) -> String {
 pub fn analysis_table(a: &Analysis, label: &str) -> String {
     let r = &a.result;
     let mut o = String::new();
-    let proto = r
-        .protocol
-        .map_or("no shared resources".into(), |p| format!("protocol {p}"));
+    let names = || {
+        r.protocols
+            .iter()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    };
+    let proto = match (r.protocols.len(), r.protocol) {
+        (0, _) => "no shared resources".to_string(),
+        (1, _) => format!("protocol {}", names()),
+        // MPCP or MSRP with the local protocol it prescribes.
+        (_, Some(p)) => format!("protocols {} (analysed as {p})", names()),
+        (_, None) => format!("protocols {} (mixed)", names()),
+    };
     let _ = writeln!(
         o,
         "{label}: {} CPU(s), {} scheduling, {proto}\n",

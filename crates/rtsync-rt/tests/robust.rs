@@ -308,3 +308,60 @@ fn every_protocol_tells_the_next_owner_when_its_owner_dies() {
         }
     }
 }
+
+/// FMLP short resource S and long resource L, used apart by the spec.
+const FMLP_MIX: &str = r#"
+[platform]
+cpus = 2
+[[resource]]
+name = "S"
+protocol = "fmlp-s"
+[[resource]]
+name = "L"
+protocol = "fmlp-l"
+[[task]]
+name = "a"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { lock = "S", hold = "1ms" }, { lock = "L", hold = "1ms" } ]
+[[task]]
+name = "b"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "S", hold = "1ms" }, { lock = "L", hold = "1ms" } ]
+"#;
+
+/// A program that nests a long request (which may suspend) inside a
+/// short, non-preemptive section is refused with the reason, on the
+/// recorded path and on the default one (fast path, real time where
+/// permitted); a short request inside a long section is granted.
+#[test]
+fn a_suspending_request_inside_a_non_preemptive_section_is_refused() {
+    let mut domains = vec![domain_of(&common::system(FMLP_MIX), false, &[last_cpu()])];
+    if common::realtime("the refused nesting on the default path") {
+        domains.push(common::unrecorded(FMLP_MIX, &[last_cpu(), last_cpu()]));
+    }
+    for d in domains {
+        let s = Mutex::new(&d, "S", ()).unwrap();
+        let l = Mutex::new(&d, "L", ()).unwrap();
+        let _a = d.bind("a").unwrap();
+        {
+            let _in_s = s.lock().unwrap();
+            match l.lock() {
+                Err(Fail::Error(RtError::Refused {
+                    task,
+                    resource,
+                    error: LockError::ForbiddenNesting { .. },
+                })) => {
+                    assert_eq!(task, "a");
+                    assert_eq!(resource.as_deref(), Some("L"));
+                }
+                other => panic!("expected ForbiddenNesting, got {other:?}"),
+            }
+        }
+        let _in_l = l.lock().unwrap();
+        let _in_s = s.lock().unwrap();
+    }
+}

@@ -190,9 +190,11 @@ impl<'a> Sim<'a> {
             });
         }
         let edf = sys.platform.scheduler == Scheduler::Edf;
-        if let Some(p) = sys.protocol()
-            && edf
-            && !p.supports(Scheduler::Edf)
+        if let Some(p) = sys
+            .resources
+            .iter()
+            .map(|r| r.protocol)
+            .find(|p| edf && !p.supports(Scheduler::Edf))
         {
             return Err(SimError::Unsupported {
                 protocol: p,

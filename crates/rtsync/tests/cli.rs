@@ -312,10 +312,27 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .filter(|c| c.len() == 14 && (c[1] == "fp" || c[1] == "edf") && c[3].parse::<u64>().is_ok())
         .collect();
-    assert_eq!(rows.len(), 16, "12 protocols under FP, 4 under EDF:\n{out}");
+    assert_eq!(
+        rows.len(),
+        20,
+        "12 protocols and 3 mixes under FP, 4 protocols and the uniprocessor mix under EDF:\n{out}"
+    );
     for p in [
-        "npcs", "pip", "pcp", "ipcp", "srp", "mpcp", "dpcp", "fmlp-s", "fmlp-l", "dflp", "msrp",
+        "npcs",
+        "pip",
+        "pcp",
+        "ipcp",
+        "srp",
+        "mpcp",
+        "dpcp",
+        "fmlp-s",
+        "fmlp-l",
+        "dflp",
+        "msrp",
         "mrsp",
+        "mix:by-length",
+        "mix:by-scope",
+        "mix:uniprocessor",
     ] {
         let cols = rows
             .iter()
@@ -339,11 +356,11 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
     let svg = std::fs::read_to_string(dir.join("tightness.svg")).unwrap();
     assert_eq!(
         svg.matches("tasks, max").count(),
-        16,
+        20,
         "one histogram per row"
     );
     let csv = std::fs::read_to_string(dir.join("soundness.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 17);
+    assert_eq!(csv.lines().count(), 21);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -30,6 +30,14 @@ use rtsync_model::{TaskId, Time};
 /// The longest a request of task `i` for group `g` waits in its FIFO
 /// queue.
 pub fn request_wait(cx: &Context, i: TaskId, g: usize) -> Time {
+    ahead(cx, i, g, |x| cx.f.longest_outer_cs(x))
+}
+
+/// `Σ cost(x)` over the tasks `x ≠ i` that can delay a request of `i`
+/// for group `g`: users of the group (queued ahead), and tasks of a CPU
+/// hosting a user or `i` itself (boosted ahead of a holder). The mixed
+/// FMLP bound ([`super::fmlp`]) charges each its own cost.
+pub(crate) fn ahead(cx: &Context, i: TaskId, g: usize, cost: impl Fn(TaskId) -> Time) -> Time {
     let f = &cx.f;
     let mut cpus = vec![false; f.cpus];
     if let Some(c) = cx.cpu(i) {
@@ -45,9 +53,8 @@ pub fn request_wait(cx: &Context, i: TaskId, g: usize) -> Time {
     }
     let mut w = Time::ZERO;
     for x in (0..cx.n()).filter(|&x| x != i) {
-        let counts = in_group(x) || cx.cpu(x).is_some_and(|c| cpus[c]);
-        if counts {
-            w = w.saturating_add(cx.f.longest_outer_cs(x));
+        if in_group(x) || cx.cpu(x).is_some_and(|c| cpus[c]) {
+            w = w.saturating_add(cost(x));
         }
     }
     w

@@ -16,8 +16,10 @@
 
 pub mod dflp;
 pub mod dpcp;
+pub mod fmlp;
 pub mod fmlp_l;
 pub mod fmlp_s;
+pub mod mix;
 pub mod mpcp;
 pub mod mrsp;
 pub mod msrp;
@@ -27,7 +29,7 @@ pub mod pip;
 pub mod srp;
 
 use crate::context::Context;
-use rtsync_model::{Cpu, Protocol, ResourceId, TaskId, Time};
+use rtsync_model::{Cpu, Mix, Protocol, ResourceId, TaskId, Time};
 use std::cell::OnceCell;
 
 /// What a job of one task asks of the platform.
@@ -55,7 +57,8 @@ impl Demand {
     }
 }
 
-/// The demands of all tasks under the system's protocol. MPCP and DPCP
+/// The demands of all tasks under the system's protocols (one, or a mix
+/// that [`rtsync_model::mix`] accepts). MPCP and DPCP
 /// build their per-system tables once here. None of the bounds needs other
 /// tasks' response times: those enter through release jitter and agent
 /// load, which the engine iterates.
@@ -87,11 +90,13 @@ enum Method {
 impl<'c> DemandTable<'c> {
     /// Builds the protocol's per-system tables; computes no demand yet.
     pub fn new(cx: &'c Context<'c>) -> DemandTable<'c> {
-        let rule = match cx.protocol {
-            None => Method::Plain,
-            Some(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
-            Some(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
-            Some(p) => Method::Each(match p {
+        let rule = match cx.mix {
+            Mix::Empty => Method::Plain,
+            Mix::Uniprocessor => Method::Each(mix::demand),
+            Mix::Fmlp => Method::Each(fmlp::demand),
+            Mix::One(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
+            Mix::One(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
+            Mix::One(p) => Method::Each(match p {
                 Protocol::Npcs => npcs::demand,
                 Protocol::Pip => pip::demand,
                 Protocol::Pcp | Protocol::Ipcp => pcp::demand,
@@ -143,8 +148,8 @@ impl<'c> DemandTable<'c> {
 /// Tasks hosted on that CPU suffer it as interference above every normal
 /// priority.
 pub fn foreign_loads(cx: &Context) -> Vec<Vec<(TaskId, Time)>> {
-    match cx.protocol {
-        Some(Protocol::Dpcp) | Some(Protocol::Dflp) => sync_cpu_loads(cx),
+    match cx.mix {
+        Mix::One(Protocol::Dpcp) | Mix::One(Protocol::Dflp) => sync_cpu_loads(cx),
         _ => vec![Vec::new(); cx.f.cpus],
     }
 }

@@ -1,10 +1,12 @@
 //! Random systems for experiments, seeded and reproducible: the same
 //! configuration and seed always give the same system.
 
+pub mod mix;
 pub mod periods;
 pub mod utilization;
 
 use crate::partition::{Heuristic, partition};
+pub use mix::Mixing;
 pub use periods::Periods;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -183,6 +183,7 @@ pub fn run(c: Config) -> Result<(), Error> {
     let measured = std::thread::spawn(move || {
         b2.set_message("uncontended");
         let unc = uncontended::measure(samples, cpu, other)?;
+        let mixed = uncontended::measure_mixed(samples, cpu, other)?;
         b2.inc(1);
         b2.set_message("kernel costs");
         let cs = kernel::context_switch(cpu, 2000)?;
@@ -199,12 +200,12 @@ pub fn run(c: Config) -> Result<(), Error> {
             b2.set_message(format!("hand-off: {name}"));
             b2.inc(1);
         })?;
-        Ok::<_, String>((unc, cs, rel, mig, hand))
+        Ok::<_, String>((unc, mixed, cs, rel, mig, hand))
     })
     .join()
     .unwrap_or_else(|_| Err("a bench thread panicked".into()));
     bar.finish_and_clear();
-    let (unc, cs, rel, mig, hand) = match measured {
+    let (unc, mixed, cs, rel, mig, hand) = match measured {
         Ok(m) => m,
         Err(e) => return Err(Error::Environment(e)),
     };
@@ -237,6 +238,25 @@ pub fn run(c: Config) -> Result<(), Error> {
     println!(
         "Targets: no priority change (fast) within 1.5x PI; a priority change within 1.0x PROTECT.\n"
     );
+
+    // A protocol per resource.
+    println!(
+        "A protocol per resource: the uncontended lock+unlock of A beside a resource B of another \n\
+         protocol, against the same lock with B under A's protocol (batches interleaved)"
+    );
+    println!(
+        "{:<22} {:>9} {:>9} {:>9} {:>9}  {:>9}  {:<8}",
+        "lock", "min", "median", "p99", "max", "single", "vs single"
+    );
+    for r in &mixed {
+        println!(
+            "{}  {:>9.0}  {:.2}x",
+            row4(&r.name, &r.mixed),
+            r.single[1],
+            r.mixed[1] / r.single[1]
+        );
+    }
+    println!("Target: within 1.1x the same lock in a single-protocol system.\n");
 
     // Hand-off.
     println!("Contended hand-off: holder's unlock to the first waiter running with the lock");

@@ -236,3 +236,115 @@ pub fn measure(samples: usize, cpu: usize, other: Option<usize>) -> Result<Vec<R
     }
     Ok(rows)
 }
+
+/// One lock measured in a mixed system and in the same system with one
+/// protocol.
+pub struct MixRow {
+    /// `"pip beside pcp"`.
+    pub name: String,
+    /// ns per lock+unlock pair in the mixed system, batch means.
+    pub mixed: [f64; 4],
+    /// The same lock in the single-protocol system, batches interleaved.
+    pub single: [f64; 4],
+}
+
+/// The mixes measured: resource `A`'s protocol, and the protocol of the
+/// second resource `B` beside it (each accepted by `rtsync_model::mix`).
+pub const MIXES: [(Protocol, Protocol); 6] = [
+    (Protocol::Pip, Protocol::Pcp),
+    (Protocol::Ipcp, Protocol::Pip),
+    (Protocol::Pcp, Protocol::Ipcp),
+    (Protocol::FmlpS, Protocol::FmlpL),
+    (Protocol::FmlpL, Protocol::FmlpS),
+    (Protocol::Mpcp, Protocol::Pcp),
+];
+
+/// [`system`]'s tasks with `A` under `a` and a second resource `B` under
+/// `b`, used by the tasks of CPU 0 (so local: PCP beside MPCP is allowed
+/// only there).
+fn system_with(a: Protocol, b: Protocol) -> System {
+    let multi = !a.is_uniprocessor();
+    let cpus = if multi { 2 } else { 1 };
+    let mut src = format!(
+        "[platform]\ncpus = {cpus}\n[[resource]]\nname = \"A\"\nprotocol = \"{a}\"\n\
+         [[resource]]\nname = \"B\"\nprotocol = \"{b}\"\n"
+    );
+    let mut tasks = vec![("T", 2, 0), ("H", 3, cpus - 1)];
+    if multi {
+        tasks.push(("U", 4, 0));
+    }
+    for (name, prio, cpu) in tasks {
+        let b_too = if cpu == 0 {
+            ", { lock = \"B\", hold = \"10us\" }"
+        } else {
+            ""
+        };
+        src += &format!(
+            "[[task]]\nname = \"{name}\"\nperiod = \"100ms\"\npriority = {prio}\ncpu = {cpu}\n\
+             body = [ {{ lock = \"A\", hold = \"10us\" }}{b_too} ]\n"
+        );
+    }
+    rtsync_model::load_str(&src, None)
+        .map(|(s, _)| s)
+        .unwrap_or_else(|d| panic!("bench system: {d}\n{src}"))
+}
+
+/// The uncontended lock+unlock of `A` by `T` in each of [`MIXES`], batch
+/// by batch against the same lock in the system where `B` has `A`'s
+/// protocol, on CPU `cpu` (and `other` for the multiprocessor mixes, left
+/// out without it). Default options: the path a user gets.
+pub fn measure_mixed(
+    samples: usize,
+    cpu: usize,
+    other: Option<usize>,
+) -> Result<Vec<MixRow>, String> {
+    let mut rows = Vec::new();
+    for (a, b) in MIXES {
+        let map = match (a.is_uniprocessor(), other) {
+            (true, _) => vec![cpu],
+            (false, Some(o)) => vec![cpu, o],
+            (false, None) => continue,
+        };
+        let domain = |sys: &System| {
+            Domain::new(
+                sys,
+                Options {
+                    cpu_map: Some(map.clone()),
+                    wait_limit: Duration::from_secs(2),
+                    ..Options::default()
+                },
+            )
+            .map_err(|e| e.to_string())
+        };
+        let (mixed, single) = (domain(&system_with(a, b))?, domain(&system_with(a, a))?);
+        // One thread, bound in both domains, alternating between them.
+        let (bm, bs) = (
+            mixed.bind("T").map_err(|e| e.to_string())?,
+            single.bind("T").map_err(|e| e.to_string())?,
+        );
+        let (am, as_) = (
+            mixed.resource("A").map_err(|e| e.to_string())?,
+            single.resource("A").map_err(|e| e.to_string())?,
+        );
+        let failed = std::cell::RefCell::new(None);
+        let note = |r: Result<(), rtsync_rt::RtError>| {
+            if let Err(e) = r {
+                failed.borrow_mut().get_or_insert(e.to_string());
+            }
+        };
+        let [m, s] = interleaved(
+            samples,
+            || note(bm.lock(am, 1).and_then(|_| bm.unlock(am))),
+            || note(bs.lock(as_, 1).and_then(|_| bs.unlock(as_))),
+        );
+        if let Some(e) = failed.into_inner() {
+            return Err(format!("{a} beside {b}: {e}"));
+        }
+        rows.push(MixRow {
+            name: format!("{a} beside {b}"),
+            mixed: m,
+            single: s,
+        });
+    }
+    Ok(rows)
+}

@@ -376,7 +376,10 @@ impl Locks {
         let rule = &self.cfg.rules[r];
         for h in &th.held {
             let hr = &self.cfg.rules[h.resource];
-            if (rule.no_global_nesting && rule.global) || (hr.no_global_nesting && hr.global) {
+            if (rule.no_global_nesting && rule.global)
+                || (hr.no_global_nesting && hr.global)
+                || (rule.suspends && hr.keeps_cpu)
+            {
                 return Err(LockError::ForbiddenNesting {
                     thread: t,
                     resource: r,

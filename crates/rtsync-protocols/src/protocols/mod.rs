@@ -53,7 +53,7 @@ pub(crate) fn rule(sys: &System, f: &Facts, home: &[Cpu], r: ResourceId) -> Rule
         users_cpu: f.users(r).first().map_or(0, |&t| home[t]),
         sync_cpu: sys.resources[r].sync_cpu,
     };
-    match sys.resources[r].protocol {
+    let rule = match sys.resources[r].protocol {
         Protocol::Npcs => npcs::rule(&rf),
         Protocol::Pip => pip::rule(&rf),
         Protocol::Pcp => pcp::rule(&rf),
@@ -66,5 +66,14 @@ pub(crate) fn rule(sys: &System, f: &Facts, home: &[Cpu], r: ResourceId) -> Rule
         Protocol::Dflp => dflp::rule(&rf),
         Protocol::Msrp => msrp::rule(&rf),
         Protocol::Mrsp => mrsp::rule(&rf),
+    };
+    // What a nesting across protocols must respect, from the one table of
+    // protocol facts: a local resource of MPCP or MSRP follows the local
+    // protocol's (PCP's, SRP's).
+    let family = rtsync_model::mix::family(sys, r, rf.global());
+    Rule {
+        suspends: family.suspends(),
+        keeps_cpu: family.keeps_cpu(),
+        ..rule
     }
 }

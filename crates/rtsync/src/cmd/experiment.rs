@@ -6,6 +6,7 @@
 //! the priority rule hold, and no deadlock occurs.
 
 use super::{BAD_INPUT, OK};
+use rtsync_analysis::generate::Mixing;
 use rtsync_experiment::Shape;
 use rtsync_experiment::soundness::{self, Config};
 use rtsync_model::{Protocol, Scheduler};
@@ -39,9 +40,15 @@ pub struct SoundnessArgs {
     /// Random systems per protocol (the design asks for 10000).
     #[arg(long, default_value_t = 10_000)]
     pub systems: u64,
-    /// Only this protocol (default: all twelve).
+    /// Only this protocol (default: all twelve, then the three mixes).
     #[arg(long, value_parser = super::check::parse_protocol)]
     pub protocol: Option<Protocol>,
+    /// Only systems with a protocol per resource by this rule: by-length
+    /// (FMLP short and long resources by section length) | by-scope (MPCP
+    /// global, PCP local) | uniprocessor (NPCS, PIP, PCP, IPCP and SRP
+    /// drawn per resource on one CPU).
+    #[arg(long, value_parser = |s: &str| s.parse::<Mixing>())]
+    pub mix: Option<Mixing>,
     /// Seed of the system stream (and of the search).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -72,6 +79,23 @@ pub struct SoundnessArgs {
     pub out: PathBuf,
 }
 
+/// What one row of the soundness experiment draws: systems under one
+/// protocol, or with a protocol per resource by a rule.
+#[derive(Clone, Copy)]
+enum Drawn {
+    One(Protocol),
+    Mix(Mixing),
+}
+
+impl std::fmt::Display for Drawn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Drawn::One(p) => write!(f, "{p}"),
+            Drawn::Mix(m) => write!(f, "mix:{m}"),
+        }
+    }
+}
+
 pub fn run(a: Args) -> u8 {
     match a.experiment {
         Experiment::Soundness(s) => soundness(s),
@@ -84,18 +108,30 @@ fn soundness(a: SoundnessArgs) -> u8 {
         eprintln!("error: --systems must be at least 1");
         return BAD_INPUT;
     }
-    let mut cases: Vec<(Protocol, Scheduler)> = Protocol::ALL
-        .iter()
-        .filter(|&&p| a.protocol.is_none_or(|q| q == p))
-        .map(|&p| (p, Scheduler::Fp))
-        .collect();
-    if a.edf {
+    let all = a.protocol.is_none() && a.mix.is_none();
+    let mut cases: Vec<(Drawn, Scheduler)> = Vec::new();
+    for sched in [Scheduler::Fp, Scheduler::Edf] {
+        if sched == Scheduler::Edf && !a.edf {
+            continue;
+        }
         cases.extend(
             Protocol::ALL
-                .iter()
-                .filter(|&&p| a.protocol.is_none_or(|q| q == p) && p.supports(Scheduler::Edf))
-                .map(|&p| (p, Scheduler::Edf)),
+                .into_iter()
+                .filter(|&p| (all || a.protocol == Some(p)) && p.supports(sched))
+                .map(|p| (Drawn::One(p), sched)),
         );
+        cases.extend(
+            Mixing::ALL
+                .into_iter()
+                .filter(|&m| (all || a.mix == Some(m)) && m.supports(sched))
+                .map(|m| (Drawn::Mix(m), sched)),
+        );
+    }
+    if cases.is_empty() {
+        eprintln!(
+            "error: nothing to draw: the protocol or mix given is not analysed under fp\n  hint: add --edf, or name another"
+        );
+        return BAD_INPUT;
     }
     let search = (a.search_budget > 0).then(|| SearchOptions {
         budget: a.search_budget,
@@ -133,9 +169,15 @@ fn soundness(a: SoundnessArgs) -> u8 {
     let mut csv = String::from(
         "protocol,scheduler,shape,systems,schedulable,simulations,events,violations,tasks,p50,p90,p99,max,seconds,search_budget\n",
     );
-    for (p, sched) in cases {
+    for (drawn, sched) in cases {
+        let (protocol, mix) = match drawn {
+            Drawn::One(p) => (p, None),
+            Drawn::Mix(m) => (m.base(sched), Some(m)),
+        };
+        let name = drawn.to_string();
         let cfg = Config {
-            protocol: p,
+            protocol,
+            mix,
             scheduler: sched,
             shape: a.shape,
             systems: a.systems,
@@ -148,7 +190,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
         let secs = t0.elapsed().as_secs_f64();
         let q = |x: f64| t.quantile(x).map_or("-".to_string(), |v| format!("{v:.3}"));
         let row = vec![
-            p.name().to_string(),
+            name.clone(),
             sched.to_string(),
             t.systems.to_string(),
             t.schedulable.to_string(),
@@ -184,7 +226,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
         });
         table.row(row);
         failed |= !t.violations.is_empty();
-        series.push((format!("{} ({sched})", p.name()), t.tightness));
+        series.push((format!("{name} ({sched})"), t.tightness));
     }
     bar.finish_and_clear();
     print!("\n{}", table.render());

@@ -164,7 +164,7 @@ pub fn run(a: Args) -> u8 {
     println!(
         "{}: ran {duration:?}, protocol {}{}",
         loaded.label,
-        sys.protocol().map_or("none".to_string(), |p| p.to_string()),
+        sys.protocol_label(),
         if a.no_realtime {
             ", without SCHED_FIFO (timings not meaningful)"
         } else {

@@ -293,7 +293,7 @@ pub fn run(a: Args) -> u8 {
         loaded.label,
         res.end,
         res.events,
-        sys.protocol().map_or("none".to_string(), |p| p.to_string())
+        sys.protocol_label()
     );
     let mut t = Table::new(&[
         "task", "cpu", "jobs", "sim max", "sim mean", "bound", "local", "remote", "spin", "misses",

@@ -1,0 +1,218 @@
+//! The FMLP as published: short resources (FIFO spin, non-preemptive)
+//! beside long ones (FIFO suspension, priority boosting) in one system
+//! (Block, Leontyev, Brandenburg and Anderson 2007, Sec. 3;
+//! [`rtsync_model::Mix::Fmlp`]).
+//!
+//! The rules the bound relies on, all enforced before analysis: short and
+//! long resources form separate groups (a group lock per nesting-connected
+//! set of one kind, [`rtsync_model::Facts::group`]); a long request may
+//! contain short ones, never the reverse (validation refuses a suspending
+//! request inside a section that keeps its CPU). The bound composes the
+//! two published ones, [`super::fmlp_s`] and [`super::fmlp_l`] (FMLP+
+//! ordering of boosted jobs), with three interaction terms:
+//!
+//! - **Spin inside long sections.** A short request nested in a long
+//!   section spins (non-preemptively) while the long resource is held, so
+//!   each long section is charged its nested short requests' spin:
+//!   `L'_x = max_{long s of x} (|s| + Σ_{short q in s} spin(q))`. Every
+//!   term that charges another task's long section uses `L'`.
+//! - **Short sections on the holder's CPU.** A long holder is granted while
+//!   it is suspended; when it becomes ready its CPU may be inside a
+//!   non-preemptive short section (spin and section) of any job there,
+//!   which delays it once: a boosted holder is never preempted by a job
+//!   that could start a new one. Each task counted in the request wait of
+//!   [`super::fmlp_l::request_wait`] is charged that once on its CPU.
+//! - **Local blocking per resumption.** `J_i` resumes after each long
+//!   request and each self-suspension (`N_i + S_i + 1` times, as under
+//!   FMLP-L). At each, every lower job of its CPU may be inside a boosted
+//!   long section (`Σ_j L'_j`) and one may be inside a non-preemptive
+//!   short section (`max_j` of its spin and section, FMLP-S's term): at
+//!   most one job of a CPU is non-preemptive at a time.
+//!
+//! Spinning is charged as execution (`spin`), once per short request of
+//! `J_i` (nested in a long section or not), one section per other CPU:
+//! spinning is non-preemptive, so each CPU has at most one short request
+//! in any FIFO queue. On a system with only short (only long) resources
+//! the bound equals [`super::fmlp_s`]'s ([`super::fmlp_l`]'s); a test checks
+//! it. The searched soundness experiment checks the composition
+//! (`rtsync experiment soundness --mix by-length`).
+
+use super::{Demand, times};
+use crate::context::Context;
+use rtsync_model::{Protocol, Request, TaskId, Time};
+
+fn short(cx: &Context, r: usize) -> bool {
+    cx.sys.resources[r].protocol == Protocol::FmlpS
+}
+
+/// Whether `rq` is a short request that holds no short resource: the
+/// request that spins for its group.
+fn short_outermost(cx: &Context, rq: &Request) -> bool {
+    short(cx, rq.resource) && !cx.f.held(rq).iter().any(|&h| short(cx, h))
+}
+
+/// Longest short section of `x` in group `g` (its outermost short level).
+fn short_cs(cx: &Context, x: TaskId, g: usize) -> Time {
+    cx.f.sections(x)
+        .iter()
+        .filter(|rq| short_outermost(cx, rq) && cx.f.group[rq.resource] == g)
+        .map(|rq| rq.length)
+        .max()
+        .unwrap_or(Time::ZERO)
+}
+
+/// Spin of one short request of `x` for group `g`: the longest section of
+/// each other CPU.
+fn spin(cx: &Context, x: TaskId, g: usize) -> Time {
+    (0..cx.f.cpus)
+        .filter(|&c| Some(c) != cx.cpu(x))
+        .map(|c| {
+            cx.f.on_cpu(c)
+                .iter()
+                .map(|&y| short_cs(cx, y, g))
+                .max()
+                .unwrap_or(Time::ZERO)
+        })
+        .fold(Time::ZERO, Time::saturating_add)
+}
+
+/// `L'_x`: the longest long section of `x`, its nested short requests'
+/// spin included.
+fn long_eff(cx: &Context, x: TaskId) -> Time {
+    let mut best = Time::ZERO;
+    let mut current: Option<Time> = None;
+    for rq in cx.f.sections(x) {
+        if rq.is_outermost() {
+            if let Some(c) = current.take() {
+                best = best.max(c);
+            }
+            if !short(cx, rq.resource) {
+                current = Some(rq.length);
+            }
+        } else if let Some(c) = current.as_mut()
+            && short_outermost(cx, rq)
+        {
+            *c = c.saturating_add(spin(cx, x, cx.f.group[rq.resource]));
+        }
+    }
+    best.max(current.unwrap_or(Time::ZERO))
+}
+
+/// The longest non-preemptive stretch of `x` outside long sections: an
+/// outermost short request's spin and section.
+fn short_np(cx: &Context, x: TaskId) -> Time {
+    cx.f.sections(x)
+        .iter()
+        .filter(|rq| rq.is_outermost() && short(cx, rq.resource))
+        .map(|rq| spin(cx, x, cx.f.group[rq.resource]).saturating_add(rq.length))
+        .max()
+        .unwrap_or(Time::ZERO)
+}
+
+/// The longest a long request of `i` for group `g` waits: one long
+/// section (and one short stretch on its CPU) of each task queued ahead or
+/// boosted ahead, as [`super::fmlp_l::request_wait`] counts them.
+fn request_wait(cx: &Context, i: TaskId, g: usize, np_on: &[Time]) -> Time {
+    super::fmlp_l::ahead(cx, i, g, |x| {
+        let np = cx.cpu(x).map_or(Time::ZERO, |c| np_on[c]);
+        long_eff(cx, x).saturating_add(np)
+    })
+}
+
+/// Task `i`'s blocking and execution terms with FMLP short and long
+/// resources (the module's bound).
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
+    let f = &cx.f;
+    let mut np_on = vec![Time::ZERO; f.cpus];
+    for x in 0..cx.n() {
+        if let Some(c) = cx.cpu(x) {
+            np_on[c] = np_on[c].max(short_np(cx, x));
+        }
+    }
+    let (mut spin_total, mut remote, mut n_long) = (Time::ZERO, Time::ZERO, 0u64);
+    for rq in f.sections(i) {
+        let g = f.group[rq.resource];
+        if short_outermost(cx, rq) {
+            spin_total = spin_total.saturating_add(spin(cx, i, g));
+        } else if rq.is_outermost() {
+            n_long += 1;
+            remote = remote.saturating_add(request_wait(cx, i, g, &np_on));
+        }
+    }
+    let resumptions = n_long + cx.suspensions(i) + 1;
+    let (mut boosted, mut np) = (Time::ZERO, Time::ZERO);
+    for j in cx.lower_local(i) {
+        boosted = boosted.saturating_add(long_eff(cx, j));
+        np = np.max(short_np(cx, j));
+    }
+    Demand {
+        exec: f.tasks[i].wcet,
+        spin: spin_total,
+        local: times(boosted.saturating_add(np), resumptions),
+        remote,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsync_model::System;
+
+    /// Two CPUs; `a` (high) and `b` (low) on CPU 0, `c` on CPU 1.
+    fn sys(protocol_s: &str, protocol_l: &str) -> System {
+        let src = format!(
+            "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"S\"\nprotocol = \"{protocol_s}\"\n\
+[[resource]]\nname = \"L\"\nprotocol = \"{protocol_l}\"\n\
+[[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ {{ lock = \"S\", hold = \"1ms\" }} ]\n\
+[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ {{ lock = \"L\", body = [ {{ compute = \"4ms\" }}, {{ lock = \"S\", hold = \"2ms\" }} ] }} ]\n\
+[[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ {{ lock = \"S\", hold = \"3ms\" }}, {{ lock = \"L\", hold = \"5ms\" }} ]\n"
+        );
+        rtsync_model::load_str(&src, None)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .0
+    }
+
+    /// Worked by hand from the module's terms.
+    #[test]
+    fn the_composed_bound_by_hand() {
+        let s = sys("fmlp-s", "fmlp-l");
+        let cx = Context::new(&s);
+        // a: one short request; the other CPU's longest S section is c's
+        // 3 ms. Lower job b may be inside its long section, 6 ms plus its
+        // nested S request's spin (c's 3 ms): 9 ms; b has no outermost
+        // short section. One resumption (no long request, no suspension).
+        let d = demand(&cx, 0);
+        assert_eq!(d.spin, Time::from_ms(3));
+        assert_eq!(d.local, Time::from_ms(9));
+        assert_eq!(d.remote, Time::ZERO);
+        // c: its S request spins for CPU 0's longest S section at the
+        // outermost short level: a's 1 ms or b's 2 ms (nested in L, but
+        // the outermost short level of b's requests): 2 ms. Its L request
+        // waits for b (a user of L): L'_b = 9 ms plus the longest short
+        // stretch on CPU 0 (a's spin 3 + 1 = 4 ms), and for a (on CPU 0,
+        // a user's CPU): L'_a = 0 plus 4 ms: 17 ms in all.
+        let d = demand(&cx, 2);
+        assert_eq!(d.spin, Time::from_ms(2));
+        assert_eq!(d.remote, Time::from_ms(17));
+        assert_eq!(d.local, Time::ZERO);
+    }
+
+    /// With one kind only, the composition is the published bound.
+    #[test]
+    fn one_kind_alone_gives_the_published_bound() {
+        for (p, one) in [
+            (
+                "fmlp-s",
+                super::super::fmlp_s::demand as fn(&Context, TaskId) -> Demand,
+            ),
+            ("fmlp-l", super::super::fmlp_l::demand),
+        ] {
+            let s = sys(p, p);
+            let cx = Context::new(&s);
+            for i in 0..cx.n() {
+                assert_eq!(demand(&cx, i), one(&cx, i), "{p}, task {i}");
+            }
+        }
+    }
+}

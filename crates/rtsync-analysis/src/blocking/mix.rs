@@ -1,0 +1,93 @@
+//! Uniprocessor protocols side by side: NPCS, PIP, PCP, IPCP and SRP
+//! resources in one system, each local to one CPU ([`rtsync_model::Mix::Uniprocessor`]).
+//!
+//! No paper bounds this mix as a whole; the bound is derived here from the
+//! argument behind Sha, Rajkumar and Lehoczky (1990), Lemma 2 and
+//! Theorem 5, which holds resource by resource whatever each resource's
+//! protocol:
+//!
+//! 1. While job `J_i` is pending, a lower-priority job `J_j` of its CPU runs
+//!    only at a priority at least `J_i`'s: because it is inside a
+//!    non-preemptive section (NPCS), at a ceiling (IPCP), holding a
+//!    resource whose SRP ceiling keeps `J_i` from starting, or inheriting
+//!    from a job that it blocks (PIP, PCP). Each of these lasts until `J_j`
+//!    leaves the outermost section it was in when `J_i` arrived (or last
+//!    resumed): `J_j` cannot start a new outermost section meanwhile, as it
+//!    runs only inside one. So each lower job blocks `J_i` for at most one
+//!    of its sections, per arrival or resumption of `J_i`.
+//! 2. A section of `J_j` on resource `r` can be that section only if `r`
+//!    *reaches* `J_i`: under NPCS always (nothing preempts it); otherwise
+//!    when `r`'s local ceiling, closed over nesting edges as in
+//!    [`super::pip::effective_ceilings`] (a holder of an inner resource can
+//!    inherit what the outer one passes on), is at least `J_i`'s rank. A
+//!    PCP refusal by the system ceiling names a PCP resource whose ceiling
+//!    reaches the requester's priority, the same condition.
+//! 3. Hence `B_i <= Σ_{j lower} max { |s| : s section of j on a resource
+//!    that reaches J_i }`, charged `S_i + 1` times (each self-suspension is
+//!    a new arrival). This is PIP's per-job sum (Theorem 5's first half);
+//!    its per-semaphore half does not carry over, as a PCP or NPCS section
+//!    can block without `J_i` requesting its resource.
+//! 4. Where every resource follows NPCS, IPCP or SRP, none of which lets a
+//!    job wait once it runs, the sum tightens to its largest term: once a
+//!    lower job is inside a section that reaches `J_i`, it runs at or above
+//!    `J_i`'s rank (or keeps every job of rank at most the ceiling from
+//!    starting), so no other lower job can enter one before it leaves
+//!    (Baker 1991, Theorem 6, with NPCS as a ceiling above every task).
+//!
+//! Mixing PCP with an immediate protocol loses 4: an IPCP grant does not
+//! test PCP's system ceiling, so a lower job may enter an IPCP section
+//! while another holds a PCP resource, and `J_i` meet both. A lock-order
+//! cycle across protocols is refused by validation (no protocol prevents
+//! that deadlock), so every wait here ends. The searched soundness
+//! experiment checks the bound (`rtsync experiment soundness --mix
+//! uniprocessor`).
+
+use super::{Demand, pip, times};
+use crate::context::Context;
+use rtsync_model::{Protocol, TaskId, Time};
+
+/// Whether every resource's protocol lets no job wait once it runs (NPCS,
+/// IPCP, SRP): then a job is blocked by one lower section per arrival.
+fn immediate(cx: &Context) -> bool {
+    cx.sys
+        .resources
+        .iter()
+        .all(|r| matches!(r.protocol, Protocol::Npcs | Protocol::Ipcp | Protocol::Srp))
+}
+
+/// Task `i`'s blocking and execution terms in a mix of uniprocessor
+/// protocols (the module's bound).
+pub fn demand(cx: &Context, i: TaskId) -> Demand {
+    let exec = cx.f.tasks[i].wcet;
+    let Some(cpu) = cx.cpu(i) else {
+        return Demand {
+            exec,
+            ..Demand::default()
+        };
+    };
+    let mut reach = pip::effective_ceilings(cx, cpu);
+    for (r, res) in cx.sys.resources.iter().enumerate() {
+        if res.protocol == Protocol::Npcs {
+            reach[r] = u32::MAX;
+        }
+    }
+    let rank = cx.rank(i);
+    let per_job = cx.lower_local(i).map(|j| {
+        cx.f.sections(j)
+            .iter()
+            .filter(|rq| reach[rq.resource] >= rank)
+            .map(|rq| rq.length)
+            .max()
+            .unwrap_or(Time::ZERO)
+    });
+    let b = if immediate(cx) {
+        per_job.max().unwrap_or(Time::ZERO)
+    } else {
+        per_job.fold(Time::ZERO, Time::saturating_add)
+    };
+    Demand {
+        exec,
+        local: times(b, cx.suspensions(i) + 1),
+        ..Demand::default()
+    }
+}

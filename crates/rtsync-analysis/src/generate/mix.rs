@@ -1,0 +1,212 @@
+//! A protocol per resource by rule, for experiments on mixed systems
+//! ([`rtsync_model::mix`] lists the mixes rtsync accepts).
+//!
+//! A system is generated under the mix's base protocol (whose nesting and
+//! placement rules the mix keeps), then each resource is given its own
+//! protocol by the rule, and nestings the mix forbids are repaired by
+//! changing the protocol of one side, never by dropping a section.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsync_model::{Facts, Protocol, Scheduler, System, Time};
+use std::fmt;
+use std::str::FromStr;
+
+/// How resources get their protocols.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mixing {
+    /// FMLP as published: resources whose sections are short spin
+    /// (FMLP-S), the others suspend (FMLP-L). Short means a longest
+    /// section at most the median over the system's resources; a resource
+    /// that nests a long one is long.
+    ByLength,
+    /// MPCP for global resources, PCP for local ones, as MPCP prescribes.
+    ByScope,
+    /// One CPU's uniprocessor protocols side by side, drawn per resource
+    /// (NPCS, PIP, PCP, IPCP, SRP; NPCS and SRP under EDF).
+    Uniprocessor,
+}
+
+impl Mixing {
+    /// Every rule.
+    pub const ALL: [Mixing; 3] = [Mixing::ByLength, Mixing::ByScope, Mixing::Uniprocessor];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mixing::ByLength => "by-length",
+            Mixing::ByScope => "by-scope",
+            Mixing::Uniprocessor => "uniprocessor",
+        }
+    }
+
+    /// The protocol systems are generated under before the rule applies.
+    pub fn base(self, scheduler: Scheduler) -> Protocol {
+        match (self, scheduler) {
+            (Mixing::ByLength, _) => Protocol::FmlpL,
+            (Mixing::ByScope, _) => Protocol::Mpcp,
+            (Mixing::Uniprocessor, Scheduler::Fp) => Protocol::Pcp,
+            (Mixing::Uniprocessor, Scheduler::Edf) => Protocol::Srp,
+        }
+    }
+
+    /// Whether the rule can be drawn under `scheduler`.
+    pub fn supports(self, scheduler: Scheduler) -> bool {
+        match self {
+            Mixing::Uniprocessor => true,
+            // FMLP-L and MPCP are analysed under FP only.
+            Mixing::ByLength | Mixing::ByScope => scheduler == Scheduler::Fp,
+        }
+    }
+
+    /// Gives each resource of `sys` (generated under [`Mixing::base`],
+    /// placed where the rule needs it) its protocol; `seed` and `index`
+    /// draw the uniprocessor rule's choices reproducibly.
+    pub fn apply(self, sys: &mut System, seed: u64, index: u64) {
+        let f = Facts::new(sys);
+        let n = sys.resources.len();
+        let longest: Vec<Time> = (0..n)
+            .map(|r| {
+                f.users(r)
+                    .iter()
+                    .flat_map(|&t| f.sections(t))
+                    .filter(|rq| rq.resource == r)
+                    .map(|rq| rq.length)
+                    .max()
+                    .unwrap_or(Time::ZERO)
+            })
+            .collect();
+        let mut ps: Vec<Protocol> = match self {
+            Mixing::ByLength => {
+                let mut sorted = longest.clone();
+                sorted.sort_unstable();
+                let median = sorted
+                    .get(n.saturating_sub(1) / 2)
+                    .copied()
+                    .unwrap_or(Time::ZERO);
+                longest
+                    .iter()
+                    .map(|&l| {
+                        if l <= median {
+                            Protocol::FmlpS
+                        } else {
+                            Protocol::FmlpL
+                        }
+                    })
+                    .collect()
+            }
+            Mixing::ByScope => f
+                .global
+                .iter()
+                .map(|&g| if g { Protocol::Mpcp } else { Protocol::Pcp })
+                .collect(),
+            Mixing::Uniprocessor => {
+                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x006d_6978); // "mix"
+                rng.set_stream(index);
+                let choices: &[Protocol] = match sys.platform.scheduler {
+                    Scheduler::Fp => &Protocol::ALL[..5],
+                    Scheduler::Edf => &[Protocol::Npcs, Protocol::Srp],
+                };
+                (0..n)
+                    .map(|_| choices[rng.random_range(0..choices.len())])
+                    .collect()
+            }
+        };
+        // A suspending request inside a section that keeps its CPU is
+        // refused: make the outer side long (FMLP) or the inner side
+        // immediate (uniprocessor), until none is left.
+        loop {
+            let mut changed = false;
+            for &(outer, inner, _) in &f.nesting {
+                if ps[outer].keeps_cpu() && ps[inner].suspends() {
+                    match self {
+                        Mixing::ByLength => ps[outer] = Protocol::FmlpL,
+                        _ => ps[inner] = Protocol::Ipcp,
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        for (r, p) in sys.resources.iter_mut().zip(ps) {
+            r.protocol = p;
+        }
+    }
+}
+
+impl fmt::Display for Mixing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Mixing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mixing, String> {
+        Mixing::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown mix `{s}`; expected one of: {}",
+                    Mixing::ALL.map(Mixing::name).join(", ")
+                )
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenConfig, generate};
+
+    /// Generated and mixed systems load, and mix what the rule says.
+    #[test]
+    fn mixed_systems_validate_and_mix() {
+        for m in Mixing::ALL {
+            let mut mixed = 0;
+            for i in 0..40 {
+                let uni = m == Mixing::Uniprocessor;
+                let c = GenConfig {
+                    cpus: if uni { 1 } else { 2 },
+                    tasks: 6,
+                    utilization: if uni { 0.5 } else { 1.0 },
+                    resources: 4,
+                    nest_prob: 0.5,
+                    local_resources: if m == Mixing::ByScope { 2 } else { 0 },
+                    protocol: m.base(Scheduler::Fp),
+                    ..GenConfig::default()
+                };
+                let mut sys = generate(&c, 7, i);
+                m.apply(&mut sys, 7, i);
+                let text = rtsync_model::to_toml(&sys);
+                let (back, _) = rtsync_model::load_str(&text, None)
+                    .unwrap_or_else(|d| panic!("{m} system {i}:\n{d}\n{text}"));
+                let ps = rtsync_model::mix::protocols(&back);
+                mixed += usize::from(ps.len() > 1);
+                match m {
+                    Mixing::ByLength => assert!(
+                        ps.iter()
+                            .all(|p| matches!(p, Protocol::FmlpS | Protocol::FmlpL))
+                    ),
+                    Mixing::ByScope => assert!(
+                        ps.iter()
+                            .all(|p| matches!(p, Protocol::Mpcp | Protocol::Pcp))
+                    ),
+                    Mixing::Uniprocessor => assert!(ps.iter().all(|p| p.is_uniprocessor())),
+                }
+            }
+            assert!(mixed >= 20, "{m}: only {mixed} of 40 systems mix protocols");
+        }
+    }
+
+    #[test]
+    fn names_parse() {
+        for m in Mixing::ALL {
+            assert_eq!(m.name().parse::<Mixing>(), Ok(m));
+        }
+        assert!("short".parse::<Mixing>().unwrap_err().contains("by-length"));
+    }
+}
