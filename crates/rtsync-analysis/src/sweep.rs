@@ -10,12 +10,49 @@
 //! same utilizations, periods, sections and partition, and differ only in
 //! the protocol field (and the synchronization CPU where one is needed).
 //! Each system is decided by [`verdict`], the response-time analysis that
-//! stops at the first miss.
+//! stops at the first miss. A curve may also be a mix ([`Curve::Mix`]):
+//! the same draws under the mix's base protocol, then a protocol per
+//! resource by its rule ([`Mixing`]).
 
 use crate::analyze::{Options, verdict};
-use crate::generate::{GenConfig, check_config, generate};
+use crate::generate::{GenConfig, Mixing, check_config, generate};
 use crate::result::Verdict;
 use rtsync_model::{Diagnostics, Protocol, System};
+use std::fmt;
+
+/// One curve of a sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curve {
+    /// Every resource under this protocol.
+    One(Protocol),
+    /// A protocol per resource by this rule.
+    Mix(Mixing),
+}
+
+impl Curve {
+    /// The protocol the systems are generated under.
+    fn base(self, scheduler: rtsync_model::Scheduler) -> Protocol {
+        match self {
+            Curve::One(p) => p,
+            Curve::Mix(m) => m.base(scheduler),
+        }
+    }
+}
+
+impl From<Protocol> for Curve {
+    fn from(p: Protocol) -> Curve {
+        Curve::One(p)
+    }
+}
+
+impl fmt::Display for Curve {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Curve::One(p) => write!(f, "{p}"),
+            Curve::Mix(m) => write!(f, "mix:{m}"),
+        }
+    }
+}
 
 /// What to sweep.
 #[derive(Clone, Debug)]
@@ -23,8 +60,8 @@ pub struct Sweep {
     /// The shape of the systems; its `protocol` and `utilization` are
     /// replaced per cell.
     pub base: GenConfig,
-    /// The protocols compared.
-    pub protocols: Vec<Protocol>,
+    /// The curves compared: protocols, and mixes.
+    pub curves: Vec<Curve>,
     /// Total utilizations, one point each.
     pub utilizations: Vec<f64>,
     /// Systems per point (and protocol).
@@ -40,8 +77,8 @@ pub struct Sweep {
 pub struct Cell {
     /// The total utilization.
     pub utilization: f64,
-    /// The protocol.
-    pub protocol: Protocol,
+    /// The curve.
+    pub curve: Curve,
     /// Systems generated.
     pub sets: u64,
     /// Of those, schedulable.
@@ -64,7 +101,7 @@ impl Sweep {
     /// before any work is done, so that a bad range fails at once with the
     /// point and protocol named.
     pub fn check(&self) -> Result<(), String> {
-        if self.protocols.is_empty() {
+        if self.curves.is_empty() {
             return Err("no protocol to sweep".into());
         }
         if self.utilizations.is_empty() {
@@ -73,15 +110,22 @@ impl Sweep {
         if self.sets == 0 {
             return Err("at least one system per point is needed".into());
         }
-        for &p in &self.protocols {
-            if self.base.cpus > 1 && p.is_uniprocessor() {
+        for &c in &self.curves {
+            let sched = self.base.scheduler;
+            if let Curve::Mix(m) = c
+                && !m.supports(sched)
+            {
+                return Err(format!("the mix {m} is not analysed under {sched}"));
+            }
+            let p = c.base(sched);
+            if self.base.cpus > 1 && matches!(c, Curve::One(p) if p.is_uniprocessor()) {
                 return Err(format!(
                     "{p} is a uniprocessor protocol; on {} CPUs sweep the multiprocessor ones, or use --cpus 1",
                     self.base.cpus
                 ));
             }
             for &u in &self.utilizations {
-                check_config(&self.config(p, u)).map_err(|e| format!("{p} at U = {u}: {e}"))?;
+                check_config(&self.config(p, u)).map_err(|e| format!("{c} at U = {u}: {e}"))?;
             }
         }
         Ok(())
@@ -95,38 +139,44 @@ impl Sweep {
         }
     }
 
-    /// System `k` of point `point` under `protocol`: the same draws for
-    /// every protocol.
-    pub fn system(&self, point: usize, protocol: Protocol, k: u64) -> System {
-        let c = self.config(protocol, self.utilizations[point]);
-        generate(&c, self.seed, point as u64 * self.sets + k)
+    /// System `k` of point `point` for `curve`: the same draws for every
+    /// protocol (and a mix's base protocol).
+    pub fn system(&self, point: usize, curve: impl Into<Curve>, k: u64) -> System {
+        let curve = curve.into();
+        let c = self.config(curve.base(self.base.scheduler), self.utilizations[point]);
+        let index = point as u64 * self.sets + k;
+        let mut sys = generate(&c, self.seed, index);
+        if let Curve::Mix(m) = curve {
+            m.apply(&mut sys, self.seed, index);
+        }
+        sys
     }
 
-    /// Whether system `k` of `point` is schedulable under each protocol,
-    /// in the order of [`Sweep::protocols`]. Fails when the analysis
-    /// rejects a system (a protocol that forbids what the shape generates),
-    /// naming the protocol.
-    pub fn decide(&self, point: usize, k: u64) -> Result<Vec<bool>, (Protocol, Diagnostics)> {
-        self.protocols
+    /// Whether system `k` of `point` is schedulable for each curve, in
+    /// the order of [`Sweep::curves`]. Fails when the analysis rejects a
+    /// system (a protocol that forbids what the shape generates), naming
+    /// the curve.
+    pub fn decide(&self, point: usize, k: u64) -> Result<Vec<bool>, (Curve, Diagnostics)> {
+        self.curves
             .iter()
-            .map(|&p| {
-                verdict(&self.system(point, p, k), &self.options)
+            .map(|&c| {
+                verdict(&self.system(point, c, k), &self.options)
                     .map(|v| v == Verdict::Schedulable)
-                    .map_err(|d| (p, d))
+                    .map_err(|d| (c, d))
             })
             .collect()
     }
 
     /// The cells from per-system outcomes: `outcomes[point][k]` as
-    /// [`Sweep::decide`] returns them. Cells are point-major, protocols
-    /// in their order within a point.
+    /// [`Sweep::decide`] returns them. Cells are point-major, curves in
+    /// their order within a point.
     pub fn tally(&self, outcomes: &[Vec<Vec<bool>>]) -> Vec<Cell> {
         let mut cells = Vec::new();
         for (point, per_set) in outcomes.iter().enumerate() {
-            for (j, &protocol) in self.protocols.iter().enumerate() {
+            for (j, &curve) in self.curves.iter().enumerate() {
                 cells.push(Cell {
                     utilization: self.utilizations[point],
-                    protocol,
+                    curve,
                     sets: per_set.len() as u64,
                     schedulable: per_set.iter().filter(|o| o[j]).count() as u64,
                 });
@@ -139,10 +189,11 @@ impl Sweep {
 /// Weighted schedulability of one protocol's curve: `Σ U · ratio(U) / Σ U`
 /// (Bastoni, Brandenburg and Anderson 2010), one number that weighs the
 /// heavily loaded points, where protocols differ, more than the light ones.
-pub fn weighted(cells: &[Cell], protocol: Protocol) -> f64 {
+pub fn weighted(cells: &[Cell], curve: impl Into<Curve>) -> f64 {
+    let curve = curve.into();
     let (num, den) = cells
         .iter()
-        .filter(|c| c.protocol == protocol)
+        .filter(|c| c.curve == curve)
         .fold((0.0, 0.0), |(n, d), c| {
             (n + c.utilization * c.ratio(), d + c.utilization)
         });
@@ -161,7 +212,7 @@ mod tests {
                 partition: Some(Heuristic::WorstFit),
                 ..GenConfig::default()
             },
-            protocols,
+            curves: protocols.into_iter().map(Curve::One).collect(),
             utilizations,
             sets: 20,
             seed: 7,
@@ -221,8 +272,7 @@ mod tests {
                 .unwrap();
             let direct = (0..s.sets)
                 .filter(|&k| {
-                    verdict(&s.system(pt, c.protocol, k), &s.options).unwrap()
-                        == Verdict::Schedulable
+                    verdict(&s.system(pt, c.curve, k), &s.options).unwrap() == Verdict::Schedulable
                 })
                 .count() as u64;
             assert_eq!(c.schedulable, direct, "{c:?}");
@@ -233,7 +283,7 @@ mod tests {
         let at = |p: Protocol, u: f64| {
             cells
                 .iter()
-                .find(|c| c.protocol == p && c.utilization == u)
+                .find(|c| c.curve == Curve::One(p) && c.utilization == u)
                 .unwrap()
                 .ratio()
         };
@@ -246,7 +296,7 @@ mod tests {
     fn weighted_schedulability_weighs_by_utilization() {
         let cell = |u: f64, ok: u64| Cell {
             utilization: u,
-            protocol: Protocol::Mpcp,
+            curve: Curve::One(Protocol::Mpcp),
             sets: 10,
             schedulable: ok,
         };
@@ -267,5 +317,28 @@ mod tests {
         assert!(sweep(vec![], vec![1.0]).check().is_err());
         assert!(sweep(vec![Protocol::Mpcp], vec![]).check().is_err());
         assert!(sweep(vec![Protocol::Mpcp], vec![1.0, 2.0]).check().is_ok());
+    }
+
+    /// A mix's curve sees the same tasks as the protocols' curves, with a
+    /// protocol per resource by its rule.
+    #[test]
+    fn a_mix_is_compared_on_the_same_systems() {
+        let mut s = sweep(vec![Protocol::FmlpS, Protocol::FmlpL], vec![1.5]);
+        s.curves.push(Curve::Mix(Mixing::ByLength));
+        assert!(s.check().is_ok());
+        let mut mixed = 0;
+        for k in 0..s.sets {
+            let a = s.system(0, Protocol::FmlpL, k);
+            let m = s.system(0, Curve::Mix(Mixing::ByLength), k);
+            assert_eq!(a.tasks, m.tasks, "system {k}");
+            let ps = rtsync_model::mix::protocols(&m);
+            assert!(
+                ps.iter()
+                    .all(|p| matches!(p, Protocol::FmlpS | Protocol::FmlpL))
+            );
+            mixed += usize::from(ps.len() == 2);
+            assert!(s.decide(0, k).is_ok());
+        }
+        assert!(mixed > 10, "only {mixed} of {} systems mixed", s.sets);
     }
 }

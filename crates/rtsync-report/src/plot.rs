@@ -3,8 +3,7 @@
 //! utilization.
 
 use crate::svg::esc;
-use rtsync_analysis::sweep::Cell;
-use rtsync_model::Protocol;
+use rtsync_analysis::sweep::{Cell, Curve};
 use std::fmt::Write;
 
 const COLOURS: [&str; 12] = [
@@ -32,7 +31,7 @@ fn tick(span: f64) -> f64 {
 
 /// The chart of `cells` (as [`rtsync_analysis::sweep::Sweep::tally`]
 /// returns them) for `protocols`, titled `title`.
-pub fn schedulability(cells: &[Cell], protocols: &[Protocol], title: &str) -> String {
+pub fn schedulability(cells: &[Cell], protocols: &[Curve], title: &str) -> String {
     let lo = cells
         .iter()
         .map(|c| c.utilization)
@@ -109,7 +108,7 @@ pub fn schedulability(cells: &[Cell], protocols: &[Protocol], title: &str) -> St
         let dash = DASHES[j % DASHES.len()];
         let mut pts: Vec<(f64, f64)> = cells
             .iter()
-            .filter(|c| c.protocol == *p)
+            .filter(|c| c.curve == *p)
             .map(|c| (x(c.utilization), y(c.ratio())))
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -133,7 +132,7 @@ pub fn schedulability(cells: &[Cell], protocols: &[Protocol], title: &str) -> St
             lx + 30.0,
             lx + 38.0,
             ly + 4.0,
-            esc(p.name())
+            esc(&p.to_string())
         );
     }
     s.push_str("</svg>\n");
@@ -264,10 +263,12 @@ fn trim(u: f64) -> String {
 mod tests {
     use super::*;
 
+    use rtsync_model::Protocol;
+
     fn cell(u: f64, p: Protocol, ok: u64) -> Cell {
         Cell {
             utilization: u,
-            protocol: p,
+            curve: p.into(),
             sets: 10,
             schedulable: ok,
         }
@@ -284,7 +285,11 @@ mod tests {
             cell(3.0, Protocol::Mpcp, 0),
             cell(3.0, Protocol::Dpcp, 5),
         ];
-        let svg = schedulability(&cells, &[Protocol::Mpcp, Protocol::Dpcp], "a <test>");
+        let svg = schedulability(
+            &cells,
+            &[Protocol::Mpcp.into(), Protocol::Dpcp.into()],
+            "a <test>",
+        );
         let (l, r, t, b) = (LEFT, LEFT + W, TOP, TOP + H);
         assert!(
             svg.contains(&format!(r#"points="{l:.1},{t:.1} {r:.1},{b:.1}""#)),
@@ -334,7 +339,11 @@ mod tests {
     /// One point: the axis still has a width (no division by zero).
     #[test]
     fn a_single_point_is_drawn() {
-        let svg = schedulability(&[cell(2.0, Protocol::Mpcp, 7)], &[Protocol::Mpcp], "one");
+        let svg = schedulability(
+            &[cell(2.0, Protocol::Mpcp, 7)],
+            &[Protocol::Mpcp.into()],
+            "one",
+        );
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
         assert_eq!(svg.matches("<circle").count(), 1);
     }

@@ -534,6 +534,69 @@ fn schedulability_sweep_writes_csv_and_plot() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// A mix is a curve beside the protocols, on the same systems: MPCP for
+/// global resources and PCP for local ones (`--mixes by-scope`) against
+/// MPCP alone, which gives local resources the same rules, so the two
+/// curves agree point by point.
+#[test]
+fn schedulability_sweep_draws_mixed_systems() {
+    let dir = std::env::temp_dir().join(format!("rtsync-sweep-mix-{}", std::process::id()));
+    let o = rtsync(&[
+        "experiment",
+        "schedulability",
+        "--protocols",
+        "mpcp",
+        "--mixes",
+        "by-scope",
+        "--local-resources",
+        "2",
+        "--from",
+        "1",
+        "--to",
+        "3",
+        "--step",
+        "1",
+        "--sets",
+        "20",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("mix:by-scope"), "{out}");
+    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 3 * 2, "{csv}");
+    for pair in rows.chunks(2) {
+        assert_eq!((pair[0][1], pair[1][1]), ("mpcp", "mix:by-scope"), "{csv}");
+        assert_eq!(pair[0][3], pair[1][3], "same verdicts:\n{csv}");
+    }
+    let svg = std::fs::read_to_string(dir.join("schedulability.svg")).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 2);
+    std::fs::remove_dir_all(&dir).ok();
+    // FMLP-L is analysed under FP only: so is its mix.
+    let o = rtsync(&[
+        "experiment",
+        "schedulability",
+        "--mixes",
+        "by-length",
+        "--scheduler",
+        "edf",
+        "--sets",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).1.contains("by-length is not analysed under edf"),
+        "{}",
+        text(&o).1
+    );
+}
+
 #[test]
 fn schedulability_sweep_refuses_what_it_cannot_compare() {
     let o = rtsync(&[

@@ -4,7 +4,8 @@
 use super::generate::{Shape, config};
 use super::{BAD_INPUT, OK, load_overheads};
 use rayon::prelude::*;
-use rtsync_analysis::sweep::{Cell, Sweep, weighted};
+use rtsync_analysis::generate::Mixing;
+use rtsync_analysis::sweep::{Cell, Curve, Sweep, weighted};
 use rtsync_analysis::{Options, TestSelection};
 use rtsync_model::{Protocol, Scheduler};
 use std::path::PathBuf;
@@ -13,13 +14,20 @@ use std::path::PathBuf;
 #[command(after_help = "Examples:
   rtsync experiment schedulability --cpus 4 --tasks 16 --sets 1000
   rtsync experiment schedulability --protocols mpcp,dpcp,fmlp-s,msrp --overheads overheads.toml
-  rtsync experiment schedulability --cpus 1 --tasks 8 --cs 300us,3ms --access-prob 0.5")]
+  rtsync experiment schedulability --cpus 1 --tasks 8 --cs 300us,3ms --access-prob 0.5
+  rtsync experiment schedulability --protocols fmlp-s,fmlp-l --mixes by-length --nest-prob 0.3")]
 pub struct Args {
     /// Protocols to compare, comma-separated. Default: the multiprocessor
     /// protocols (those that support the scheduler) on several CPUs, the
     /// uniprocessor ones on one.
     #[arg(long, value_delimiter = ',', value_parser = super::check::parse_protocol)]
     pub protocols: Vec<Protocol>,
+    /// Mixes to compare beside them, comma-separated: by-length (FMLP
+    /// short and long resources by section length) | by-scope (MPCP
+    /// global, PCP local) | uniprocessor (NPCS, PIP, PCP, IPCP, SRP drawn
+    /// per resource). Each mix sees the same systems as the protocols.
+    #[arg(long, value_delimiter = ',', value_parser = |s: &str| s.parse::<Mixing>())]
+    pub mixes: Vec<Mixing>,
     /// First total utilization (default: a tenth of the CPUs).
     #[arg(long)]
     pub from: Option<f64>,
@@ -80,6 +88,11 @@ pub fn run(a: Args) -> u8 {
     } else {
         a.protocols.clone()
     };
+    let curves: Vec<Curve> = protocols
+        .iter()
+        .map(|&p| Curve::One(p))
+        .chain(a.mixes.iter().map(|&m| Curve::Mix(m)))
+        .collect();
     let to = a.to.unwrap_or(cpus.min(a.shape.tasks as f64));
     let utilizations = match points(
         a.from.unwrap_or(cpus / 10.0),
@@ -109,7 +122,7 @@ pub fn run(a: Args) -> u8 {
     };
     let sweep = Sweep {
         base,
-        protocols,
+        curves,
         utilizations,
         sets: a.sets,
         seed: a.seed,
@@ -131,8 +144,8 @@ pub fn run(a: Args) -> u8 {
     let n_points = sweep.utilizations.len();
     let total = n_points as u64 * sweep.sets;
     println!(
-        "rtsync experiment schedulability: {} protocols, {} points from U = {} to {}, {} systems each, seed {}{}",
-        sweep.protocols.len(),
+        "rtsync experiment schedulability: {} curves, {} points from U = {} to {}, {} systems each, seed {}{}",
+        sweep.curves.len(),
         n_points,
         sweep.utilizations[0],
         sweep.utilizations[n_points - 1],
@@ -168,7 +181,7 @@ pub fn run(a: Args) -> u8 {
         Err((p, d)) => {
             eprint!("{d}");
             eprintln!(
-                "error: the analysis under {p} rejects the generated systems\n  hint: leave {p} out (--protocols), or change the shape (e.g. --nest-prob 0)"
+                "error: the analysis under {p} rejects the generated systems\n  hint: leave {p} out (--protocols, --mixes), or change the shape (e.g. --nest-prob 0)"
             );
             return BAD_INPUT;
         }
@@ -192,7 +205,7 @@ pub fn run(a: Args) -> u8 {
     let written = std::fs::write(&csv, to_csv(&cells)).and_then(|_| {
         std::fs::write(
             &svg,
-            rtsync_report::plot::schedulability(&cells, &sweep.protocols, &title),
+            rtsync_report::plot::schedulability(&cells, &sweep.curves, &title),
         )
     });
     if let Err(e) = written {
@@ -205,21 +218,21 @@ pub fn run(a: Args) -> u8 {
 
 fn print_table(sweep: &Sweep, cells: &[Cell]) {
     let mut head = vec!["U".to_string()];
-    head.extend(sweep.protocols.iter().map(|p| p.name().to_string()));
+    head.extend(sweep.curves.iter().map(|c| c.to_string()));
     let head_refs: Vec<&str> = head.iter().map(String::as_str).collect();
     let mut tb = rtsync_report::table::Table::new(&head_refs);
     for (pt, &u) in sweep.utilizations.iter().enumerate() {
         let mut row = vec![format!("{u}")];
-        let per = &cells[pt * sweep.protocols.len()..(pt + 1) * sweep.protocols.len()];
+        let per = &cells[pt * sweep.curves.len()..(pt + 1) * sweep.curves.len()];
         row.extend(per.iter().map(|c| format!("{:.1}%", 100.0 * c.ratio())));
         tb.row(row);
     }
     let mut row = vec!["weighted".to_string()];
     row.extend(
         sweep
-            .protocols
+            .curves
             .iter()
-            .map(|&p| format!("{:.3}", weighted(cells, p))),
+            .map(|&c| format!("{:.3}", weighted(cells, c))),
     );
     tb.row(row);
     print!("{}", tb.render());
@@ -232,7 +245,7 @@ fn to_csv(cells: &[Cell]) -> String {
         s.push_str(&format!(
             "{},{},{},{},{:.6}\n",
             c.utilization,
-            c.protocol,
+            c.curve,
             c.sets,
             c.schedulable,
             c.ratio()
