@@ -34,6 +34,10 @@ impl<'a> Context<'a> {
     /// The context of `sys`.
     pub fn new(sys: &'a System) -> Context<'a> {
         let f = Facts::new(sys);
+        // A refused mix reaches here only from a caller that skipped
+        // validation (`analyze` validates first); its resources then count
+        // as having no protocol.
+        let mix = sys.mix().unwrap_or(Mix::Empty);
         let mut level_ceiling = Vec::new();
         if sys.platform.scheduler == Scheduler::Edf {
             level_ceiling = vec![vec![0; f.cpus]; f.n_resources];
@@ -51,11 +55,8 @@ impl<'a> Context<'a> {
             period: sys.tasks.iter().map(|t| t.period).collect(),
             deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
             jitter: sys.tasks.iter().map(|t| t.jitter).collect(),
-            // A mix validation refuses is analysed as if its resources
-            // had no protocol only by callers that skipped validation; the
-            // kernels refuse it too.
-            mix: sys.mix().unwrap_or(Mix::Empty),
-            protocol: sys.protocol(),
+            mix,
+            protocol: mix.protocol(),
             scheduler: sys.platform.scheduler,
             sys,
         }

@@ -6,6 +6,7 @@
 //! one, a WCET beyond the deadline) and notes (a lock-order cycle that the
 //! protocol defuses) are reported beside it.
 
+use crate::Protocol;
 use crate::derived::Facts;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::system::{ResourceId, Segment, System, body_execution, keys};
@@ -290,7 +291,10 @@ impl V<'_> {
             let task = &sys.tasks[t].name;
             // A request that may suspend, inside a section that keeps its
             // CPU (FMLP's rule for long inside short, Block et al. 2007).
-            if o.protocol.keeps_cpu() && i.protocol.suspends() {
+            // As the protocol core decides it: by each side's family (a
+            // local MSRP resource follows SRP's rules).
+            let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
+            if family(outer).keeps_cpu() && family(inner).suspends() {
                 let alt = if o.protocol.is_uniprocessor() {
                     "npcs, ipcp or srp".to_string()
                 } else {
@@ -326,6 +330,30 @@ impl V<'_> {
                     )
                     .hint(format!("release `{}` before locking `{}`, merge the two into one resource, or use fmlp-s / fmlp-l, whose group locks allow nesting", o.name, i.name)),
                 );
+                continue;
+            }
+            // PCP's ceiling test prevents deadlock only among jobs that took
+            // every resource they hold through it (the premise of Sha,
+            // Rajkumar and Lehoczky 1990, Thm 10): a job holding a
+            // resource taken past the test (IPCP, PIP, NPCS, SRP) and then
+            // refused by a ceiling waits for a holder that may need that
+            // resource, a deadlock without a lock-order cycle (found by the
+            // soundness search; test `pcp_nested_with_another_protocol_is_refused`).
+            let (fo, fi) = (family(outer), family(inner));
+            if fo != fi && (fo == Protocol::Pcp || fi == Protocol::Pcp) {
+                self.push(
+                    Diagnostic::error(
+                        keys::task(task),
+                        format!(
+                            "locks `{}` ({fi}) while holding `{}` ({fo}): PCP prevents deadlock only among resources that all pass its ceiling test, and a job that holds one taken past the test can deadlock with a job the test refuses",
+                            i.name, o.name
+                        ),
+                    )
+                    .hint(format!(
+                        "give `{}` and `{}` the same protocol, or release `{}` before locking `{}`",
+                        o.name, i.name, o.name, i.name
+                    )),
+                );
             }
         }
     }
@@ -348,8 +376,15 @@ impl V<'_> {
             return;
         };
         let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
-        let safe =
-            |a: ResourceId, b: ResourceId| family(a) == family(b) && family(a).prevents_deadlock();
+        // On one CPU, a job under NPCS, IPCP or SRP never waits once it
+        // runs, so a cycle through such resources alone cannot close.
+        let immediate = |r: ResourceId| {
+            !f.global[r] && matches!(family(r), Protocol::Npcs | Protocol::Ipcp | Protocol::Srp)
+        };
+        let safe = |a: ResourceId, b: ResourceId| {
+            (family(a) == family(b) && family(a).prevents_deadlock())
+                || (immediate(a) && immediate(b))
+        };
         let unsafe_cycle = edges
             .iter()
             .filter(|&&(a, b)| !safe(a, b))
@@ -384,11 +419,13 @@ impl V<'_> {
         ps.sort_unstable();
         ps.dedup();
         if unsafe_cycle.is_none() {
-            let p = family(cycle[0]);
-            self.push(Diagnostic::note(
-                key,
-                format!("{msg}: {p} prevents the deadlock it could cause"),
-            ));
+            let why = match ps.as_slice() {
+                [_] => format!("{} prevents the deadlock it could cause", family(cycle[0])),
+                _ => {
+                    "under NPCS, IPCP and SRP no job waits once it runs, so it cannot close".into()
+                }
+            };
+            self.push(Diagnostic::note(key, format!("{msg}: {why}")));
         } else if let [p] = ps.as_slice() {
             self.push(
                 Diagnostic::error(key, format!("{msg}: a potential deadlock under {p}"))

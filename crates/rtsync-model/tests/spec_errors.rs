@@ -369,10 +369,35 @@ fn a_local_pcp_resource_nested_in_a_global_mpcp_one_is_refused() {
     );
 }
 
+/// PCP's ceiling test prevents deadlock only among resources that all
+/// pass it. The soundness search found the deadlock this refuses (no
+/// lock-order cycle): a job holding PIP's `B` asks for PCP's `C` and is
+/// refused by the ceiling of `A`, held by a job that then asks for `B`.
+#[test]
+fn pcp_nested_with_another_protocol_is_refused() {
+    for (outer, inner) in [("pip", "pcp"), ("pcp", "ipcp")] {
+        let e = one_error(&nested(outer, inner, "A", "B", 0).replace("cpus = 2", "cpus = 1"));
+        assert!(
+            e.message
+                .contains(&format!("locks `B` ({inner}) while holding `A` ({outer})"))
+                && e.message.contains("ceiling test"),
+            "{e}"
+        );
+        assert!(
+            e.hint
+                .as_deref()
+                .is_some_and(|h| h.contains("same protocol")),
+            "{e}"
+        );
+    }
+    // PCP inside PCP is PCP's own business.
+    accepted(&nested("pcp", "pcp", "A", "B", 0).replace("cpus = 2", "cpus = 1"));
+}
+
 #[test]
 fn a_lock_order_cycle_across_two_protocols_is_a_deadlock() {
-    // PCP's system ceiling does not see IPCP's resource: x takes A then
-    // B, y takes B then A, on one CPU.
+    // PIP does not prevent the deadlock and IPCP's ceiling does not cover
+    // PIP's resource: x takes A then B, y takes B then A, on one CPU.
     let cycle = |pa: &str, pb: &str| {
         format!(
             "[[resource]]\nname = \"A\"\nprotocol = \"{pa}\"\n[[resource]]\nname = \"B\"\nprotocol = \"{pb}\"\n\
@@ -380,11 +405,15 @@ fn a_lock_order_cycle_across_two_protocols_is_a_deadlock() {
 [[task]]\nname = \"y\"\nperiod = \"20ms\"\nbody = [ {{ lock = \"B\", body = [ {{ lock = \"A\", hold = \"1ms\" }} ] }} ]\n"
         )
     };
-    let e = one_error(&cycle("pcp", "ipcp"));
+    let e = one_error(&cycle("pip", "ipcp"));
     assert!(
-        e.message.contains("lock-order cycle") && e.message.contains("resources of pcp and ipcp"),
+        e.message.contains("lock-order cycle") && e.message.contains("resources of pip and ipcp"),
         "{e}"
     );
+    // Through NPCS and IPCP resources alone, on one CPU, no job waits once
+    // it runs: the cycle cannot close.
+    let diags = accepted(&cycle("npcs", "ipcp"));
+    assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
     // The same cycle under PCP alone is defused: a note.
     let notes = accepted(&cycle("pcp", "pcp"));
     assert!(

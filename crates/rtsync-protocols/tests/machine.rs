@@ -492,3 +492,29 @@ fn a_suspending_request_inside_a_section_that_keeps_its_cpu_is_refused() {
     assert_eq!(m.lock(0, 0, 1), Ok(Outcome::Wait { spin: true }));
     assert_eq!(m.eff(0).tier, Tier::NonPreemptive);
 }
+
+/// PCP's ceiling test prevents deadlock only among resources that all pass
+/// it: a PCP request while holding a PIP resource (or the reverse) is
+/// refused at run time, as validation refuses it in a spec.
+#[test]
+fn pcp_nested_with_another_protocol_is_refused() {
+    let src = "[platform]\ncpus = 1\n\
+[[resource]]\nname = \"r0\"\nprotocol = \"pip\"\n\
+[[resource]]\nname = \"r1\"\nprotocol = \"pcp\"\n\
+[[task]]\nname = \"t0\"\nperiod = \"100ms\"\npriority = 2\nbody = [ { lock = \"r0\", hold = \"1ms\" }, { lock = \"r1\", hold = \"1ms\" } ]\n";
+    let sys = load_str(src, None).unwrap_or_else(|d| panic!("{d}")).0;
+    let mut m = Locks::new(Config::new(&sys));
+    m.set_base(0, 2, 0).unwrap();
+    for (first, second) in [(0, 1), (1, 0)] {
+        assert_eq!(m.lock(0, first, 1), Ok(Outcome::Granted));
+        assert_eq!(
+            m.lock(0, second, 1),
+            Err(LockError::ForbiddenNesting {
+                thread: 0,
+                resource: second,
+                held: first
+            })
+        );
+        m.unlock(0, first).unwrap();
+    }
+}

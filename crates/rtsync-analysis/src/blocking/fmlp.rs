@@ -109,26 +109,51 @@ fn short_np(cx: &Context, x: TaskId) -> Time {
         .unwrap_or(Time::ZERO)
 }
 
-/// The longest a long request of `i` for group `g` waits: one long
-/// section (and one short stretch on its CPU) of each task queued ahead or
-/// boosted ahead, as [`super::fmlp_l::request_wait`] counts them.
-fn request_wait(cx: &Context, i: TaskId, g: usize, np_on: &[Time]) -> Time {
-    super::fmlp_l::ahead(cx, i, g, |x| {
-        let np = cx.cpu(x).map_or(Time::ZERO, |c| np_on[c]);
-        long_eff(cx, x).saturating_add(np)
-    })
+/// The per-task and per-CPU terms every task's bound reads, computed once
+/// per system.
+pub struct Tables {
+    /// `L'_x` per task.
+    long_eff: Vec<Time>,
+    /// The longest non-preemptive short stretch per task.
+    short_np: Vec<Time>,
+    /// The longest such stretch of any task, per CPU.
+    np_on: Vec<Time>,
+}
+
+impl Tables {
+    /// The tables of `cx`'s system.
+    pub fn new(cx: &Context) -> Tables {
+        let long_eff: Vec<Time> = (0..cx.n()).map(|x| long_eff(cx, x)).collect();
+        let short_np: Vec<Time> = (0..cx.n()).map(|x| short_np(cx, x)).collect();
+        let mut np_on = vec![Time::ZERO; cx.f.cpus];
+        for (x, &np) in short_np.iter().enumerate() {
+            if let Some(c) = cx.cpu(x) {
+                np_on[c] = np_on[c].max(np);
+            }
+        }
+        Tables {
+            long_eff,
+            short_np,
+            np_on,
+        }
+    }
+
+    /// The longest a long request of `i` for group `g` waits: one long
+    /// section (and one short stretch on its CPU) of each task queued
+    /// ahead or boosted ahead, as [`super::fmlp_l::request_wait`] counts
+    /// them.
+    fn request_wait(&self, cx: &Context, i: TaskId, g: usize) -> Time {
+        super::fmlp_l::ahead(cx, i, g, |x| {
+            let np = cx.cpu(x).map_or(Time::ZERO, |c| self.np_on[c]);
+            self.long_eff[x].saturating_add(np)
+        })
+    }
 }
 
 /// Task `i`'s blocking and execution terms with FMLP short and long
 /// resources (the module's bound).
-pub fn demand(cx: &Context, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
-    let mut np_on = vec![Time::ZERO; f.cpus];
-    for x in 0..cx.n() {
-        if let Some(c) = cx.cpu(x) {
-            np_on[c] = np_on[c].max(short_np(cx, x));
-        }
-    }
     let (mut spin_total, mut remote, mut n_long) = (Time::ZERO, Time::ZERO, 0u64);
     for rq in f.sections(i) {
         let g = f.group[rq.resource];
@@ -136,14 +161,14 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
             spin_total = spin_total.saturating_add(spin(cx, i, g));
         } else if rq.is_outermost() {
             n_long += 1;
-            remote = remote.saturating_add(request_wait(cx, i, g, &np_on));
+            remote = remote.saturating_add(tb.request_wait(cx, i, g));
         }
     }
     let resumptions = n_long + cx.suspensions(i) + 1;
     let (mut boosted, mut np) = (Time::ZERO, Time::ZERO);
     for j in cx.lower_local(i) {
-        boosted = boosted.saturating_add(long_eff(cx, j));
-        np = np.max(short_np(cx, j));
+        boosted = boosted.saturating_add(tb.long_eff[j]);
+        np = np.max(tb.short_np[j]);
     }
     Demand {
         exec: f.tasks[i].wcet,
@@ -182,7 +207,8 @@ mod tests {
         // 3 ms. Lower job b may be inside its long section, 6 ms plus its
         // nested S request's spin (c's 3 ms): 9 ms; b has no outermost
         // short section. One resumption (no long request, no suspension).
-        let d = demand(&cx, 0);
+        let tb = Tables::new(&cx);
+        let d = demand(&cx, &tb, 0);
         assert_eq!(d.spin, Time::from_ms(3));
         assert_eq!(d.local, Time::from_ms(9));
         assert_eq!(d.remote, Time::ZERO);
@@ -192,7 +218,7 @@ mod tests {
         // waits for b (a user of L): L'_b = 9 ms plus the longest short
         // stretch on CPU 0 (a's spin 3 + 1 = 4 ms), and for a (on CPU 0,
         // a user's CPU): L'_a = 0 plus 4 ms: 17 ms in all.
-        let d = demand(&cx, 2);
+        let d = demand(&cx, &tb, 2);
         assert_eq!(d.spin, Time::from_ms(2));
         assert_eq!(d.remote, Time::from_ms(17));
         assert_eq!(d.local, Time::ZERO);
@@ -210,8 +236,9 @@ mod tests {
         ] {
             let s = sys(p, p);
             let cx = Context::new(&s);
+            let tb = Tables::new(&cx);
             for i in 0..cx.n() {
-                assert_eq!(demand(&cx, i), one(&cx, i), "{p}, task {i}");
+                assert_eq!(demand(&cx, &tb, i), one(&cx, i), "{p}, task {i}");
             }
         }
     }

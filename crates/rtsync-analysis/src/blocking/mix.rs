@@ -36,9 +36,16 @@
 //!
 //! Mixing PCP with an immediate protocol loses 4: an IPCP grant does not
 //! test PCP's system ceiling, so a lower job may enter an IPCP section
-//! while another holds a PCP resource, and `J_i` meet both. A lock-order
-//! cycle across protocols is refused by validation (no protocol prevents
-//! that deadlock), so every wait here ends. The searched soundness
+//! while another holds a PCP resource, and `J_i` meet both.
+//!
+//! Every wait here ends, which the argument needs: validation refuses a
+//! lock-order cycle across protocols (no protocol prevents that deadlock)
+//! and a PCP resource nested with a resource of another protocol. The
+//! second rule came from the soundness search, which found a deadlock
+//! without any lock-order cycle: a job holding a PIP (or IPCP) resource
+//! asks for a PCP one and is refused by the ceiling of a resource whose
+//! holder then asks for the first (PCP's deadlock freedom, Sha et al. 1990
+//! Thm 10, assumes every held resource passed the ceiling test). The searched soundness
 //! experiment checks the bound (`rtsync experiment soundness --mix
 //! uniprocessor`).
 

@@ -58,7 +58,7 @@ impl Demand {
 }
 
 /// The demands of all tasks under the system's protocols (one, or a mix
-/// that [`rtsync_model::mix`] accepts). MPCP and DPCP
+/// that [`rtsync_model::mix`] accepts). MPCP, DPCP and the FMLP mix
 /// build their per-system tables once here. None of the bounds needs other
 /// tasks' response times: those enter through release jitter and agent
 /// load, which the engine iterates.
@@ -84,6 +84,7 @@ enum Method {
     Plain,
     Mpcp(mpcp::Tables),
     Dpcp(dpcp::Tables),
+    Fmlp(fmlp::Tables),
     Each(fn(&Context, TaskId) -> Demand),
 }
 
@@ -93,7 +94,7 @@ impl<'c> DemandTable<'c> {
         let rule = match cx.mix {
             Mix::Empty => Method::Plain,
             Mix::Uniprocessor => Method::Each(mix::demand),
-            Mix::Fmlp => Method::Each(fmlp::demand),
+            Mix::Fmlp => Method::Fmlp(fmlp::Tables::new(cx)),
             Mix::One(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
             Mix::One(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
             Mix::One(p) => Method::Each(match p {
@@ -127,6 +128,7 @@ impl<'c> DemandTable<'c> {
                 },
                 Method::Mpcp(tb) => mpcp::demand(cx, tb, i),
                 Method::Dpcp(tb) => dpcp::demand(cx, tb, i),
+                Method::Fmlp(tb) => fmlp::demand(cx, tb, i),
                 Method::Each(one) => one(cx, i),
             }
         })

@@ -114,7 +114,9 @@ impl Mixing {
         };
         // A suspending request inside a section that keeps its CPU is
         // refused: make the outer side long (FMLP) or the inner side
-        // immediate (uniprocessor), until none is left.
+        // immediate (uniprocessor). PCP nests only with PCP: its other side
+        // becomes IPCP too. Each change moves a resource towards FMLP-L or
+        // IPCP, so the repair ends.
         loop {
             let mut changed = false;
             for &(outer, inner, _) in &f.nesting {
@@ -123,6 +125,14 @@ impl Mixing {
                         Mixing::ByLength => ps[outer] = Protocol::FmlpL,
                         _ => ps[inner] = Protocol::Ipcp,
                     }
+                    changed = true;
+                }
+                if self == Mixing::Uniprocessor
+                    && ps[outer] != ps[inner]
+                    && (ps[outer] == Protocol::Pcp || ps[inner] == Protocol::Pcp)
+                {
+                    ps[outer] = Protocol::Ipcp;
+                    ps[inner] = Protocol::Ipcp;
                     changed = true;
                 }
             }
