@@ -270,7 +270,7 @@ fn decide(cx: &Context, tests: Vec<TestOutcome>, tasks: Vec<TaskResult>) -> Syst
             .map(|t| t.test)
     });
     SystemResult {
-        protocol: cx.protocol,
+        protocol: cx.mix.protocol(),
         protocols: rtsync_model::mix::protocols(cx.sys),
         scheduler: cx.scheduler,
         verdict,

@@ -1,9 +1,7 @@
 //! What every analysis reads: the system's per-task parameters in flat
 //! vectors beside the derived [`Facts`], so that inner loops index arrays.
 
-use rtsync_model::{
-    Cpu, Facts, Mix, Priority, Protocol, ResourceId, Scheduler, System, TaskId, Time,
-};
+use rtsync_model::{Cpu, Facts, Mix, Priority, ResourceId, Scheduler, System, TaskId, Time};
 
 /// The system's per-task parameters in flat vectors beside its facts: what
 /// every analysis reads.
@@ -21,8 +19,6 @@ pub struct Context<'a> {
     /// How the resources' protocols combine, which picks the blocking
     /// bound ([`crate::blocking`]).
     pub mix: Mix,
-    /// The protocol whose analysis covers every resource, if one does.
-    pub protocol: Option<Protocol>,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
     /// `[resource][cpu]`: highest preemption level among the resource's
@@ -56,7 +52,6 @@ impl<'a> Context<'a> {
             deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
             jitter: sys.tasks.iter().map(|t| t.jitter).collect(),
             mix,
-            protocol: mix.protocol(),
             scheduler: sys.platform.scheduler,
             sys,
         }

@@ -31,7 +31,7 @@ pub enum Curve {
 
 impl Curve {
     /// The protocol the systems are generated under.
-    fn base(self, scheduler: rtsync_model::Scheduler) -> Protocol {
+    pub fn base(self, scheduler: rtsync_model::Scheduler) -> Protocol {
         match self {
             Curve::One(p) => p,
             Curve::Mix(m) => m.base(scheduler),

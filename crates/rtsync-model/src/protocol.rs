@@ -62,20 +62,22 @@ impl Protocol {
     /// agreement.)
     pub const fn facts(self) -> ProtocolFacts {
         // The flags a row can carry (see `ProtocolFacts` for each).
-        const UNI: u8 = 1;
-        const SYNC_CPU: u8 = 1 << 1;
-        const SUSPENDS: u8 = 1 << 2;
-        const MULTI_UNIT: u8 = 1 << 3;
-        const NO_DEADLOCK: u8 = 1 << 4;
-        const NESTED_GLOBAL: u8 = 1 << 5;
-        const EDF: u8 = 1 << 6;
-        const BUSY: u8 = 1 << 7;
-        const fn row(name: &'static str, flags: u8, migrations: u64) -> ProtocolFacts {
+        const UNI: u16 = 1;
+        const SYNC_CPU: u16 = 1 << 1;
+        const SUSPENDS: u16 = 1 << 2;
+        const MULTI_UNIT: u16 = 1 << 3;
+        const NO_DEADLOCK: u16 = 1 << 4;
+        const NESTED_GLOBAL: u16 = 1 << 5;
+        const EDF: u16 = 1 << 6;
+        const BUSY: u16 = 1 << 7;
+        const CEILING_TEST: u16 = 1 << 8;
+        const NEVER_WAITS: u16 = 1 << 9;
+        const fn row(name: &'static str, flags: u16, migrations: u64) -> ProtocolFacts {
             with_local(name, flags, migrations, None)
         }
         const fn with_local(
             name: &'static str,
-            flags: u8,
+            flags: u16,
             migrations: u64,
             local: Option<Protocol>,
         ) -> ProtocolFacts {
@@ -90,15 +92,17 @@ impl Protocol {
                 nested_global: flags & NESTED_GLOBAL != 0,
                 edf: flags & EDF != 0,
                 busy: flags & BUSY != 0,
+                ceiling_test: flags & CEILING_TEST != 0,
+                never_waits: flags & NEVER_WAITS != 0,
                 local,
             }
         }
         match self {
-            Protocol::Npcs => row("npcs", UNI | NO_DEADLOCK | EDF | BUSY, 0),
+            Protocol::Npcs => row("npcs", UNI | NO_DEADLOCK | EDF | BUSY | NEVER_WAITS, 0),
             Protocol::Pip => row("pip", UNI | SUSPENDS, 0),
-            Protocol::Pcp => row("pcp", UNI | SUSPENDS | NO_DEADLOCK, 0),
-            Protocol::Ipcp => row("ipcp", UNI | NO_DEADLOCK, 0),
-            Protocol::Srp => row("srp", UNI | MULTI_UNIT | NO_DEADLOCK | EDF, 0),
+            Protocol::Pcp => row("pcp", UNI | SUSPENDS | NO_DEADLOCK | CEILING_TEST, 0),
+            Protocol::Ipcp => row("ipcp", UNI | NO_DEADLOCK | NEVER_WAITS, 0),
+            Protocol::Srp => row("srp", UNI | MULTI_UNIT | NO_DEADLOCK | EDF | NEVER_WAITS, 0),
             Protocol::Mpcp => with_local("mpcp", SUSPENDS | NO_DEADLOCK, 0, Some(Protocol::Pcp)),
             Protocol::Dpcp => row("dpcp", SYNC_CPU | SUSPENDS | NO_DEADLOCK, 2),
             Protocol::FmlpS => row("fmlp-s", NO_DEADLOCK | NESTED_GLOBAL | EDF | BUSY, 0),
@@ -172,6 +176,21 @@ impl Protocol {
         self.facts().busy
     }
 
+    /// Whether a request passes PCP's ceiling test (Sha, Rajkumar and
+    /// Lehoczky 1990). Its deadlock freedom (their Thm 10) holds only among
+    /// jobs that took every resource they hold through the test, so such a
+    /// resource nests only with resources that pass it too.
+    pub fn ceiling_tested(self) -> bool {
+        self.facts().ceiling_test
+    }
+
+    /// Whether, on one CPU, a job never waits for the resource once it runs
+    /// (NPCS, IPCP, SRP): one lower section blocks it per arrival, and a
+    /// lock-order cycle through such resources alone cannot close.
+    pub fn never_waits(self) -> bool {
+        self.facts().never_waits
+    }
+
     /// The uniprocessor protocol this multiprocessor protocol prescribes
     /// for its local resources, whose rules it gives them unchanged: PCP
     /// for MPCP (Rajkumar 1990), SRP for MSRP (Gai et al. 2001). A local
@@ -212,6 +231,10 @@ pub struct ProtocolFacts {
     pub edf: bool,
     /// A holder keeps its CPU (non-preemptive or spinning).
     pub busy: bool,
+    /// Requests pass PCP's ceiling test.
+    pub ceiling_test: bool,
+    /// On one CPU, a job never waits for it once it runs.
+    pub never_waits: bool,
     /// The uniprocessor protocol it prescribes for its local resources.
     pub local: Option<Protocol>,
 }
@@ -300,6 +323,13 @@ mod tests {
             if f.uniprocessor {
                 assert!(f.migrations == 0 && !f.nested_global && !f.sync_cpu, "{p}");
             }
+            // Waiting once running and suspending exclude each other; the
+            // ceiling test is a suspending protocol's.
+            assert!(
+                !(f.never_waits && f.suspends) && f.never_waits <= f.uniprocessor,
+                "{p}"
+            );
+            assert!(f.ceiling_test <= f.suspends, "{p}");
             // Several units need a stack-based start test.
             assert_eq!(
                 f.multi_unit,

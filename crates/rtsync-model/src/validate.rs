@@ -6,7 +6,6 @@
 //! one, a WCET beyond the deadline) and notes (a lock-order cycle that the
 //! protocol defuses) are reported beside it.
 
-use crate::Protocol;
 use crate::derived::Facts;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::system::{ResourceId, Segment, System, body_execution, keys};
@@ -340,7 +339,7 @@ impl V<'_> {
             // resource, a deadlock without a lock-order cycle (found by the
             // soundness search; test `pcp_nested_with_another_protocol_is_refused`).
             let (fo, fi) = (family(outer), family(inner));
-            if fo != fi && (fo == Protocol::Pcp || fi == Protocol::Pcp) {
+            if fo.ceiling_tested() != fi.ceiling_tested() {
                 self.push(
                     Diagnostic::error(
                         keys::task(task),
@@ -378,9 +377,7 @@ impl V<'_> {
         let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
         // On one CPU, a job under NPCS, IPCP or SRP never waits once it
         // runs, so a cycle through such resources alone cannot close.
-        let immediate = |r: ResourceId| {
-            !f.global[r] && matches!(family(r), Protocol::Npcs | Protocol::Ipcp | Protocol::Srp)
-        };
+        let immediate = |r: ResourceId| !f.global[r] && family(r).never_waits();
         let safe = |a: ResourceId, b: ResourceId| {
             (family(a) == family(b) && family(a).prevents_deadlock())
                 || (immediate(a) && immediate(b))

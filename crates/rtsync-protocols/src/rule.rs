@@ -119,6 +119,10 @@ pub struct Rule {
     /// ([`rtsync_model::Protocol::keeps_cpu`]): a request that may suspend
     /// is refused while such a resource is held.
     pub keeps_cpu: bool,
+    /// Whether its requests pass PCP's ceiling test
+    /// ([`rtsync_model::Protocol::ceiling_tested`]): such a resource nests
+    /// only with resources whose requests pass it too.
+    pub ceiling_tested: bool,
 }
 
 impl Rule {
@@ -160,6 +164,7 @@ impl Rule {
             handoff: true,
             suspends: false,
             keeps_cpu: false,
+            ceiling_tested: false,
         }
     }
 }

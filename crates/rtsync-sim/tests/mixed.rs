@@ -3,37 +3,15 @@
 //! simulator reproducing them, and the bounds holding against them and
 //! against the search.
 
-use rtsync_analysis::{Options as AOpts, Response, analyze};
-use rtsync_model::{System, Time, load_str};
+mod common;
+
+use common::{bounds, run_plan, sys};
+use rtsync_model::Time;
+use rtsync_sim::Plan;
 use rtsync_sim::search::{SearchOptions, search};
-use rtsync_sim::{Options, Plan, simulate};
-use std::sync::Arc;
 
-fn sys(src: &str) -> System {
-    load_str(src, None).unwrap_or_else(|d| panic!("{d}")).0
-}
-
-fn bounds(s: &System) -> Vec<Time> {
-    analyze(s, &AOpts::default())
-        .unwrap()
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            Response::Bounded(r) => r,
-            r => panic!("not bounded: {r}"),
-        })
-        .collect()
-}
-
-fn responses(s: &System, offsets: Vec<Time>) -> Vec<Time> {
-    let plan = Plan::offsets(offsets);
-    let opts = Options {
-        horizon: plan.horizon(s),
-        plan: Some(Arc::new(plan)),
-        ..Options::default()
-    };
-    let res = simulate(s, &opts).unwrap().0;
+fn responses(s: &rtsync_model::System, offsets: Vec<Time>) -> Vec<Time> {
+    let res = run_plan(s, Plan::offsets(offsets));
     res.tasks.iter().map(|t| t.max_response.unwrap()).collect()
 }
 

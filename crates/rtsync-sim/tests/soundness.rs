@@ -5,38 +5,13 @@
 //! worst-case search must find a schedule past the old bound on its own,
 //! and none past the corrected one.
 
-use rtsync_analysis::{Options as AOpts, Response, analyze};
-use rtsync_model::{System, Time, load_str};
+mod common;
+
+use common::{bounds, run_plan, sys};
+use rtsync_analysis::{Options as AOpts, analyze};
+use rtsync_model::{System, Time};
+use rtsync_sim::Plan;
 use rtsync_sim::search::{SearchOptions, search};
-use rtsync_sim::{Options, Plan, simulate};
-use std::sync::Arc;
-
-fn sys(src: &str) -> System {
-    load_str(src, None).unwrap_or_else(|d| panic!("{d}")).0
-}
-
-fn bounds(s: &System) -> Vec<Time> {
-    analyze(s, &AOpts::default())
-        .unwrap()
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            Response::Bounded(r) => r,
-            r => panic!("not bounded: {r}"),
-        })
-        .collect()
-}
-
-/// Simulates `s` under `plan`, long enough for every planned job.
-fn run_plan(s: &System, plan: Plan) -> rtsync_sim::SimResult {
-    let opts = Options {
-        horizon: plan.horizon(s),
-        plan: Some(Arc::new(plan)),
-        ..Options::default()
-    };
-    simulate(s, &opts).unwrap().0
-}
 
 /// The search with `budget` events, other options at their defaults.
 fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::Outcome {

@@ -53,18 +53,38 @@ use super::{Demand, pip, times};
 use crate::context::Context;
 use rtsync_model::{Protocol, TaskId, Time};
 
-/// Whether every resource's protocol lets no job wait once it runs (NPCS,
-/// IPCP, SRP): then a job is blocked by one lower section per arrival.
-fn immediate(cx: &Context) -> bool {
-    cx.sys
-        .resources
-        .iter()
-        .all(|r| matches!(r.protocol, Protocol::Npcs | Protocol::Ipcp | Protocol::Srp))
+/// What every task's bound reads, computed once per system: per CPU, each
+/// resource's reach (NPCS: every task; else its ceiling closed over
+/// nesting), and whether every protocol lets no job wait once it runs.
+pub struct Tables {
+    reach: Vec<Vec<u32>>,
+    immediate: bool,
+}
+
+impl Tables {
+    /// The tables of `cx`'s system.
+    pub fn new(cx: &Context) -> Tables {
+        let reach = (0..cx.f.cpus)
+            .map(|cpu| {
+                let mut reach = pip::effective_ceilings(cx, cpu);
+                for (r, res) in cx.sys.resources.iter().enumerate() {
+                    if res.protocol == Protocol::Npcs {
+                        reach[r] = u32::MAX;
+                    }
+                }
+                reach
+            })
+            .collect();
+        Tables {
+            reach,
+            immediate: cx.sys.resources.iter().all(|r| r.protocol.never_waits()),
+        }
+    }
 }
 
 /// Task `i`'s blocking and execution terms in a mix of uniprocessor
 /// protocols (the module's bound).
-pub fn demand(cx: &Context, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let exec = cx.f.tasks[i].wcet;
     let Some(cpu) = cx.cpu(i) else {
         return Demand {
@@ -72,12 +92,7 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
             ..Demand::default()
         };
     };
-    let mut reach = pip::effective_ceilings(cx, cpu);
-    for (r, res) in cx.sys.resources.iter().enumerate() {
-        if res.protocol == Protocol::Npcs {
-            reach[r] = u32::MAX;
-        }
-    }
+    let reach = &tb.reach[cpu];
     let rank = cx.rank(i);
     let per_job = cx.lower_local(i).map(|j| {
         cx.f.sections(j)
@@ -87,7 +102,7 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
             .max()
             .unwrap_or(Time::ZERO)
     });
-    let b = if immediate(cx) {
+    let b = if tb.immediate {
         per_job.max().unwrap_or(Time::ZERO)
     } else {
         per_job.fold(Time::ZERO, Time::saturating_add)

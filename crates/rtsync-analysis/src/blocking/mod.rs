@@ -58,7 +58,7 @@ impl Demand {
 }
 
 /// The demands of all tasks under the system's protocols (one, or a mix
-/// that [`rtsync_model::mix`] accepts). MPCP, DPCP and the FMLP mix
+/// that [`rtsync_model::mix`] accepts). MPCP, DPCP and the two mixes
 /// build their per-system tables once here. None of the bounds needs other
 /// tasks' response times: those enter through release jitter and agent
 /// load, which the engine iterates.
@@ -85,6 +85,7 @@ enum Method {
     Mpcp(mpcp::Tables),
     Dpcp(dpcp::Tables),
     Fmlp(fmlp::Tables),
+    Uni(mix::Tables),
     Each(fn(&Context, TaskId) -> Demand),
 }
 
@@ -93,7 +94,7 @@ impl<'c> DemandTable<'c> {
     pub fn new(cx: &'c Context<'c>) -> DemandTable<'c> {
         let rule = match cx.mix {
             Mix::Empty => Method::Plain,
-            Mix::Uniprocessor => Method::Each(mix::demand),
+            Mix::Uniprocessor => Method::Uni(mix::Tables::new(cx)),
             Mix::Fmlp => Method::Fmlp(fmlp::Tables::new(cx)),
             Mix::One(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
             Mix::One(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
@@ -129,6 +130,7 @@ impl<'c> DemandTable<'c> {
                 Method::Mpcp(tb) => mpcp::demand(cx, tb, i),
                 Method::Dpcp(tb) => dpcp::demand(cx, tb, i),
                 Method::Fmlp(tb) => fmlp::demand(cx, tb, i),
+                Method::Uni(tb) => mix::demand(cx, tb, i),
                 Method::Each(one) => one(cx, i),
             }
         })

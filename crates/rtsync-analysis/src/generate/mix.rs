@@ -103,10 +103,11 @@ impl Mixing {
             Mixing::Uniprocessor => {
                 let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x006d_6978); // "mix"
                 rng.set_stream(index);
-                let choices: &[Protocol] = match sys.platform.scheduler {
-                    Scheduler::Fp => &Protocol::ALL[..5],
-                    Scheduler::Edf => &[Protocol::Npcs, Protocol::Srp],
-                };
+                let sched = sys.platform.scheduler;
+                let choices: Vec<Protocol> = Protocol::ALL
+                    .into_iter()
+                    .filter(|p| p.is_uniprocessor() && p.supports(sched))
+                    .collect();
                 (0..n)
                     .map(|_| choices[rng.random_range(0..choices.len())])
                     .collect()
@@ -128,8 +129,7 @@ impl Mixing {
                     changed = true;
                 }
                 if self == Mixing::Uniprocessor
-                    && ps[outer] != ps[inner]
-                    && (ps[outer] == Protocol::Pcp || ps[inner] == Protocol::Pcp)
+                    && ps[outer].ceiling_tested() != ps[inner].ceiling_tested()
                 {
                     ps[outer] = Protocol::Ipcp;
                     ps[inner] = Protocol::Ipcp;

@@ -379,8 +379,7 @@ impl Locks {
             if (rule.no_global_nesting && rule.global)
                 || (hr.no_global_nesting && hr.global)
                 || (rule.suspends && hr.keeps_cpu)
-                || ((rule.arbitration == Arbitration::Ceiling)
-                    != (hr.arbitration == Arbitration::Ceiling))
+                || rule.ceiling_tested != hr.ceiling_tested
             {
                 return Err(LockError::ForbiddenNesting {
                     thread: t,

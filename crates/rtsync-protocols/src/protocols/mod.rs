@@ -74,6 +74,7 @@ pub(crate) fn rule(sys: &System, f: &Facts, home: &[Cpu], r: ResourceId) -> Rule
     Rule {
         suspends: family.suspends(),
         keeps_cpu: family.keeps_cpu(),
+        ceiling_tested: family.ceiling_tested(),
         ..rule
     }
 }

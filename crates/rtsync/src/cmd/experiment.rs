@@ -7,6 +7,7 @@
 
 use super::{BAD_INPUT, OK};
 use rtsync_analysis::generate::Mixing;
+use rtsync_analysis::sweep::Curve;
 use rtsync_experiment::Shape;
 use rtsync_experiment::soundness::{self, Config};
 use rtsync_model::{Protocol, Scheduler};
@@ -79,23 +80,6 @@ pub struct SoundnessArgs {
     pub out: PathBuf,
 }
 
-/// What one row of the soundness experiment draws: systems under one
-/// protocol, or with a protocol per resource by a rule.
-#[derive(Clone, Copy)]
-enum Drawn {
-    One(Protocol),
-    Mix(Mixing),
-}
-
-impl std::fmt::Display for Drawn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Drawn::One(p) => write!(f, "{p}"),
-            Drawn::Mix(m) => write!(f, "mix:{m}"),
-        }
-    }
-}
-
 pub fn run(a: Args) -> u8 {
     match a.experiment {
         Experiment::Soundness(s) => soundness(s),
@@ -109,7 +93,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
         return BAD_INPUT;
     }
     let all = a.protocol.is_none() && a.mix.is_none();
-    let mut cases: Vec<(Drawn, Scheduler)> = Vec::new();
+    let mut cases: Vec<(Curve, Scheduler)> = Vec::new();
     for sched in [Scheduler::Fp, Scheduler::Edf] {
         if sched == Scheduler::Edf && !a.edf {
             continue;
@@ -118,13 +102,13 @@ fn soundness(a: SoundnessArgs) -> u8 {
             Protocol::ALL
                 .into_iter()
                 .filter(|&p| (all || a.protocol == Some(p)) && p.supports(sched))
-                .map(|p| (Drawn::One(p), sched)),
+                .map(|p| (Curve::One(p), sched)),
         );
         cases.extend(
             Mixing::ALL
                 .into_iter()
                 .filter(|&m| (all || a.mix == Some(m)) && m.supports(sched))
-                .map(|m| (Drawn::Mix(m), sched)),
+                .map(|m| (Curve::Mix(m), sched)),
         );
     }
     if cases.is_empty() {
@@ -171,8 +155,8 @@ fn soundness(a: SoundnessArgs) -> u8 {
     );
     for (drawn, sched) in cases {
         let (protocol, mix) = match drawn {
-            Drawn::One(p) => (p, None),
-            Drawn::Mix(m) => (m.base(sched), Some(m)),
+            Curve::One(p) => (p, None),
+            Curve::Mix(m) => (m.base(sched), Some(m)),
         };
         let name = drawn.to_string();
         let cfg = Config {
