@@ -42,6 +42,19 @@ pub enum RtError {
         /// Its units.
         units: u32,
     },
+    /// A request inside a section that the spec does not nest it in, where
+    /// one of the two runs on the kernel's PI futex and the other in the
+    /// protocol machine (`Options::kernel_pi`): neither could see the
+    /// other's part of the nesting. A declared nesting keeps both in the
+    /// machine.
+    UndeclaredNesting {
+        /// The task whose thread asked.
+        task: String,
+        /// The resource it asked for.
+        resource: String,
+        /// The section it held.
+        held: String,
+    },
     /// Granting would close a cycle of waits (possible only under PIP with
     /// opposite lock orders); the request is withdrawn.
     Deadlock {
@@ -108,6 +121,14 @@ impl fmt::Display for RtError {
             RtError::MultiUnit { resource, units } => write!(
                 f,
                 "`{resource}` has {units} units; a Mutex owns its data exclusively and needs a single-unit resource (take units with `Binding::lock(r, n)`)"
+            ),
+            RtError::UndeclaredNesting {
+                task,
+                resource,
+                held,
+            } => write!(
+                f,
+                "task `{task}` asked for `{resource}` inside `{held}`, a nesting its spec does not declare: `{resource}` and `{held}` run on different paths (one on the kernel's PI futex, one in the protocol machine), which cannot see each other's part of it; declare the nesting in the task's body (`{{ lock = \"{held}\", body = [ {{ lock = \"{resource}\", ... }} ] }}`) so the analysis counts it and both run in the machine"
             ),
             RtError::Deadlock { cycle } => {
                 write!(f, "deadlock refused: ")?;

@@ -91,6 +91,13 @@ impl Gate {
         }
     }
 
+    /// The fast holder's word, if one holds the gate now (for naming it:
+    /// only the holder itself may rely on the answer staying true).
+    pub fn holder_word(&self) -> Option<u32> {
+        let w = self.0.load(Ordering::Acquire);
+        (w != OPEN && w != CLOSED).then_some(w)
+    }
+
     /// Opens the gate (under the bookkeeping lock, its scope quiet).
     pub fn open(&self) {
         self.0.store(OPEN, Ordering::Release);

@@ -18,6 +18,11 @@ use std::time::Duration;
 
 /// Three tasks on one CPU over `A` and `B`, PIP, with these bodies.
 fn three(l: &str, m: &str, h: &str, prio: [u32; 3]) -> String {
+    mixed(l, m, h, prio, "pip")
+}
+
+/// [`three`] with `B` under `b_protocol` (`A` stays PIP).
+fn mixed(l: &str, m: &str, h: &str, prio: [u32; 3], b_protocol: &str) -> String {
     format!(
         r#"
 [platform]
@@ -27,6 +32,7 @@ protocol = "pip"
 name = "A"
 [[resource]]
 name = "B"
+protocol = "{b_protocol}"
 [[task]]
 name = "L"
 period = "100ms"
@@ -46,6 +52,9 @@ body = {h}
         prio[0], prio[1], prio[2]
     )
 }
+
+/// A, then B, one after the other (no nesting).
+const A_THEN_B: &str = r#"[ { lock = "A", hold = "1ms" }, { lock = "B", hold = "1ms" } ]"#;
 
 const USES_A: &str = r#"[ { lock = "A", hold = "1ms" } ]"#;
 const USES_B: &str = r#"[ { lock = "B", hold = "1ms" } ]"#;
@@ -177,6 +186,113 @@ fn the_path_is_taken_only_where_it_fits() {
     assert!(!d.kernel_pi(), "PCP needs the machine's ceilings");
 }
 
+#[test]
+fn in_a_mix_only_pip_resources_nested_with_pip_alone_take_the_kernel() {
+    if !common::realtime("in_a_mix_only_pip_resources_nested_with_pip_alone_take_the_kernel") {
+        return;
+    }
+    let domain = |src: &str| {
+        Domain::new(
+            &system(src),
+            Options {
+                cpu_map: Some(vec![last_cpu()]),
+                ..Options::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let on = |d: &Domain| -> Vec<bool> {
+        ["A", "B"]
+            .iter()
+            .map(|r| d.on_kernel(d.resource(r).unwrap()))
+            .collect()
+    };
+    // Side by side: A on the kernel, B (IPCP) in the machine.
+    let d = domain(&mixed(USES_A, A_THEN_B, USES_B, [1, 2, 3], "ipcp"));
+    assert_eq!(on(&d), [true, false]);
+    assert!(d.kernel_pi());
+    // A declared inside B: both in the machine, which sees the whole
+    // chain of inheritance.
+    let d = domain(&mixed(USES_A, B_THEN_A, USES_B, [1, 2, 3], "ipcp"));
+    assert_eq!(on(&d), [false, false]);
+    assert!(!d.kernel_pi());
+    // A nested with C (PIP) only, but C nested inside B (IPCP): the
+    // closure takes A off too.
+    let src = mixed(USES_A, B_THEN_A, USES_B, [1, 2, 3], "pip")
+        .replacen(
+            "[[task]]",
+            "[[resource]]\nname = \"C\"\nprotocol = \"ipcp\"\n[[task]]",
+            1,
+        )
+        .replace(
+            r#"body = [ { lock = "B", hold = "1ms" } ]"#,
+            r#"body = [ { lock = "C", body = [ { lock = "B", hold = "1ms" } ] } ]"#,
+        );
+    let d = domain(&src);
+    assert_eq!(on(&d), [false, false], "{src}");
+}
+
+#[test]
+fn in_a_mix_the_kernel_still_hands_over_and_boosts() {
+    if !common::realtime("in_a_mix_the_kernel_still_hands_over_and_boosts") {
+        return;
+    }
+    // M also takes B (IPCP, in the machine) after A: A stays the kernel's.
+    let q = queue_in(
+        &mixed(USES_A, A_THEN_B, USES_A, [1, 2, 3], "ipcp"),
+        ("A", None),
+        "A",
+    );
+    let [l, _, h] = q.base;
+    assert_eq!(q.order, ["H", "M"]);
+    assert_eq!(q.during, h, "L runs at H's priority while H waits");
+    assert_eq!(q.after, l, "the release ends L's boost");
+}
+
+#[test]
+fn an_undeclared_nesting_across_the_paths_is_refused() {
+    if !common::realtime("an_undeclared_nesting_across_the_paths_is_refused") {
+        return;
+    }
+    for b_protocol in ["ipcp", "pcp", "npcs"] {
+        let d = kernel_domain(
+            &mixed(A_THEN_B, USES_A, USES_B, [1, 2, 3], b_protocol),
+            Duration::from_secs(5),
+        );
+        let l = d.bind("L").unwrap();
+        let (a, b) = (d.resource("A").unwrap(), d.resource("B").unwrap());
+        let undeclared = |e: Result<bool, RtError>| match e {
+            Err(RtError::UndeclaredNesting {
+                task,
+                resource,
+                held,
+            }) => (task, resource, held),
+            other => panic!("{b_protocol}: expected UndeclaredNesting, got {other:?}"),
+        };
+        let names = |t: &str, r: &str, h: &str| (t.to_string(), r.to_string(), h.to_string());
+        // The machine's B inside the kernel's A.
+        l.lock(a, 1).unwrap();
+        assert_eq!(
+            undeclared(l.lock(b, 1)),
+            names("L", "B", "A"),
+            "{b_protocol}"
+        );
+        l.unlock(a).unwrap();
+        // The kernel's A inside the machine's B (taken on the fast path,
+        // named by its gate).
+        l.lock(b, 1).unwrap();
+        let err = l.lock(a, 1);
+        assert_eq!(undeclared(err), names("L", "A", "B"), "{b_protocol}");
+        l.unlock(b).unwrap();
+        // Nothing was left behind: both are free and the job ends clean.
+        assert_eq!(l.lock(a, 1).ok(), Some(false));
+        l.unlock(a).unwrap();
+        assert_eq!(l.lock(b, 1).ok(), Some(false));
+        l.unlock(b).unwrap();
+        l.job_end().unwrap();
+    }
+}
+
 /// What one queueing scenario shows: the order in which M and H got
 /// everything they asked for, L's effective priority while they waited
 /// and after its release, L's, M's and H's own priorities.
@@ -194,10 +310,12 @@ fn queue_behind_l(
     m: (&'static str, Option<&'static str>),
     h: &'static str,
 ) -> Queued {
-    let d = kernel_domain(
-        &three(bodies[0], bodies[1], bodies[2], [1, 2, 3]),
-        Duration::from_secs(5),
-    );
+    queue_in(&three(bodies[0], bodies[1], bodies[2], [1, 2, 3]), m, h)
+}
+
+/// [`queue_behind_l`] in the system `src`.
+fn queue_in(src: &str, m: (&'static str, Option<&'static str>), h: &'static str) -> Queued {
+    let d = kernel_domain(src, Duration::from_secs(5));
     let order = Arc::new(StdMutex::new(Vec::new()));
     let (held, l) = hold_while_queued(&d, &["M", "H"]);
     held.recv().unwrap();
@@ -394,4 +512,48 @@ fn sections_exclude_each_other() {
     // Every iteration enters A; every other one (ITER is even) enters B.
     assert_eq!(count[0].load(Ordering::Relaxed), 3 * ITER);
     assert_eq!(count[1].load(Ordering::Relaxed), 3 * ITER / 2);
+}
+
+/// In a mixed system: A (PIP) on the kernel's futex and B (PCP) in the
+/// machine, each taken alone, in turn, by three equal-priority tasks that
+/// yield inside their sections; neither path lets two sections in at once
+/// or loses an update.
+#[test]
+fn mixed_sections_exclude_each_other() {
+    if !common::realtime("mixed_sections_exclude_each_other") {
+        return;
+    }
+    let src = mixed(A_THEN_B, A_THEN_B, A_THEN_B, [2, 2, 2], "pcp");
+    let d = kernel_domain(&src, Duration::from_secs(5));
+    let (ra, rb) = (d.resource("A").unwrap(), d.resource("B").unwrap());
+    assert!(d.on_kernel(ra) && !d.on_kernel(rb));
+    const ITER: u32 = 2000;
+    let inside = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+    let count = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
+    let threads: Vec<_> = ["L", "M", "H"]
+        .into_iter()
+        .map(|name| {
+            let (d, inside, count) = (d.clone(), inside.clone(), count.clone());
+            std::thread::spawn(move || {
+                let b = d.bind(name).unwrap();
+                for _ in 0..ITER {
+                    for (c, r) in [(0, ra), (1, rb)] {
+                        b.lock(r, 1).unwrap();
+                        assert!(!inside[c].swap(true, Ordering::SeqCst), "two in {c}");
+                        let v = count[c].load(Ordering::Relaxed);
+                        std::thread::yield_now();
+                        count[c].store(v + 1, Ordering::Relaxed);
+                        inside[c].store(false, Ordering::SeqCst);
+                        b.unlock(r).unwrap();
+                    }
+                }
+                b.job_end().unwrap();
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(count[0].load(Ordering::Relaxed), 3 * ITER);
+    assert_eq!(count[1].load(Ordering::Relaxed), 3 * ITER);
 }

@@ -31,7 +31,12 @@ impl Shared {
     /// the fast path, or the machine.
     pub(super) fn acquire_any(&self, t: Tid, r: usize, units: u32) -> Result<bool, RtError> {
         if let Some(k) = &self.kernel {
-            return self.kernel_acquire(k, t, r, units);
+            if k.runs(r) {
+                return self.kernel_acquire(k, t, r, units);
+            }
+            if let Some(held) = k.held(t).next_back() {
+                return Err(self.undeclared(t, r, held));
+            }
         }
         let slot = &self.slots[t];
         // The priority this thread raised itself to for a fast attempt.
@@ -175,7 +180,9 @@ impl Shared {
     ) -> Result<(), RtError> {
         // Before the release: whoever is granted next traces after it.
         self.trace(t, Traced::Released(r));
-        if let Some(k) = &self.kernel {
+        if let Some(k) = &self.kernel
+            && k.runs(r)
+        {
             return self.kernel_release(k, t, r, inconsistent);
         }
         let slot = &self.slots[t];

@@ -105,8 +105,7 @@ impl Drop for Binding {
         // first, and marked inconsistent for the next owner; a pending
         // request is withdrawn. Nobody waits forever on a dead owner.
         if let Some(k) = &self.sh.kernel {
-            let depth = self.sh.slots[self.t].depth.load(Ordering::Relaxed) as usize;
-            let held: Vec<usize> = k.held(self.t, depth).collect();
+            let held: Vec<usize> = k.held(self.t).collect();
             for &r in held.iter().rev() {
                 let _ = self.sh.kernel_release(k, self.t, r, Some(true));
             }

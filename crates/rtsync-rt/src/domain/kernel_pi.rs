@@ -14,18 +14,27 @@
 //! then fixed to name the thief). `scenarios/pip-release-wakes.toml`,
 //! run on this path by `tests/conformance.rs`, shows the release order.
 //!
-//! So where every resource of a domain is PIP (or has a rule that asks for
-//! no more) and priorities are applied
-//! (and no log is kept, which would need the machine to see each
-//! inheritance), each resource is one PI futex word and the machine is
-//! not consulted: an uncontended lock or unlock is one compare-and-swap;
-//! a contended hand-off is the releaser's one system call, where driving
-//! the machine costs two (wake the successor, lower the releaser). The
-//! runtime keeps what the kernel does not: the misuse checks (a second
-//! request of a held resource, a release out of order or of something
-//! not held, a job ending while holding), the inconsistency mark a dead
-//! owner leaves, the wait limit, and the names of a refused deadlock's
-//! cycle.
+//! So each resource whose rule is one the kernel implements, nested (by
+//! the spec) only with such resources, runs on one PI futex word where
+//! priorities are applied and no log is kept (which would need the
+//! machine to see each inheritance), and the machine is not consulted
+//! for it: an uncontended lock or unlock is one compare-and-swap; a
+//! contended hand-off is the releaser's one system call, where driving
+//! the machine costs two (wake the successor, lower the releaser). In a
+//! system that mixes protocols the other resources stay with the
+//! machine; the two never meet, because no declared nesting joins them
+//! and an undeclared one is refused ([`RtError::UndeclaredNesting`]):
+//! a machine resource requested inside a kernel section would wait at a
+//! priority the machine computes without the kernel's boost (inheritance
+//! would stop at the boundary), and a kernel resource requested inside a
+//! machine section would escape the machine's nesting rules (PCP's, a
+//! non-preemptive section's). Priorities still combine: the machine's
+//! raises are `sched_setscheduler` calls on a thread's normal priority,
+//! which the kernel's boost sits above. The runtime keeps what the
+//! kernel does not: the misuse checks (a second request of a held
+//! resource, a release out of order or of something not held, a job
+//! ending while holding), the inconsistency mark a dead owner leaves,
+//! the wait limit, and the names of a refused deadlock's cycle.
 //!
 //! A word is free (0) or names its holder's thread id, with
 //! `FUTEX_WAITERS` while the kernel queues waiters; only the kernel
@@ -40,38 +49,56 @@ use std::time::Instant;
 
 /// The per-resource words and what the runtime keeps beside them.
 pub(super) struct KernelPi {
+    /// Per resource: whether it runs here ([`resources`]).
+    on: Vec<bool>,
     /// Per resource: the PI futex word.
     words: Vec<AtomicU32>,
     /// Per task: the bound thread's id (0: unbound).
     tid: Vec<AtomicI32>,
     /// Per task: the resource it waits for, plus one (0: none).
     waits: Vec<AtomicUsize>,
-    /// `[t * resources + k]`: the `k`-th section `t` holds, outermost
-    /// first; `t`'s slot depth counts them. Written by `t`'s own thread.
+    /// `[t * resources + k]`: the `k`-th section `t` holds here,
+    /// outermost first. Written by `t`'s own thread.
     held: Vec<AtomicU32>,
+    /// Per task: how many sections it holds here (its slot's depth counts
+    /// those it holds of the machine's). Written by `t`'s own thread.
+    depth: Vec<AtomicU32>,
     resources: usize,
 }
 
-/// Whether a domain with these rules and options takes this path: every
-/// resource's rule one the kernel implements (a one-unit
-/// priority-inheritance mutex: [`rtsync_protocols::Rule::is_inheritance_mutex`],
-/// which PIP's is), priorities applied, no log, and the path not turned
-/// off.
-pub(super) fn fits(cfg: &Config, opts: &super::Options) -> bool {
-    opts.kernel_pi
-        && opts.realtime
-        && !opts.record
-        && !cfg.rules.is_empty()
-        && cfg
-            .rules
-            .iter()
-            .enumerate()
-            .all(|(r, rule)| rule.is_inheritance_mutex(r) && cfg.units[r] == 1)
+/// Which resources a domain with these rules, nestings and options runs
+/// on the kernel's PI futex: those whose rule is one the kernel
+/// implements (a one-unit priority-inheritance mutex:
+/// [`rtsync_protocols::Rule::is_inheritance_mutex`], which PIP's is) and
+/// that no declared nesting joins, directly or through others, to a
+/// resource whose rule is not; none unless priorities are applied, no log
+/// is kept and the path is not turned off. `None`: no resource.
+pub(super) fn resources(
+    cfg: &Config,
+    nesting: &[(usize, usize, Tid)],
+    opts: &super::Options,
+) -> Option<Vec<bool>> {
+    if !(opts.kernel_pi && opts.realtime && !opts.record) {
+        return None;
+    }
+    let mut on: Vec<bool> = (cfg.rules.iter().enumerate())
+        .map(|(r, rule)| rule.is_inheritance_mutex(r) && cfg.units[r] == 1)
+        .collect();
+    // One pass per resource at most: each pass that changes anything
+    // takes one resource off.
+    while let Some(&(a, b, _)) = nesting.iter().find(|&&(a, b, _)| on[a] != on[b]) {
+        on[a] = false;
+        on[b] = false;
+    }
+    on.contains(&true).then_some(on)
 }
 
 impl KernelPi {
-    pub(super) fn new(tasks: usize, resources: usize) -> KernelPi {
+    pub(super) fn new(tasks: usize, on: Vec<bool>) -> KernelPi {
+        let resources = on.len();
         KernelPi {
+            on,
+            depth: (0..tasks).map(|_| AtomicU32::new(0)).collect(),
             words: (0..resources).map(|_| AtomicU32::new(0)).collect(),
             tid: (0..tasks).map(|_| AtomicI32::new(0)).collect(),
             waits: (0..tasks).map(|_| AtomicUsize::new(0)).collect(),
@@ -96,10 +123,26 @@ impl KernelPi {
             .position(|x| x.load(Ordering::Relaxed) as u32 == tid)
     }
 
-    /// The sections `t` holds (its slot's depth of them), outermost
-    /// first.
-    pub(super) fn held(&self, t: Tid, depth: usize) -> impl DoubleEndedIterator<Item = usize> + '_ {
-        self.held[t * self.resources..][..depth]
+    /// Whether resource `r` runs here.
+    #[inline]
+    pub(super) fn runs(&self, r: usize) -> bool {
+        self.on[r]
+    }
+
+    /// Whether any resource runs here.
+    pub(super) fn any(&self) -> bool {
+        self.on.contains(&true)
+    }
+
+    /// How many sections `t` holds here.
+    #[inline]
+    pub(super) fn depth(&self, t: Tid) -> usize {
+        self.depth[t].load(Ordering::Relaxed) as usize
+    }
+
+    /// The sections `t` holds here, outermost first.
+    pub(super) fn held(&self, t: Tid) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        self.held[t * self.resources..][..self.depth(t)]
             .iter()
             .map(|r| r.load(Ordering::Relaxed) as usize)
     }
@@ -126,6 +169,36 @@ impl KernelPi {
 }
 
 impl Shared {
+    /// The innermost section `t` holds of the machine's, if any (its
+    /// slot's depth counts them): a fast one is named by its gate, unless
+    /// the slow path closed the gate and entered it into the machine,
+    /// which then knows it like the others.
+    fn machine_held(&self, t: Tid) -> Option<usize> {
+        let slot = &self.slots[t];
+        if slot.depth.load(Ordering::Relaxed) == 0 {
+            return None;
+        }
+        if let Some(g) = slot.fast_gate.load(Ordering::Relaxed).checked_sub(1)
+            && let Some(w) = self.paths.gate[g].holder_word()
+            && let (holder, r) = crate::gate::holder(w)
+            && holder == t
+        {
+            return Some(r);
+        }
+        self.state.lock().locks.held(t).last()
+    }
+
+    /// `t` asked for `r` while holding `held`, one of them the kernel's
+    /// and the other the machine's: a nesting the spec does not declare
+    /// ([`resources`] keeps declared ones in the machine).
+    pub(super) fn undeclared(&self, t: Tid, r: usize, held: usize) -> RtError {
+        RtError::UndeclaredNesting {
+            task: self.tasks[t].clone(),
+            resource: self.resources[r].clone(),
+            held: self.resources[held].clone(),
+        }
+    }
+
     /// [`Shared::acquire`] on the kernel's PI futex.
     pub(super) fn kernel_acquire(
         &self,
@@ -135,7 +208,7 @@ impl Shared {
         units: u32,
     ) -> Result<bool, RtError> {
         let slot = &self.slots[t];
-        let depth = slot.depth.load(Ordering::Relaxed) as usize;
+        let depth = k.depth(t);
         if units != 1 {
             return Err(self.refused(
                 t,
@@ -148,7 +221,10 @@ impl Shared {
                 },
             ));
         }
-        if k.held(t, depth).any(|h| h == r) {
+        if let Some(held) = self.machine_held(t) {
+            return Err(self.undeclared(t, r, held));
+        }
+        if k.held(t).any(|h| h == r) {
             return Err(self.refused(
                 t,
                 Some(r),
@@ -224,7 +300,7 @@ impl Shared {
             out?;
         }
         k.held[t * k.resources + depth].store(r as u32, Ordering::Relaxed);
-        slot.depth.store(depth as u32 + 1, Ordering::Relaxed);
+        k.depth[t].store(depth as u32 + 1, Ordering::Relaxed);
         if uncontended {
             // Counted as `Domain::fast_grants`: no system call.
             let n = slot.fast.load(Ordering::Relaxed);
@@ -244,11 +320,10 @@ impl Shared {
         r: usize,
         inconsistent: Option<bool>,
     ) -> Result<(), RtError> {
-        let slot = &self.slots[t];
-        let depth = slot.depth.load(Ordering::Relaxed) as usize;
-        match k.held(t, depth).next_back() {
+        let depth = k.depth(t);
+        match k.held(t).next_back() {
             Some(top) if top == r => {}
-            Some(top) if k.held(t, depth).any(|h| h == r) => {
+            Some(top) if k.held(t).any(|h| h == r) => {
                 return Err(self.refused(
                     t,
                     Some(r),
@@ -273,7 +348,7 @@ impl Shared {
         if let Some(m) = inconsistent {
             self.inconsistent[r].store(m, Ordering::Relaxed);
         }
-        slot.depth.store(depth as u32 - 1, Ordering::Relaxed);
+        k.depth[t].store(depth as u32 - 1, Ordering::Relaxed);
         let tid = k.tid[t].load(Ordering::Relaxed) as u32;
         let word = &k.words[r];
         if word
@@ -288,10 +363,10 @@ impl Shared {
         Ok(())
     }
 
-    /// A job's end under the kernel's PI futex: it must hold nothing.
+    /// A job's end under the kernel's PI futex: it must hold nothing
+    /// there.
     pub(super) fn kernel_job_end(&self, k: &KernelPi, t: Tid) -> Result<(), RtError> {
-        let depth = self.slots[t].depth.load(Ordering::Relaxed) as usize;
-        match k.held(t, depth).next_back() {
+        match k.held(t).next_back() {
             Some(r) => Err(self.refused(
                 t,
                 None,

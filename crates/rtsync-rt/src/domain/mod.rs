@@ -44,11 +44,13 @@
 //! A raising fast section is kept for domains that apply priorities and
 //! keep no log (the log must show each change where it happens).
 //!
-//! **PIP on the kernel's PI futex.** A domain whose resources are all PIP,
-//! applying priorities and keeping no log, does not consult the machine:
-//! each resource is a PI futex word and the kernel queues, inherits and
-//! hands over (`kernel_pi`), one system call per contended hand-off
-//! where the machine's path makes two.
+//! **PIP on the kernel's PI futex.** A PIP resource, where priorities
+//! are applied and no log is kept, does not consult the machine: it is a
+//! PI futex word and the kernel queues, inherits and hands over
+//! (`kernel_pi`), one system call per contended hand-off where the
+//! machine's path makes two. In a system that mixes protocols, a PIP
+//! resource the spec nests with another protocol's stays in the machine,
+//! which must see the whole chain of inheritance.
 //!
 //! DPCP and DFLP sections run on their synchronization CPU by migrating
 //! the requesting thread (`sched_setaffinity` at the grant, back at the
@@ -113,10 +115,11 @@ pub struct Options {
     /// Take the fast path (module documentation) where the protocol
     /// allows it. Off: every operation goes through the machine.
     pub fast_path: bool,
-    /// Where every resource is PIP, priorities are applied and no log is
-    /// kept, let the kernel's PI futex do PIP (`domain::kernel_pi`): one
-    /// word per resource, inheritance and hand-over in the kernel. Off:
-    /// PIP goes through the machine like every other protocol.
+    /// Where priorities are applied and no log is kept, let the kernel's
+    /// PI futex do PIP (`domain::kernel_pi`) for every PIP resource not
+    /// nested with another protocol's: one word per resource, inheritance
+    /// and hand-over in the kernel. Off: PIP goes through the machine like
+    /// every other protocol.
     pub kernel_pi: bool,
 }
 
@@ -313,8 +316,8 @@ pub(crate) struct Shared {
     /// Some resource's protocol helps (MrsP): placements are remade at
     /// every event ([`crate::helping`]).
     helping: bool,
-    /// PIP on the kernel's PI futex ([`kernel_pi`]), where it fits: then
-    /// locks and releases do not go through the machine.
+    /// PIP on the kernel's PI futex ([`kernel_pi`]) for the resources it
+    /// fits: their locks and releases do not go through the machine.
     kernel: Option<kernel_pi::KernelPi>,
 }
 
@@ -420,18 +423,22 @@ impl Domain {
 
     /// The resource the task waits for now, if any.
     pub fn waiting(&self, task: Tid) -> Option<usize> {
-        match &self.sh.kernel {
-            Some(k) => k.waiting(task),
-            None => self.sh.state.lock().locks.waiting(task),
-        }
+        (self.sh.kernel.as_ref())
+            .and_then(|k| k.waiting(task))
+            .or_else(|| self.sh.state.lock().locks.waiting(task))
     }
 
-    /// Whether PIP runs on the kernel's PI futex here
+    /// Whether PIP runs on the kernel's PI futex here for some resource
     /// ([`Options::kernel_pi`]): then the kernel, not the machine, knows
-    /// who holds, waits and inherits ([`Domain::eff`] shows base
-    /// priorities).
+    /// who holds, waits for and inherits through it ([`Domain::eff`] does
+    /// not show its boosts).
     pub fn kernel_pi(&self) -> bool {
-        self.sh.kernel.is_some()
+        self.sh.kernel.as_ref().is_some_and(|k| k.any())
+    }
+
+    /// Whether resource `r` runs on the kernel's PI futex.
+    pub fn on_kernel(&self, r: usize) -> bool {
+        self.sh.kernel.as_ref().is_some_and(|k| k.runs(r))
     }
 
     /// The log of grants, releases, priority changes and job ends (with

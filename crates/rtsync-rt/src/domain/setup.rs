@@ -1,6 +1,6 @@
 //! Setting a domain up: the machine, the priority map, the CPU map, the
 //! fast-path gates and which path each resource may take, the kernel's
-//! PI words where every rule allows them.
+//! PI words for the resources it can run.
 
 use super::*;
 
@@ -90,8 +90,9 @@ impl Domain {
                 Gate::new(open)
             })
             .collect();
-        let kernel =
-            kernel_pi::fits(locks.config(), &opts).then(|| kernel_pi::KernelPi::new(n, nr));
+        let nesting = rtsync_model::Facts::new(sys).nesting;
+        let kernel = kernel_pi::resources(locks.config(), &nesting, &opts)
+            .map(|on| kernel_pi::KernelPi::new(n, on));
         let shown = (0..n).map(|t| locks.eff(t)).collect();
         let state = State {
             locks,
