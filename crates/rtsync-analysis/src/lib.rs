@@ -10,6 +10,7 @@
 pub mod analyze;
 pub mod blocking;
 pub mod bounds;
+pub mod components;
 pub mod context;
 pub mod edf;
 pub mod fp;

@@ -14,6 +14,17 @@
 //! lock = "300ns"           # uncontended lock operation
 //! unlock = "250ns"
 //! per_waiter = "20ns"      # extra unlock cost per waiting task
+//!
+//! [component]              # paper 001's Table 2 terms, per request
+//! prop_call = "4us"        # (crate::components::Overheads names them)
+//! prop_reply = "3us"
+//! fix_call = "3us"
+//! fix_reply = "2us"
+//! pip_unlocked = "4us"
+//! pip_locked = "4us"
+//! pip_reply = "3us"
+//! queue = "200ns"
+//! nest = "5us"
 //! ```
 //!
 //! Charging follows paper 004, Sec. IV-C (each WCET inflated with the
@@ -57,6 +68,8 @@ pub struct Profile {
     pub migration: Time,
     /// Lock and unlock costs per protocol.
     pub protocols: BTreeMap<Protocol, LockCost>,
+    /// Component requests' costs (paper 001), for its analysis.
+    pub component: crate::components::Overheads,
 }
 
 #[derive(Deserialize)]
@@ -68,6 +81,8 @@ struct RawProfile {
     migration: Option<String>,
     #[serde(default)]
     protocol: BTreeMap<String, RawCost>,
+    #[serde(default)]
+    component: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -107,7 +122,26 @@ impl Profile {
             timer: t(&raw.timer, "timer")?,
             migration: t(&raw.migration, "migration")?,
             protocols: BTreeMap::new(),
+            component: Default::default(),
         };
+        for (key, v) in &raw.component {
+            let o = &mut p.component;
+            let slot = match key.as_str() {
+                "prop_call" => &mut o.prop_call,
+                "prop_reply" => &mut o.prop_reply,
+                "fix_call" => &mut o.fix_call,
+                "fix_reply" => &mut o.fix_reply,
+                "pip_unlocked" => &mut o.pip_unlocked,
+                "pip_locked" => &mut o.pip_locked,
+                "pip_reply" => &mut o.pip_reply,
+                "queue" => &mut o.queue,
+                "nest" => &mut o.nest,
+                _ => {
+                    return Err(fin(Diagnostic::error(format!("component.{key}"), format!("unknown component overhead `{key}`")).hint("keys: prop_call, prop_reply, fix_call, fix_reply, pip_unlocked, pip_locked, pip_reply, queue, nest")));
+                }
+            };
+            *slot = t(&Some(v.clone()), &format!("component.{key}"))?;
+        }
         for (name, c) in &raw.protocol {
             let proto: Protocol = name
                 .parse()

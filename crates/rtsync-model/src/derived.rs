@@ -231,6 +231,14 @@ impl Facts {
                     _ => {}
                 }
             }
+            if let Some(given) = sys.resources[r].ceiling {
+                ceiling[r] = ceiling[r].max(given);
+                for lc in &mut local_ceiling[r * cpus..(r + 1) * cpus] {
+                    if *lc > 0 {
+                        *lc = (*lc).max(given);
+                    }
+                }
+            }
         }
         // Nesting groups by union-find.
         let mut group: Vec<usize> = (0..nr).collect();

@@ -7,11 +7,14 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+pub mod component;
 pub mod derived;
 pub mod diag;
+pub mod interface;
 pub mod lockorder;
 pub mod mix;
 pub mod protocol;
+mod raw;
 pub mod scenario;
 mod sections;
 pub mod spec;

@@ -30,75 +30,10 @@
 
 use crate::diag::{Diagnostic, Diagnostics, LineIndex, Pos};
 use crate::protocol::{Protocol, Scheduler};
+use crate::raw::{RawPlatform, RawResource, RawSegment, RawSpec, RawTask, RawTasks};
 use crate::system::{Platform, Priority, Resource, Segment, SourceMap, System, Task, keys};
 use crate::time::{TIME_HINT, Time};
-use serde::Deserialize;
 use toml::Spanned;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSpec {
-    name: Option<String>,
-    #[allow(dead_code)]
-    description: Option<String>,
-    platform: Option<Spanned<RawPlatform>>,
-    #[serde(default, rename = "resource")]
-    resources: Vec<Spanned<RawResource>>,
-    /// `None` when the text has no `task` key (a spec read in sections
-    /// must not define tasks both in its rest and in its task groups).
-    #[serde(rename = "task")]
-    tasks: Option<Vec<Spanned<RawTask>>>,
-}
-
-/// One batch of a spec's task groups (see [`crate::sections`]).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTasks {
-    task: Vec<Spanned<RawTask>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPlatform {
-    cpus: Option<Spanned<i64>>,
-    scheduler: Option<Spanned<String>>,
-    protocol: Option<Spanned<String>>,
-    priorities: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawResource {
-    name: Spanned<String>,
-    protocol: Option<Spanned<String>>,
-    units: Option<Spanned<i64>>,
-    sync_cpu: Option<Spanned<i64>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawTask {
-    name: Spanned<String>,
-    period: Option<Spanned<toml::Value>>,
-    deadline: Option<Spanned<toml::Value>>,
-    jitter: Option<Spanned<toml::Value>>,
-    offset: Option<Spanned<toml::Value>>,
-    priority: Option<Spanned<i64>>,
-    cpu: Option<Spanned<i64>>,
-    wcet: Option<Spanned<toml::Value>>,
-    body: Option<Spanned<Vec<Spanned<RawSegment>>>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSegment {
-    compute: Option<Spanned<toml::Value>>,
-    suspend: Option<Spanned<toml::Value>>,
-    lock: Option<Spanned<String>>,
-    hold: Option<Spanned<toml::Value>>,
-    units: Option<Spanned<i64>>,
-    body: Option<Vec<Spanned<RawSegment>>>,
-}
 
 /// How priorities are assigned when no task gives one.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -164,6 +99,9 @@ fn read_raw(src: &str, sectioned: bool) -> Result<(RawSpec, Vec<usize>), toml::d
         && let Some(sections) = crate::sections::split(src)
         && let Ok(mut raw) = toml::from_str::<RawSpec>(&sections.rest)
         && raw.tasks.is_none()
+        // Component methods are inlined into task bodies: their spans
+        // must count from the same start as the tasks'.
+        && raw.components.is_empty()
     {
         let mut tasks = Vec::new();
         let mut bases = Vec::new();
@@ -193,7 +131,7 @@ fn parse(
     file: Option<&str>,
     sectioned: bool,
 ) -> Result<(System, Diagnostics), Diagnostics> {
-    let (raw, bases) = match read_raw(src, sectioned) {
+    let (mut raw, bases) = match read_raw(src, sectioned) {
         Ok(r) => r,
         Err(e) => {
             let pos = e.span().map(|s| Pos::of_offset(src, s.start));
@@ -225,7 +163,13 @@ fn parse(
         diags: Diagnostics::default(),
         source: SourceMap::for_file(file),
     };
-    let system = convert(&mut cx, raw, &bases);
+    let lowered = crate::component::lower::lower(&mut raw, &cx.lines, &mut cx.diags);
+    let system = convert(&mut cx, raw, &bases).map(|mut sys| {
+        if let Some(l) = lowered {
+            sys.components = Some(std::sync::Arc::new(l.finish(&sys, &mut cx.diags)));
+        }
+        sys
+    });
     let diags = cx.diags;
     match system {
         Some(system) if !diags.has_errors() => Ok((system, diags)),
@@ -408,6 +352,7 @@ fn convert(cx: &mut Loader, raw: RawSpec, bases: &[usize]) -> Option<System> {
         resources,
         tasks,
         source: std::mem::take(&mut cx.source),
+        components: None,
     })
 }
 
@@ -552,6 +497,7 @@ fn resources(
             protocol,
             units,
             sync_cpu,
+            ceiling: rr.ceiling,
         });
     }
 
@@ -719,8 +665,12 @@ fn segment(
     raw_resources: &[Spanned<RawResource>],
 ) -> Option<Segment> {
     let r = s.get_ref();
+    if r.call.is_some() {
+        // Not lowered: the component lowering reported why.
+        return None;
+    }
     let kinds = r.compute.is_some() as u8 + r.suspend.is_some() as u8 + r.lock.is_some() as u8;
-    const SHAPES: &str = "a segment is { compute = \"1ms\" }, { suspend = \"1ms\" }, { lock = \"R\", hold = \"100us\" } or { lock = \"R\", body = [ ... ] }";
+    const SHAPES: &str = "a segment is { compute = \"1ms\" }, { suspend = \"1ms\" }, { lock = \"R\", hold = \"100us\" }, { lock = \"R\", body = [ ... ] } or { call = \"component.interface.method\" }";
     if kinds != 1 {
         let msg = if kinds == 0 {
             "segment has no `compute`, `suspend` or `lock`"

@@ -41,6 +41,10 @@ pub struct Resource {
     pub units: u32,
     /// The CPU on which its critical sections run (DPCP, DFLP).
     pub sync_cpu: Option<Cpu>,
+    /// A priority ceiling given rather than derived from the users (a
+    /// component's `fixed` interface at a given priority, paper 001
+    /// Sect. 4.1); the ceiling is the higher of the two.
+    pub ceiling: Option<Priority>,
 }
 
 /// One step of a job's body.
@@ -168,6 +172,10 @@ pub struct System {
     pub tasks: Vec<Task>,
     /// Where each element was written (empty for generated systems).
     pub source: SourceMap,
+    /// The components the spec described, if any: their requests are
+    /// already lowered into the tasks' bodies and resources
+    /// (`crate::component`); this keeps what the lowering knew.
+    pub components: Option<std::sync::Arc<crate::interface::Components>>,
 }
 
 impl System {

@@ -1,6 +1,8 @@
 //! Writing a system back as a TOML spec, in the form the loader reads:
 //! `load_str(&to_toml(&s))` gives back `s` (positions aside). Generated
-//! systems are saved this way.
+//! systems are saved this way. A component spec is written in its
+//! lowered form (its requests as the sections they mean,
+//! `crate::component`), without the request structure.
 
 use crate::system::{Segment, System};
 use std::fmt::Write;

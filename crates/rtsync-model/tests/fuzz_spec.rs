@@ -125,6 +125,10 @@ proptest! {
                 prop_assert!(again.is_ok(), "written back, refused:\n{}", to_toml(&sys));
                 let (mut back, _) = again.unwrap();
                 back.source = sys.source.clone();
+                // A component spec is written in its lowered form: the
+                // system round-trips, the request structure is left out.
+                let mut sys = sys;
+                sys.components = None;
                 prop_assert_eq!(back, sys);
             }
             Err(d) => {

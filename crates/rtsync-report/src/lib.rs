@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod components;
 pub mod gantt;
 pub mod plot;
 mod svg;

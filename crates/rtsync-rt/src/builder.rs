@@ -145,6 +145,7 @@ impl Builder {
             protocol,
             units: 1,
             sync_cpu: None,
+            ceiling: None,
         });
         ResourceRef(self.resources.len() - 1)
     }
@@ -217,6 +218,7 @@ impl Builder {
                 .collect(),
             tasks: self.tasks.clone(),
             source: SourceMap::default(),
+            components: None,
         };
         let diags = rtsync_model::validate(&sys);
         if diags.has_errors() {

@@ -24,6 +24,8 @@ pub const EXAMPLES: &[Example] = &[
     example!("ipcp-actuator"),
     example!("npcs-simple"),
     example!("srp-edf-multiunit"),
+    example!("camkes-fig2"),
+    example!("camkes-fig3"),
     example!("camkes-fig7"),
 ];
 

@@ -705,3 +705,46 @@ fn simulate_searches_saves_and_replays_a_plan() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `check` on a component spec prints the analyzer's table (paper 001
+/// Fig. 3's pools: 2 and 3) and the request chains; `analyze` adds paper
+/// 001's terms beside the verdict.
+#[test]
+fn components_are_checked_and_analysed() {
+    let o = common::rtsync(&["check", "camkes-fig3"]);
+    let (out, err) = common::text(&o);
+    assert!(o.status.success(), "{err}");
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name} in\n{out}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // interface, protocol, ceiling, floor, threads, ...
+    assert_eq!(row("A.work")[4], "2");
+    assert_eq!(row("B.work")[4], "3");
+    assert!(out.contains("c1: A.work.run -> B.work.run"), "{out}");
+    let o = common::rtsync(&["analyze", "camkes-fig7"]);
+    let (out, err) = common::text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("paper 001's analysis"), "{out}");
+    assert!(
+        out.contains("Eq. 4 (hyperbolic bound, non-unique priorities): holds"),
+        "{out}"
+    );
+    // A mistake is refused with its line.
+    let bad = common::temp(
+        "bad-component.toml",
+        "[[component]]\nname = \"S\"\n[[component.interface]]\nname = \"i\"\nprotocol = \"shared\"\nmethods.m = [ { compute = \"1ms\" } ]\n[[task]]\nname = \"T\"\nperiod = \"10ms\"\nwcet = \"1ms\"\n",
+    );
+    let o = common::rtsync(&["check", bad.to_str().unwrap()]);
+    let (_, err) = common::text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("bad-component.toml:5:")
+            && err.contains("unknown interface protocol `shared`"),
+        "{err}"
+    );
+}

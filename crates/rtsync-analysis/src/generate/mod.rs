@@ -222,6 +222,7 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
             protocol: c.protocol,
             units: 1,
             sync_cpu: c.protocol.needs_sync_cpu().then_some(c.cpus - 1),
+            ceiling: None,
         })
         .collect();
     let mut tasks = Vec::with_capacity(utils.len());
@@ -270,6 +271,7 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
         resources,
         tasks,
         source: SourceMap::default(),
+        components: None,
     };
     match c.partition {
         Some(h) if !placed_first => partition(&sys, h),

@@ -36,6 +36,7 @@ pub(super) fn machine(protocol: Protocol, cpus: usize, resources: usize, tasks: 
                 protocol,
                 units: 1,
                 sync_cpu: protocol.needs_sync_cpu().then_some(cpus - 1),
+                ceiling: None,
             })
             .collect(),
         tasks: tasks
@@ -53,6 +54,7 @@ pub(super) fn machine(protocol: Protocol, cpus: usize, resources: usize, tasks: 
             })
             .collect(),
         source: SourceMap::default(),
+        components: None,
     };
     let errors: Vec<String> = rtsync_model::validate(&sys)
         .errors()

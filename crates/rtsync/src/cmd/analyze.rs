@@ -32,7 +32,7 @@ pub fn run(a: Args) -> u8 {
     };
     let opts = Options {
         tests: a.test,
-        overheads,
+        overheads: overheads.clone(),
         heuristic: a.partition,
         first_miss: false,
     };
@@ -53,6 +53,17 @@ pub fn run(a: Args) -> u8 {
                 eprintln!("{d}");
             }
             print!("{}", report::analysis_table(&analysis, &loaded.label));
+            let sys = &loaded.system;
+            if let Some(c) = &sys.components
+                && sys.platform.cpus == 1
+            {
+                let costs = overheads.as_ref().map(|o| o.component).unwrap_or_default();
+                let p = rtsync_analysis::components::analyse(sys, c, &costs);
+                print!(
+                    "{}",
+                    rtsync_report::components::paper001(sys, &p, costs != Default::default())
+                );
+            }
         }
     }
     match analysis.result.verdict {

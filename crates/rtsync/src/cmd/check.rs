@@ -44,6 +44,12 @@ pub fn run(a: Args) -> u8 {
         }
     };
     print!("{}", report::facts(&loaded.system, &loaded.label));
+    if let Some(c) = &loaded.system.components {
+        print!(
+            "{}",
+            rtsync_report::components::components(&loaded.system, c)
+        );
+    }
     if let std::borrow::Cow::Owned(p) = &placed {
         let cpus: Vec<String> = p
             .tasks

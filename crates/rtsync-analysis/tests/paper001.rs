@@ -1,0 +1,160 @@
+//! Paper 001's equations worked by hand: Eq. 7's WCET with overheads,
+//! Eq. 5's blocking by a fixed and a propagated interface, Eq. 8's PIP
+//! overhead with a chain below, the response times and Eq. 4.
+
+use rtsync_analysis::components::{Overheads, analyse};
+use rtsync_model::{System, Time, load_str};
+
+fn us(n: u64) -> Time {
+    Time::from_us(n)
+}
+
+fn load(src: &str) -> System {
+    load_str(src, None).unwrap_or_else(|d| panic!("{d}")).0
+}
+
+/// F (fixed, 1 ms) serves t1 (3) and t3 (1); P (propagated, 2 ms) serves
+/// t2 (2) and t3.
+const THREE: &str = r#"
+[platform]
+cpus = 1
+[[component]]
+name = "F"
+[[component.interface]]
+name = "i"
+protocol = "fixed"
+methods.run = [ { compute = "1ms" } ]
+[[component]]
+name = "P"
+[[component.interface]]
+name = "i"
+protocol = "propagated"
+methods.run = [ { compute = "2ms" } ]
+[[task]]
+name = "t1"
+period = "10ms"
+priority = 3
+uses = ["F.i"]
+body = [ { compute = "1ms" }, { call = "F.i" } ]
+[[task]]
+name = "t2"
+period = "20ms"
+priority = 2
+uses = ["P.i"]
+body = [ { compute = "2ms" }, { call = "P.i" } ]
+[[task]]
+name = "t3"
+period = "40ms"
+priority = 1
+uses = ["F.i", "P.i"]
+body = [ { compute = "3ms" }, { call = "F.i" }, { call = "P.i" } ]
+"#;
+
+fn costs() -> Overheads {
+    Overheads {
+        prop_call: us(10),
+        prop_reply: us(5),
+        fix_call: us(20),
+        fix_reply: us(10),
+        ..Overheads::default()
+    }
+}
+
+#[test]
+fn eq7_eq5_and_the_response_times_by_hand() {
+    let sys = load(THREE);
+    let c = sys.components.as_deref().unwrap();
+    let a = analyse(&sys, c, &costs());
+    // Eq. 7: procedures plus one overhead per request.
+    // t1: 1 + 1 ms + (20 + 10) us; t2: 2 + 2 ms + (10 + 5) us;
+    // t3: 3 + 1 + 2 ms + 30 + 15 us.
+    assert_eq!(a.wcet, [us(2030), us(4015), us(6045)]);
+    // B(F) = C_fix + C(F) = 30 us + 1 ms; B(P) = max(10, 5) us.
+    let (f, p) = (c.interface("F.i").unwrap(), c.interface("P.i").unwrap());
+    assert_eq!(a.interface_blocking[f], us(1030));
+    assert_eq!(a.interface_blocking[p], us(10));
+    // Eq. 5: t1 (3): F (p_min 1 < 3 <= p_max 3) -> 1030; P (p_max 2) not.
+    // t2 (2): F and P both qualify: max 1030. t3: nobody lower.
+    assert_eq!(a.blocking, [us(1030), us(1030), Time::ZERO]);
+    // R1 = 2030 + 1030; R2 = 4015 + 1030 + 2030 = 7075;
+    // R3: 6045 + 2*2030 + 4015 = 14120 (12090 -> 14120 -> stable).
+    assert_eq!(
+        a.response,
+        [Some(us(3060)), Some(us(7075)), Some(us(14120))]
+    );
+    // Eq. 4: 1.306; 1.203 * 1.25225 = 1.5065; 1.203 * 1.20075 * 1.151125
+    // = 1.6628: all at most 2.
+    assert_eq!(a.hyperbolic, Ok(Ok(())));
+}
+
+#[test]
+fn a_higher_overhead_fails_eq4_where_it_should() {
+    // A fixed request costing 2.6 ms each way: t1's factor alone is
+    // (1 + 1 + 5.2 ms + B 6.2 ms) / 10 ms + 1 = 2.34 > 2.
+    let sys = load(THREE);
+    let c = sys.components.as_deref().unwrap();
+    let o = Overheads {
+        fix_call: us(2600),
+        fix_reply: us(2600),
+        ..costs()
+    };
+    let a = analyse(&sys, c, &o);
+    assert_eq!(a.hyperbolic, Ok(Err(0)));
+    assert_eq!(a.response[0], None, "7.2 + 6.2 ms > 10 ms");
+}
+
+/// Eq. 8: a request to an inherited interface costs
+/// `max(C^unlocked, C^locked + C^locked(c) + l(c) C_up)` plus its reply,
+/// `l(c)` the longest chain below it.
+#[test]
+fn eq8_charges_the_chain_below_an_inherited_interface() {
+    let src = r#"
+[platform]
+cpus = 1
+[[component]]
+name = "A"
+uses = ["B.i"]
+[[component.interface]]
+name = "i"
+protocol = "inherited"
+methods.run = [ { compute = "100us" }, { call = "B.i" } ]
+[[component]]
+name = "B"
+[[component.interface]]
+name = "i"
+protocol = "inherited"
+methods.run = [ { compute = "50us" } ]
+[[task]]
+name = "H"
+period = "10ms"
+priority = 2
+uses = ["A.i"]
+body = [ { call = "A.i" } ]
+[[task]]
+name = "L"
+period = "20ms"
+priority = 1
+uses = ["A.i"]
+body = [ { call = "A.i" } ]
+"#;
+    let sys = load(src);
+    let c = sys.components.as_deref().unwrap();
+    let o = Overheads {
+        pip_unlocked: us(4),
+        pip_locked: Time::from_ns(4100),
+        pip_reply: us(3),
+        queue: Time::from_ns(500),
+        nest: us(5),
+        ..Overheads::default()
+    };
+    // A: l = 1, max(4, 4.1 + 0.5 + 5) + 3 = 12.6 us; B: l = 0,
+    // max(4, 4.6) + 3 = 7.6 us.
+    assert_eq!(
+        o.request(rtsync_model::component::Kind::Inherited, 1),
+        Time::from_ns(12_600)
+    );
+    let a = analyse(&sys, c, &o);
+    assert_eq!(a.wcet[0], Time::from_ns(150_000 + 12_600 + 7_600));
+    // H is blocked once by L's whole request: 150 us and both overheads.
+    assert_eq!(a.blocking, [Time::from_ns(170_200), Time::ZERO]);
+}
