@@ -112,30 +112,17 @@ fn depth(r: &Request) -> u32 {
 
 /// The execution of one request, its nested requests and all their
 /// overheads: what its section holds a CPU for.
-fn request_length(
-    sys: &System,
-    c: &Components,
-    o: &Overheads,
-    f: &Facts,
-    task: TaskId,
-    r: &Request,
-) -> Time {
-    let i = &c.interfaces[r.interface];
-    let own = match i.resource {
-        // An exclusive request is a section of the lowered system; its
-        // length there includes the nested requests' procedures.
+fn request_length(c: &Components, o: &Overheads, f: &Facts, task: TaskId, r: &Request) -> Time {
+    // An exclusive request is a section of the lowered system; its length
+    // there includes the nested requests' procedures.
+    let own = match c.interfaces[r.interface].resource {
         Some(res) => section_of(f, task, res),
         None => Time::ZERO,
     };
-    let nested_overheads = r
-        .inner
-        .iter()
-        .map(|x| nested_overhead(c, o, x))
-        .fold(Time::ZERO, add);
-    let _ = sys;
-    add(add(own, o.request(i.kind, depth(r))), nested_overheads)
+    add(own, nested_overhead(c, o, r))
 }
 
+/// The overheads of one request and of every request nested in it.
 fn nested_overhead(c: &Components, o: &Overheads, r: &Request) -> Time {
     let own = o.request(c.interfaces[r.interface].kind, depth(r));
     r.inner
@@ -181,7 +168,7 @@ pub fn analyse(sys: &System, c: &Components, o: &Overheads) -> Paper001 {
             let b = match kind {
                 // Only the transitions run at the pool's ceiling.
                 Kind::Propagated => o.prop_call.max(o.prop_reply),
-                _ => request_length(sys, c, o, &f, t, r),
+                _ => request_length(c, o, &f, t, r),
             };
             let x = r.interface;
             interface_blocking[x] = interface_blocking[x].max(b);
