@@ -29,7 +29,8 @@
 //! counterexamples by the simulator like every other bound; these terms
 //! are the paper's, to compare with and to read its examples by.
 
-use crate::bounds::{BoundTask, hyperbolic};
+use crate::bounds::{BoundTask, Modelled, applicable, hyperbolic};
+use crate::recurrence::{self, Term};
 use rtsync_model::component::{Components, Kind, Request};
 use rtsync_model::{Facts, Priority, System, TaskId, Time};
 
@@ -95,14 +96,13 @@ pub struct Paper001 {
     pub hyperbolic: Result<Result<(), TaskId>, String>,
 }
 
-/// `a + b`, saturating (an absurd sum fails the deadline instead of
-/// wrapping).
 fn add(a: Time, b: Time) -> Time {
-    Time::from_ns(a.ns().saturating_add(b.ns()))
+    a.saturating_add(b)
 }
 
+/// `a · k`, saturating at [`Time::MAX`].
 fn times(a: Time, k: u64) -> Time {
-    Time::from_ns(a.ns().saturating_mul(k))
+    a.checked_mul(k).unwrap_or(Time::MAX)
 }
 
 /// The deepest chain of requests below `r` (`l(c)` for its interface).
@@ -226,60 +226,39 @@ fn response_time(
     blocking: &[Time],
     i: usize,
 ) -> Option<Time> {
-    let d = sys.tasks[i].deadline;
-    let base = add(wcet[i], blocking[i]);
-    let mut r = base;
-    loop {
-        let mut next = base;
-        for (j, t) in sys.tasks.iter().enumerate() {
-            if j != i && prio[j] >= prio[i] {
-                let k = r.ns().div_ceil(t.period.ns().max(1));
-                next = add(next, times(wcet[j], k));
-            }
-        }
-        if next > d {
-            return None;
-        }
-        if next == r {
-            return Some(r);
-        }
-        r = next;
-    }
+    let mut terms: Vec<Term> = (sys.tasks.iter().enumerate())
+        .filter(|&(j, _)| j != i && prio[j] >= prio[i])
+        .map(|(j, t)| Term::new(wcet[j], Time::ZERO, t.period))
+        .collect();
+    recurrence::solve(add(wcet[i], blocking[i]), sys.tasks[i].deadline, &mut terms)
 }
 
-/// Eq. 4, where it applies: implicit deadlines and, among equal
-/// priorities, equal periods (the bound's module documentation gives the
-/// counterexample otherwise).
+/// Eq. 4, where the bounds apply ([`applicable`]: implicit deadlines, no
+/// jitter, rate-monotonic priorities, equal periods among equal ones).
 fn hyperbolic_verdict(
     sys: &System,
     prio: &[Priority],
     wcet: &[Time],
     blocking: &[Time],
 ) -> Result<Result<(), TaskId>, String> {
-    for (i, t) in sys.tasks.iter().enumerate() {
-        if t.deadline != t.period {
-            return Err(format!(
-                "task `{}` has a deadline other than its period",
-                t.name
-            ));
-        }
-        for (j, u) in sys.tasks.iter().enumerate() {
-            if j != i && prio[j] == prio[i] && u.period != t.period {
-                return Err(format!(
-                    "tasks `{}` and `{}` share a priority with different periods",
-                    t.name, u.name
-                ));
-            }
-        }
-    }
+    let model: Vec<Modelled> = (sys.tasks.iter().enumerate())
+        .map(|(i, t)| Modelled {
+            name: &t.name,
+            prio: prio[i],
+            period: t.period,
+            deadline: t.deadline,
+            jitter: t.jitter,
+        })
+        .collect();
+    applicable(&model)?;
     let ts: Vec<BoundTask> = sys
         .tasks
         .iter()
         .enumerate()
         .map(|(i, t)| BoundTask {
             id: i,
-            u: wcet[i].ns() as f64 / t.period.ns() as f64,
-            b: blocking[i].ns() as f64 / t.period.ns() as f64,
+            u: wcet[i].ratio(t.period),
+            b: blocking[i].ratio(t.period),
             prio: prio[i],
         })
         .collect();

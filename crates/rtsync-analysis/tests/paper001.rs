@@ -158,3 +158,20 @@ body = [ { call = "A.i" } ]
     // H is blocked once by L's whole request: 150 us and both overheads.
     assert_eq!(a.blocking, [Time::from_ns(170_200), Time::ZERO]);
 }
+
+/// Eq. 4 extends Bini's bound, which assumes rate-monotonic priorities:
+/// with t3 (40 ms) above t1 (10 ms) it does not apply, and says why.
+#[test]
+fn eq4_is_not_applied_to_priorities_that_are_not_rate_monotonic() {
+    let src = THREE
+        .replace("priority = 3", "priority = 9")
+        .replace("priority = 1", "priority = 3")
+        .replace("priority = 9", "priority = 1");
+    let sys = load(&src);
+    let c = sys.components.as_deref().unwrap();
+    let a = analyse(&sys, c, &costs());
+    match a.hyperbolic {
+        Err(why) => assert!(why.contains("not rate-monotonic"), "{why}"),
+        other => panic!("expected not applicable, got {other:?}"),
+    }
+}

@@ -28,6 +28,54 @@ pub struct BoundTask {
     pub prio: u32,
 }
 
+/// What the bounds need to know of a task to say whether they apply.
+#[derive(Clone, Copy, Debug)]
+pub struct Modelled<'a> {
+    /// Its name, for the reason.
+    pub name: &'a str,
+    /// Its priority.
+    pub prio: u32,
+    /// Its period.
+    pub period: Time,
+    /// Its deadline.
+    pub deadline: Time,
+    /// Its release jitter.
+    pub jitter: Time,
+}
+
+/// Whether the bounds apply to these tasks (one CPU's), or why not:
+/// implicit deadlines, no jitter, and rate-monotonic priorities, equal
+/// priorities with equal periods (see the note in [`hyperbolic`]).
+pub fn applicable(ts: &[Modelled]) -> Result<(), String> {
+    for t in ts {
+        if t.deadline != t.period {
+            return Err(format!(
+                "task {} has a deadline other than its period",
+                t.name
+            ));
+        }
+        if !t.jitter.is_zero() {
+            return Err(format!("task {} has release jitter", t.name));
+        }
+    }
+    for a in ts {
+        for b in ts {
+            if !std::ptr::eq(a, b) && a.prio >= b.prio && a.period > b.period {
+                let rel = if a.prio == b.prio {
+                    "shares a priority with"
+                } else {
+                    "outranks"
+                };
+                return Err(format!(
+                    "priorities are not rate-monotonic ({} {rel} {} but has a longer period)",
+                    a.name, b.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The tasks of `cpu` in bound form, or why the bounds do not apply;
 /// `agents` is the CPU's list from [`crate::blocking::foreign_loads`].
 pub fn tasks_on(
@@ -37,18 +85,20 @@ pub fn tasks_on(
     agents: &[(TaskId, Time)],
 ) -> Result<Vec<BoundTask>, String> {
     let ids = cx.f.on_cpu(cpu);
-    for &i in ids {
-        let t = &cx.sys.tasks[i];
-        if t.deadline != t.period {
-            return Err(format!(
-                "task {} has a deadline shorter than its period",
-                t.name
-            ));
-        }
-        if !t.jitter.is_zero() {
-            return Err(format!("task {} has release jitter", t.name));
-        }
-    }
+    let model: Vec<Modelled> = ids
+        .iter()
+        .map(|&i| {
+            let t = &cx.sys.tasks[i];
+            Modelled {
+                name: &t.name,
+                prio: cx.prio(i),
+                period: cx.period[i],
+                deadline: t.deadline,
+                jitter: t.jitter,
+            }
+        })
+        .collect();
+    applicable(&model)?;
     // Agents (DPCP, DFLP sections run for tasks of other CPUs) preempt
     // every task of their CPU with a release pattern that follows the
     // requesting tasks' responses, not a period of their own: the bounds'
@@ -61,23 +111,6 @@ pub fn tasks_on(
             "CPU {cpu} runs the critical sections of task {} as a synchronization CPU; the utilization bounds do not model that interference",
             cx.sys.tasks[x].name
         ));
-    }
-    // Rate-monotonic order; equal priorities need equal periods (see the
-    // note in `hyperbolic`).
-    for &a in ids {
-        for &b in ids {
-            if a != b && cx.prio(a) >= cx.prio(b) && cx.period[a] > cx.period[b] {
-                let rel = if cx.prio(a) == cx.prio(b) {
-                    "shares a priority with"
-                } else {
-                    "outranks"
-                };
-                return Err(format!(
-                    "priorities are not rate-monotonic ({} {rel} {} but has a longer period)",
-                    cx.sys.tasks[a].name, cx.sys.tasks[b].name
-                ));
-            }
-        }
     }
     Ok(ids
         .iter()

@@ -631,6 +631,7 @@ impl Lowered {
         c.requests.resize(sys.tasks.len(), Vec::new());
         let priority: Vec<Priority> = sys.tasks.iter().map(|t| t.priority).collect();
         super::pool::derive(c, &priority);
+        let facts = crate::Facts::new(sys);
         for (i, f) in c.interfaces.iter().enumerate() {
             let key = format!("interface \"{}\"", f.name);
             let callers = &c.callers[i];
@@ -662,10 +663,7 @@ impl Lowered {
                     );
                 }
             }
-            let cpus: HashSet<Option<usize>> = callers
-                .iter()
-                .map(|&t| sys.tasks[t].cpu.or((sys.platform.cpus == 1).then_some(0)))
-                .collect();
+            let cpus: HashSet<Option<usize>> = callers.iter().map(|&t| facts.cpu_of[t]).collect();
             if cpus.len() > 1 || cpus.contains(&None) {
                 diags.push(Diagnostic::error(&key, format!("`{}` is requested by tasks on different CPUs (or unplaced)", f.name)).at(f.pos).hint("an interface's threads serve one CPU (paper 001: unicore or fully partitioned): place its callers on one CPU with `cpu = N`"));
             }
