@@ -11,6 +11,8 @@
 //! the worst simulated response over the bound, per task.
 
 use rayon::prelude::*;
+use rtsync_analysis::components;
+use rtsync_analysis::generate::components::component_system;
 use rtsync_analysis::generate::{Mixing, generate};
 use rtsync_analysis::{Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Protocol, Scheduler, System, Time};
@@ -40,6 +42,9 @@ pub struct Config {
     pub search: Option<SearchOptions>,
     /// Where to write each system with a violation (spec and plan).
     pub save: Option<PathBuf>,
+    /// Draw component topologies (paper 001) in place of task systems:
+    /// `protocol`, `mix` and `shape` are then unused.
+    pub components: bool,
 }
 
 /// A broken promise, with what reproduces it.
@@ -85,6 +90,18 @@ pub fn check_system(sys: &System, seed: u64, search_opts: Option<&SearchOptions>
         match t.response {
             Response::Bounded(r) if r <= t.deadline => bounds.push(r),
             _ => return c,
+        }
+    }
+    // A component spec on one CPU: paper 001's bound (no overheads) is
+    // searched too, the lower of the two per task.
+    if let Some(comps) = an.system.components.as_deref()
+        && an.system.platform.cpus == 1
+    {
+        let p = components::analyse(&an.system, comps, &components::Overheads::default());
+        for (b, r) in bounds.iter_mut().zip(&p.response) {
+            if let Some(r) = r {
+                *b = (*b).min(*r);
+            }
         }
     }
     c.schedulable = true;
@@ -245,12 +262,26 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
     (0..cfg.systems)
         .into_par_iter()
         .map(|i| {
-            let base = cfg.mix.map_or(cfg.protocol, |m| m.base(cfg.scheduler));
-            let g = cfg.shape.config(base, cfg.scheduler, i);
-            let mut sys = generate(&g, cfg.seed, i);
-            if let Some(m) = cfg.mix {
-                m.apply(&mut sys, cfg.seed, i);
-            }
+            let sys = if cfg.components {
+                match component_system(cfg.seed, i) {
+                    Some((sys, _)) => sys,
+                    None => {
+                        progress();
+                        return Tally {
+                            systems: 1,
+                            ..Tally::default()
+                        };
+                    }
+                }
+            } else {
+                let base = cfg.mix.map_or(cfg.protocol, |m| m.base(cfg.scheduler));
+                let g = cfg.shape.config(base, cfg.scheduler, i);
+                let mut sys = generate(&g, cfg.seed, i);
+                if let Some(m) = cfg.mix {
+                    m.apply(&mut sys, cfg.seed, i);
+                }
+                sys
+            };
             let c = check_system(&sys, cfg.seed ^ i, cfg.search.as_ref());
             let mut t = Tally {
                 systems: 1,
@@ -261,23 +292,29 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
                 tightness: c.tightness,
             };
             if !c.violations.is_empty() {
-                let id = format!(
-                    "{}-{}-{}-{i}",
-                    cfg.mix.map_or(cfg.protocol.name(), |m| m.name()),
-                    cfg.scheduler,
-                    cfg.shape.of(i)
-                );
+                let id = if cfg.components {
+                    format!("components-{i}")
+                } else {
+                    format!(
+                        "{}-{}-{}-{i}",
+                        cfg.mix.map_or(cfg.protocol.name(), |m| m.name()),
+                        cfg.scheduler,
+                        cfg.shape.of(i)
+                    )
+                };
                 let saved = match (&cfg.save, &c.placed) {
                     (Some(dir), Some(placed)) => Some(save(dir, &id, placed, &c.violations)),
                     _ => None,
                 };
+                let drawn = if cfg.components {
+                    "component topology".to_string()
+                } else {
+                    format!("shape {}", cfg.shape.of(i))
+                };
                 for v in &c.violations {
                     let mut line = format!(
-                        "system {i} (seed {}, shape {}): {} [{}]",
-                        cfg.seed,
-                        cfg.shape.of(i),
-                        v.what,
-                        v.how
+                        "system {i} (seed {}, {drawn}): {} [{}]",
+                        cfg.seed, v.what, v.how
                     );
                     if let Some(s) = &saved {
                         line.push_str(&format!("; saved as {s}"));

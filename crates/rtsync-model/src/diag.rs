@@ -103,6 +103,12 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// In `file`.
+    pub fn in_file(mut self, file: &str) -> Self {
+        self.file = Some(file.to_string());
+        self
+    }
+
     /// A finding of this severity about `key`.
     pub fn new(severity: Severity, key: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {

@@ -113,6 +113,12 @@ pub struct Request {
     pub method: usize,
     /// Requests made while serving it, in order.
     pub inner: Vec<Request>,
+    /// Where it runs in the task's lowered body: the preorder numbers
+    /// ([`crate::system::preorder`]) of its segments, the section of an
+    /// exclusive interface first, or a propagated method's body in place
+    /// (empty when the body is). An engine that knows which segment a job
+    /// executes knows which requests it is inside.
+    pub segments: std::ops::Range<usize>,
 }
 
 /// The components of a system and what the analyzer derived.

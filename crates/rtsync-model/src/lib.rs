@@ -10,6 +10,7 @@
 pub mod component;
 pub mod derived;
 pub mod diag;
+mod include;
 pub mod interface;
 pub mod lockorder;
 pub mod mix;
@@ -30,7 +31,7 @@ pub use protocol::{Protocol, ProtocolFacts, Scheduler};
 pub use spec::{load_file, load_str, parse_str};
 pub use system::{
     Cpu, Platform, Priority, Resource, ResourceId, Segment, SourceMap, System, Task, TaskId,
-    body_execution, keys,
+    body_execution, keys, preorder,
 };
 pub use time::Time;
 pub use validate::validate;

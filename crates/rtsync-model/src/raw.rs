@@ -23,6 +23,10 @@ pub(crate) struct RawSpec {
     /// Passive components and the interfaces they provide (paper 001).
     #[serde(default, rename = "component")]
     pub(crate) components: Vec<Spanned<RawComponent>>,
+    /// Files of components read with this spec ([`crate::include`]),
+    /// appended to the text before it is read.
+    #[allow(dead_code)]
+    pub(crate) include: Option<Vec<String>>,
 }
 
 /// One batch of a spec's task groups (see [`crate::sections`]).

@@ -43,6 +43,12 @@ pub struct Scenario {
     pub deadlock: Vec<String>,
     /// When that deadlock is detected.
     pub deadlock_at: Option<String>,
+    /// Requests served by component threads (component specs), each
+    /// `"THREAD TASK@FROM..TO"`: the thread (`C.i`, `C.i#k`) serving the
+    /// task's request from when it took it to its reply; compared as a
+    /// set.
+    #[serde(default)]
+    pub serves: Vec<String>,
     /// The system, as spec text.
     pub spec: String,
 }
@@ -51,13 +57,28 @@ fn yes() -> bool {
     true
 }
 
-/// `"WHAT@TIME"` -> `(WHAT, time)`.
-pub fn at(s: &str) -> Result<(String, Time), String> {
+/// `"WHAT@FROM..TO"` -> `(WHAT, from, to)`.
+pub fn during(s: &str) -> Result<(String, Time, Time), String> {
+    let (what, span) = at_text(s)?;
+    let (a, b) = span
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` lacks FROM..TO after @"))?;
+    let t = |x: &str| Time::parse(x.trim()).map_err(|e: TimeError| format!("`{s}`: {e}"));
+    Ok((what, t(a)?, t(b)?))
+}
+
+fn at_text(s: &str) -> Result<(String, &str), String> {
     let (what, t) = s
         .rsplit_once('@')
         .ok_or_else(|| format!("`{s}` lacks @TIME"))?;
-    let t = Time::parse(t.trim()).map_err(|e: TimeError| format!("`{s}`: {e}"))?;
     Ok((what.trim().to_string(), t))
+}
+
+/// `"WHAT@TIME"` -> `(WHAT, time)`.
+pub fn at(s: &str) -> Result<(String, Time), String> {
+    let (what, t) = at_text(s)?;
+    let t = Time::parse(t.trim()).map_err(|e: TimeError| format!("`{s}`: {e}"))?;
+    Ok((what, t))
 }
 
 impl Scenario {

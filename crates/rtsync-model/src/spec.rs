@@ -181,7 +181,12 @@ fn parse(
 pub fn load_file(path: &std::path::Path) -> Result<(System, Diagnostics), Diagnostics> {
     let name = path.display().to_string();
     match std::fs::read_to_string(path) {
-        Ok(src) => load_str(&src, Some(&name)),
+        Ok(src) => match crate::include::expand(&src, path)? {
+            None => load_str(&src, Some(&name)),
+            Some(x) => load_str(&x.text, Some(&name))
+                .map(|(s, d)| (s, x.place(d)))
+                .map_err(|d| x.place(d)),
+        },
         Err(e) => Err(Diagnostics(vec![
             Diagnostic::error("", format!("cannot read the spec: {e}"))
                 .hint("give the path of a TOML spec file, or no path for the bundled example"),

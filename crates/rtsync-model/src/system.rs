@@ -77,6 +77,23 @@ impl Segment {
     }
 }
 
+/// The segments of `body` in preorder, each section before its body: the
+/// numbering by which a [`crate::interface::Request`] says where it runs,
+/// and by which an engine tells which segment a job is in.
+pub fn preorder(body: &[Segment]) -> Vec<&Segment> {
+    fn walk<'a>(body: &'a [Segment], out: &mut Vec<&'a Segment>) {
+        for s in body {
+            out.push(s);
+            if let Segment::Lock { body, .. } = s {
+                walk(body, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut out);
+    out
+}
+
 /// Worst-case execution of a body, `None` on overflow.
 pub fn body_execution(body: &[Segment]) -> Option<Time> {
     body.iter()

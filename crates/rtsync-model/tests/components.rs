@@ -463,3 +463,132 @@ fn plain_tasks_and_locks_mix_with_components() {
         "{errs:#?}"
     );
 }
+
+/// Each request names the segments that serve it in the lowered body
+/// (preorder numbers): an exclusive interface's section and everything in
+/// it, a propagated method's body in place, after whatever came before
+/// (a plain section with a `hold`, which is two segments).
+#[test]
+fn requests_say_which_segments_serve_them() {
+    let src = r#"
+[platform]
+cpus = 1
+[[resource]]
+name = "R"
+protocol = "pip"
+[[component]]
+name = "P"
+uses = ["L.api"]
+[[component.interface]]
+name = "api"
+protocol = "propagated"
+methods.go = [ { compute = "150us" }, { call = "L.api" }, { compute = "50us" } ]
+[[component]]
+name = "L"
+[[component.interface]]
+name = "api"
+protocol = "inherited"
+methods.go = [ { compute = "70us" } ]
+[[task]]
+name = "t"
+period = "10ms"
+uses = ["P.api", "L.api"]
+body = [ { lock = "R", hold = "1ms" }, { call = "P.api" }, { lock = "R", body = [ { call = "L.api" } ] } ]
+"#;
+    let (sys, _) = load(src);
+    let c = comps(&sys);
+    let segs = rtsync_model::preorder(&sys.tasks[0].body);
+    // R(0) hold(1) | P: 150us(2) L(3) 70us(4) 50us(5) | R(6) L(7) 70us(8)
+    assert_eq!(segs.len(), 9);
+    let top = &c.requests[0];
+    assert_eq!(top.len(), 2);
+    assert_eq!(c.label(&top[0]), "P.api.go");
+    assert_eq!(top[0].segments, 2..6);
+    assert_eq!(top[0].inner[0].segments, 3..5);
+    assert_eq!(c.label(&top[1]), "L.api.go");
+    assert_eq!(top[1].segments, 7..9);
+    let l = c.interfaces[c.interface("L.api").unwrap()].resource;
+    for r in [&top[0].inner[0], &top[1]] {
+        assert!(
+            matches!(segs[r.segments.start], rtsync_model::Segment::Lock { resource, .. } if Some(*resource) == l)
+        );
+    }
+    assert_eq!(
+        *segs[2],
+        rtsync_model::Segment::Compute(rtsync_model::Time::from_us(150))
+    );
+    // On the paper's figures too: each exclusive request's range is its
+    // whole section.
+    for ex in ["camkes-fig2.toml", "camkes-fig3.toml", "camkes-fig7.toml"] {
+        let sys = example(ex);
+        let c = comps(&sys);
+        for (t, task) in sys.tasks.iter().enumerate() {
+            let segs = rtsync_model::preorder(&task.body);
+            for chain in c.chains(t) {
+                let r = chain.last().unwrap();
+                let f = &c.interfaces[r.interface];
+                if let Some(res) = f.resource {
+                    let rtsync_model::Segment::Lock { resource, body, .. } = segs[r.segments.start]
+                    else {
+                        panic!("{ex}: {} starts no section", c.label(r))
+                    };
+                    assert_eq!(*resource, res);
+                    assert_eq!(r.segments.len(), 1 + rtsync_model::preorder(body).len());
+                }
+            }
+        }
+    }
+}
+
+/// `include` reads components from other files (relative to the spec);
+/// a mistake there is reported in that file, at its line; an included
+/// file with anything but components, or one that cannot be read, is
+/// refused at the spec's `include` line.
+#[test]
+fn components_can_be_included_from_other_files() {
+    let dir = std::env::temp_dir().join(format!("rtsync-include-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    let lib = "# shared interfaces\n[[component]]\nname = \"S\"\n[[component.interface]]\nname = \"api\"\nprotocol = \"inherited\"\nmethods.go = [ { compute = \"1ms\" } ]\n";
+    std::fs::write(dir.join("lib/shared.toml"), lib).unwrap();
+    let spec = "include = [\"lib/shared.toml\"]\n[platform]\ncpus = 1\n[[task]]\nname = \"a\"\nperiod = \"10ms\"\nuses = [\"S.api\"]\nbody = [ { call = \"S.api\" } ]\n[[task]]\nname = \"b\"\nperiod = \"20ms\"\nuses = [\"S.api\"]\nbody = [ { call = \"S.api\" } ]\n";
+    std::fs::write(dir.join("main.toml"), spec).unwrap();
+    let (sys, _) = load_file(&dir.join("main.toml")).unwrap_or_else(|d| panic!("{d}"));
+    assert_eq!(pool(&sys, "S.api"), 2);
+    assert_eq!(sys.resources[0].protocol, Protocol::Pip);
+    // A mistake in the included file: its name and its own line (6).
+    std::fs::write(
+        dir.join("lib/shared.toml"),
+        lib.replace("\"inherited\"", "\"shared\""),
+    )
+    .unwrap();
+    let d = load_file(&dir.join("main.toml")).unwrap_err();
+    let e = d
+        .errors()
+        .find(|e| e.message.contains("unknown interface protocol"))
+        .unwrap();
+    assert!(e.file.as_deref().unwrap().ends_with("shared.toml"), "{d}");
+    assert_eq!(e.pos.map(|p| p.line), Some(6), "{d}");
+    assert!(e.message.contains("unknown interface protocol `shared`"));
+    // Anything but components is refused.
+    std::fs::write(
+        dir.join("lib/shared.toml"),
+        format!("{lib}[[task]]\nname = \"x\"\nperiod = \"1ms\"\nwcet = \"1us\"\n"),
+    )
+    .unwrap();
+    let d = load_file(&dir.join("main.toml")).unwrap_err();
+    assert!(
+        d.to_string()
+            .contains("has `task`: an included file holds [[component]] tables only"),
+        "{d}"
+    );
+    // A missing file, at the spec's line 1.
+    std::fs::remove_file(dir.join("lib/shared.toml")).unwrap();
+    let d = load_file(&dir.join("main.toml")).unwrap_err();
+    let e = d.errors().next().unwrap();
+    assert!(
+        e.file.as_deref().unwrap().ends_with("main.toml") && e.pos.map(|p| p.line) == Some(1),
+        "{d}"
+    );
+    assert!(e.message.contains("cannot read included file"), "{d}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -8,10 +8,16 @@
 //! the resource's name), self-suspended (dotted); arrows mark releases (up)
 //! and deadlines (down), a cross a miss, and small labels the effective
 //! priority whenever it changes (inheritance, ceilings, boosting).
+//!
+//! A component spec (paper 001) adds one lane per component thread (`C.i`
+//! for a fixed interface's thread, `C.i#k` for the threads of a pool): a
+//! light bar while the thread serves a request, solid where the request's
+//! own code runs (not a nested request's), an arrow down from the sender's
+//! lane where the request is sent and a dashed one back where it replies.
 
 use crate::svg::esc;
 use rtsync_model::{System, Time};
-use rtsync_sim::trace::{Mark, MarkKind, Recording, Span, State};
+use rtsync_sim::trace::{Mark, MarkKind, Recording, Serve, Span, State};
 use std::fmt::Write;
 
 const TASK_COLOURS: [&str; 10] = [
@@ -41,14 +47,37 @@ fn tick_step(end: Time) -> u64 {
     }
 }
 
+/// `(a, b)` less the intervals `cut` (which do not overlap each other).
+fn subtract((a, b): (Time, Time), cut: &[(Time, Time)]) -> Vec<(Time, Time)> {
+    let mut out = Vec::new();
+    let mut from = a;
+    let mut cuts: Vec<&(Time, Time)> = cut.iter().filter(|c| c.1 > a && c.0 < b).collect();
+    cuts.sort();
+    for &&(s, e) in &cuts {
+        if s > from {
+            out.push((from, s.min(b)));
+        }
+        from = from.max(e);
+    }
+    if from < b {
+        out.push((from, b));
+    }
+    out
+}
+
 /// The SVG document for `rec`, covering `[0, end]`.
 pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
     let mut c = Chart::new(sys, end);
+    c.threads = thread_lanes(sys, rec);
     c.header();
     c.grid();
     c.lanes();
+    c.thread_lanes();
     for sp in &rec.spans {
         c.span(sp);
+    }
+    for sv in rec.serves.iter().filter(|sv| sv.start <= end) {
+        c.serve(sv, rec);
     }
     for m in rec.marks.iter().filter(|m| m.t <= end) {
         c.mark(m);
@@ -65,7 +94,26 @@ struct Chart<'a> {
     end_ns: f64,
     /// Where the task lanes start, below the CPU lanes.
     task_top: f64,
+    /// The component threads' lanes, below the tasks'.
+    threads: Vec<String>,
     s: String,
+}
+
+/// The component threads that served a request, by interface and number.
+fn thread_lanes(sys: &System, rec: &Recording) -> Vec<String> {
+    let order = |lane: &str| {
+        let (name, k) = lane.split_once('#').unwrap_or((lane, "0"));
+        let i = sys
+            .components
+            .as_deref()
+            .and_then(|c| c.interface(name))
+            .unwrap_or(usize::MAX);
+        (i, k.parse::<u32>().unwrap_or(0))
+    };
+    let mut lanes: Vec<String> = rec.serves.iter().map(|s| s.lane.clone()).collect();
+    lanes.sort_by_key(|l| order(l));
+    lanes.dedup();
+    lanes
 }
 
 fn colour(t: usize) -> &'static str {
@@ -83,8 +131,30 @@ impl<'a> Chart<'a> {
             end,
             end_ns: end.ns().max(1) as f64,
             task_top: TOP + sys.platform.cpus as f64 * LANE + 30.0,
+            threads: Vec::new(),
             s: String::new(),
         }
+    }
+
+    /// Where the component threads' lanes start.
+    fn thread_top(&self) -> f64 {
+        self.task_top
+            + self.sys.tasks.len() as f64 * LANE
+            + if self.threads.is_empty() { 0.0 } else { 10.0 }
+    }
+
+    /// Below the last lane.
+    fn bottom(&self) -> f64 {
+        self.thread_top() + self.threads.len() as f64 * LANE
+    }
+
+    /// The top of a lane named by a task or a component thread.
+    fn lane_y(&self, name: &str) -> Option<f64> {
+        if let Some(t) = self.sys.tasks.iter().position(|t| t.name == name) {
+            return Some(self.task_top + t as f64 * LANE);
+        }
+        let k = self.threads.iter().position(|l| l == name)?;
+        Some(self.thread_top() + k as f64 * LANE)
     }
 
     /// The x coordinate of time `t`.
@@ -94,7 +164,7 @@ impl<'a> Chart<'a> {
 
     /// The document's opening, the spinning pattern, the title.
     fn header(&mut self) {
-        let height = self.task_top + self.sys.tasks.len() as f64 * LANE + 90.0;
+        let height = self.bottom() + if self.threads.is_empty() { 90.0 } else { 106.0 };
         let _ = writeln!(
             self.s,
             r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{height}" font-family="sans-serif" font-size="11">"##,
@@ -128,8 +198,8 @@ impl<'a> Chart<'a> {
             let _ = writeln!(
                 self.s,
                 r##"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="#eee"/><text x="{xx:.1}" y="{:.1}" text-anchor="middle" fill="#555">{}</text>"##,
-                self.task_top + self.sys.tasks.len() as f64 * LANE,
-                self.task_top + self.sys.tasks.len() as f64 * LANE + 14.0,
+                self.bottom(),
+                self.bottom() + 14.0,
                 Time::from_ns(t)
             );
             t += step;
@@ -164,6 +234,102 @@ impl<'a> Chart<'a> {
                 LEFT + WIDTH,
                 y + LANE - 2.0
             );
+        }
+    }
+
+    /// One lane per component thread, labelled.
+    fn thread_lanes(&mut self) {
+        for k in 0..self.threads.len() {
+            let y = self.thread_top() + k as f64 * LANE;
+            let _ = writeln!(
+                self.s,
+                r##"<text x="8" y="{:.1}" font-style="italic">{}</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ccc"/>"##,
+                y + LANE * 0.6,
+                esc(&self.threads[k]),
+                y + LANE - 2.0,
+                LEFT + WIDTH,
+                y + LANE - 2.0
+            );
+        }
+    }
+
+    /// A request served by a component thread: the light bar of the
+    /// service, solid where its own code runs, the arrows of the request
+    /// and of the reply.
+    fn serve(&mut self, sv: &Serve, rec: &Recording) {
+        let Some(y) = self.lane_y(&sv.lane) else {
+            return;
+        };
+        let end = sv.end.min(self.end);
+        let (x0, x1) = (self.x(sv.start), self.x(end));
+        let col = colour(sv.task);
+        let _ = writeln!(
+            self.s,
+            r##"<rect x="{x0:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{col}" fill-opacity="0.25" stroke="{col}"><title>{} serves {}'s request {}, {} .. {}</title></rect>"##,
+            y + 8.0,
+            (x1 - x0).max(0.5),
+            LANE - 16.0,
+            esc(&sv.lane),
+            esc(&self.sys.tasks[sv.task].name),
+            esc(&sv.request),
+            sv.start,
+            sv.end
+        );
+        // Its own code: the task's running time inside it, less the
+        // requests nested in it.
+        let nested: Vec<(Time, Time)> = rec
+            .serves
+            .iter()
+            .filter(|o| {
+                o.task == sv.task
+                    && o.depth == sv.depth + 1
+                    && o.start >= sv.start
+                    && o.end <= sv.end
+            })
+            .map(|o| (o.start, o.end))
+            .collect();
+        for sp in rec.spans.iter().filter(|sp| sp.task == sv.task) {
+            if !matches!(sp.state, State::Run { .. }) {
+                continue;
+            }
+            let (a, b) = (sp.start.max(sv.start), sp.end.min(end));
+            for (a, b) in subtract((a, b), &nested) {
+                let _ = writeln!(
+                    self.s,
+                    r##"<rect x="{:.2}" y="{:.1}" width="{:.2}" height="{:.1}" fill="{col}"/>"##,
+                    self.x(a),
+                    y + 8.0,
+                    (self.x(b) - self.x(a)).max(0.5),
+                    LANE - 16.0
+                );
+            }
+        }
+        if let Some(fy) = self.lane_y(&sv.from) {
+            let (top, bot) = if fy < y {
+                (fy + LANE - 8.0, y + 8.0)
+            } else {
+                (fy + 8.0, y + LANE - 8.0)
+            };
+            let head = if bot > top { -4.0 } else { 4.0 };
+            let _ = writeln!(
+                self.s,
+                r##"<path d="M{x0:.1},{top:.1} V{bot:.1} l-3,{head:.1} m3,{:.1} l3,{head:.1}" stroke="#333" fill="none"><title>{} sends {} to {} at {}</title></path>"##,
+                -head,
+                esc(&sv.from),
+                esc(&sv.request),
+                esc(&sv.lane),
+                sv.start
+            );
+            if sv.end <= self.end {
+                let _ = writeln!(
+                    self.s,
+                    r##"<path d="M{x1:.1},{bot:.1} V{top:.1} l-3,{:.1} m3,{head:.1} l3,{:.1}" stroke="#333" stroke-dasharray="2,2" fill="none"><title>{} replies at {}</title></path>"##,
+                    -head,
+                    -head,
+                    esc(&sv.lane),
+                    sv.end
+                );
+            }
         }
     }
 
@@ -322,7 +488,7 @@ impl<'a> Chart<'a> {
 
     /// What the fills and marks mean.
     fn legend(&mut self) {
-        let ly = self.task_top + self.sys.tasks.len() as f64 * LANE + 34.0;
+        let ly = self.bottom() + 34.0;
         let mut lx = LEFT;
         let items: [(&str, &str); 4] = [
             ("#ddd", "ready, preempted"),
@@ -361,5 +527,12 @@ impl<'a> Chart<'a> {
             r##"<text x="{LEFT}" y="{:.1}" fill="#555">▲ release   ▼ deadline   | job done   →label: effective priority from then on</text>"##,
             ly2 + 26.0
         );
+        if !self.threads.is_empty() {
+            let _ = writeln!(
+                self.s,
+                r##"<text x="{LEFT}" y="{:.1}" fill="#555">component threads (italic lanes): light while serving a request, solid where its own code runs; ↓ request sent, dashed ↑ reply</text>"##,
+                ly2 + 42.0
+            );
+        }
     }
 }

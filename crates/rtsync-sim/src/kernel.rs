@@ -11,8 +11,9 @@
 //! nothing changes.
 
 use crate::options::{Arrivals, Exec, Options};
-use crate::program::{Op, flatten};
+use crate::program::{Op, flatten, segment_numbers};
 use crate::result::{Blocking, Deadlock, Overload, SimResult, TaskStats, Violation};
+use crate::serve::Serving;
 use crate::trace::{Event, Mark, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -117,6 +118,9 @@ struct SimThread {
     on: Option<Cpu>,
     /// Drawn durations of the current job's timed operations.
     times: Vec<Time>,
+    /// The current job has run (its requests to components are sent from
+    /// then on: a job issues a request only while it runs).
+    ran: bool,
 }
 
 /// What the simulation measured of one task so far.
@@ -169,6 +173,8 @@ pub struct Sim<'a> {
     dirty: bool,
     slots: Vec<Slot>,
     next: Vec<Option<Tid>>,
+    /// Component threads (component specs only): who serves each request.
+    serving: Option<Serving<'a>>,
 }
 
 /// Simulates `sys` (validated, partitioned) and returns per-task results,
@@ -234,9 +240,12 @@ impl<'a> Sim<'a> {
                 arrived: 0,
                 on: None,
                 times: Vec::new(),
+                ran: false,
             })
             .collect();
         let progs: Vec<Vec<Op>> = sys.tasks.iter().map(|t| flatten(&t.body)).collect();
+        let segs: Vec<Vec<usize>> = sys.tasks.iter().map(|t| segment_numbers(&t.body)).collect();
+        let serving = Serving::new(sys, &progs, &segs);
         let worst = progs
             .iter()
             .map(|p| {
@@ -279,6 +288,7 @@ impl<'a> Sim<'a> {
             edf,
             slots: vec![Slot::default(); sys.platform.cpus],
             next: vec![None; sys.platform.cpus],
+            serving,
             opts,
         })
     }
@@ -308,12 +318,16 @@ impl<'a> Sim<'a> {
             if next > self.opts.horizon {
                 return;
             }
+            self.complete_finished();
             self.timers();
         }
     }
 
     /// The results, and the recording when asked for.
     pub fn finish(mut self) -> (SimResult, Option<Recording>) {
+        if let Some(s) = &mut self.serving {
+            s.close(self.now, self.rec.as_mut());
+        }
         // Jobs whose deadline passed unfinished count as misses.
         for t in 0..self.th.len() {
             let late = self.th[t]
@@ -489,6 +503,7 @@ impl<'a> Sim<'a> {
         th.pc = 0;
         th.remaining = Time::ZERO;
         th.started = false;
+        th.ran = false;
         th.st = ThreadState::Ready;
         self.active.push(t);
         self.dirty = true;
@@ -524,6 +539,43 @@ impl<'a> Sim<'a> {
         let th = &mut self.th[t];
         th.remaining = th.times.get(th.pc).copied().unwrap_or(Time::ZERO);
         th.computing = matches!(self.progs[t].get(th.pc), Some(Op::Compute(_)));
+        if self.serving.is_some() {
+            self.track(t);
+        }
+    }
+
+    /// Follows `t`'s requests to component threads after its job moved.
+    fn track(&mut self, t: Tid) {
+        let th = &self.th[t];
+        let pc = (th.job.is_some() && th.ran).then_some(th.pc);
+        let Some(s) = &mut self.serving else { return };
+        if let Err(v) = s.moved(t, pc, self.now, self.rec.as_mut())
+            && self.opts.check
+        {
+            self.violate(v);
+        }
+    }
+
+    /// Jobs whose last computation ends now complete now, before the timers
+    /// due now fire. Response-time analysis counts the work released in
+    /// `[0, R)`: a job whose work is done at `R` has completed at `R`,
+    /// whatever is released at `R`. Before this, a release at that very
+    /// instant preempted the job's (zero-time) completion and the job
+    /// completed only after the new job's work, above its exact bound
+    /// (found by the soundness search on component topologies, whose
+    /// round times and harmonic periods make such instants common).
+    fn complete_finished(&mut self) {
+        for cpu in 0..self.running.len() {
+            let Some(t) = self.running[cpu] else { continue };
+            let th = &self.th[t];
+            let last = th.pc + 1 == self.progs[t].len();
+            if last && th.computing && th.remaining.is_zero() && matches!(th.st, ThreadState::Ready)
+            {
+                // The computation's end, then the completion.
+                self.step(t);
+                self.step(t);
+            }
+        }
     }
 
     /// Fires the timers due now: arrivals, releases after jitter, ends of
@@ -746,8 +798,14 @@ impl<'a> Sim<'a> {
             self.th[*t].on = None;
         }
         for (cpu, t) in next.iter().enumerate() {
-            if let Some(t) = t {
-                self.th[*t].on = Some(cpu);
+            if let Some(t) = *t {
+                self.th[t].on = Some(cpu);
+                if !self.th[t].ran {
+                    self.th[t].ran = true;
+                    if self.serving.is_some() {
+                        self.track(t);
+                    }
+                }
             }
         }
         self.next = std::mem::replace(&mut self.running, next);
@@ -922,6 +980,9 @@ impl<'a> Sim<'a> {
             a.misses += 1;
         }
         self.th[t].st = ThreadState::Idle;
+        if self.serving.is_some() {
+            self.track(t);
+        }
         if let Some(i) = self.active.iter().position(|&x| x == t) {
             self.active.swap_remove(i);
         }

@@ -26,10 +26,11 @@ pub mod plan;
 pub mod program;
 pub mod result;
 pub mod search;
+mod serve;
 pub mod trace;
 
 pub use kernel::{Sim, SimError, simulate};
 pub use options::{Arrivals, Exec, Options};
 pub use plan::{Plan, TaskPlan};
 pub use result::{Blocking, Broken, Deadlock, Kind, Overload, SimResult, TaskStats, Violation};
-pub use trace::{Event, Recording};
+pub use trace::{Event, Recording, Serve};

@@ -23,6 +23,26 @@ pub fn flatten(body: &[Segment]) -> Vec<Op> {
     out
 }
 
+/// For each operation of [`flatten`]`(body)`, the preorder number
+/// ([`rtsync_model::preorder`]) of the segment it belongs to (a section's
+/// lock and unlock both belong to the section).
+pub fn segment_numbers(body: &[Segment]) -> Vec<usize> {
+    fn walk(body: &[Segment], next: &mut usize, out: &mut Vec<usize>) {
+        for s in body {
+            let me = *next;
+            *next += 1;
+            out.push(me);
+            if let Segment::Lock { body, .. } = s {
+                walk(body, next, out);
+                out.push(me);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(body, &mut 0, &mut out);
+    out
+}
+
 fn walk(body: &[Segment], out: &mut Vec<Op>) {
     for s in body {
         match s {
@@ -70,5 +90,9 @@ mod tests {
                 Op::Unlock(0),
             ]
         );
+        // Compute 0, section 1 (lock, unlock), section 2 inside, compute 3.
+        assert_eq!(segment_numbers(&body), vec![0, 1, 2, 3, 2, 1]);
+        let pre = rtsync_model::preorder(&body);
+        assert!(matches!(pre[3], Segment::Compute(t) if *t == Time::from_us(2)));
     }
 }

@@ -111,6 +111,43 @@ pub enum Event {
         /// The new priority, as labels name it (`base`, `5`, `boosted 3`).
         priority: String,
     },
+    /// A request to a component's interface is sent (paper 001): from the
+    /// task, or from the thread serving the request it is made in.
+    Call {
+        /// When.
+        t: Time,
+        /// The task whose job makes it.
+        task: String,
+        /// `component.interface.method`.
+        request: String,
+        /// Who sends it: the task, or a thread (`C.i`, `C.i#k`).
+        from: String,
+        /// The pool thread that takes it (`C.i#k`); none for a fixed
+        /// interface, whose single thread takes it when it is granted.
+        thread: Option<String>,
+    },
+    /// A fixed interface's thread takes a queued request.
+    Serve {
+        /// When.
+        t: Time,
+        /// The task whose job made it.
+        task: String,
+        /// `component.interface.method`.
+        request: String,
+        /// The thread (`C.i`).
+        thread: String,
+    },
+    /// A request is served: its thread replies.
+    Reply {
+        /// When.
+        t: Time,
+        /// The task whose job made it.
+        task: String,
+        /// `component.interface.method`.
+        request: String,
+        /// The thread that served it.
+        thread: String,
+    },
     /// Jobs wait for each other in a cycle (possible under PIP only).
     Deadlock {
         /// When.
@@ -189,6 +226,30 @@ pub enum MarkKind {
     Priority(String),
 }
 
+/// A request served by a component thread over `[start, end)` (from
+/// when its pool thread took it, or a fixed interface's thread was
+/// granted it, to the reply).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Serve {
+    /// The task whose job made it (its index).
+    pub task: usize,
+    /// `component.interface.method`.
+    pub request: String,
+    /// The interface (its index in the components).
+    pub interface: usize,
+    /// The thread serving it: `C.i` or `C.i#k`.
+    pub lane: String,
+    /// Who sent it: the task's name, or the thread serving the request it
+    /// was made in.
+    pub from: String,
+    /// How many requests it is nested in (0: made by the task's body).
+    pub depth: usize,
+    /// When the thread took it.
+    pub start: Time,
+    /// When it replied.
+    pub end: Time,
+}
+
 /// Everything recorded when [`crate::Options::record`] is on.
 #[derive(Clone, Debug, Default)]
 pub struct Recording {
@@ -198,6 +259,9 @@ pub struct Recording {
     pub spans: Vec<Span>,
     /// Releases, deadlines, completions, misses, priority changes.
     pub marks: Vec<Mark>,
+    /// Requests served by component threads (component specs only), in
+    /// order of their replies.
+    pub serves: Vec<Serve>,
 }
 
 impl Recording {

@@ -116,6 +116,31 @@ fn run(path: &Path) -> Vec<String> {
     if helping != want {
         bad.push(format!("helping: got {helping:?}, expected {want:?}"));
     }
+    // Requests served by component threads, as a set.
+    let mut serves: Vec<(Time, Time, String)> = rec
+        .serves
+        .iter()
+        .map(|s| {
+            (
+                s.start,
+                s.end,
+                format!("{} {}", s.lane, sys.tasks[s.task].name),
+            )
+        })
+        .collect();
+    let mut want: Vec<(Time, Time, String)> = sc
+        .serves
+        .iter()
+        .map(|s| {
+            let (w, a, b) = rtsync_model::scenario::during(s).unwrap_or_else(|e| panic!("{e}"));
+            (a, b, w)
+        })
+        .collect();
+    serves.sort();
+    want.sort();
+    if serves != want {
+        bad.push(format!("serves: got {serves:?}, expected {want:?}"));
+    }
     match (&res.deadlock, sc.deadlock.is_empty()) {
         (None, true) => {}
         (None, false) => bad.push("expected a deadlock, none happened".into()),

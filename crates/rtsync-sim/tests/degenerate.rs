@@ -66,3 +66,24 @@ fn progress_reaches_the_horizon_region() {
     assert!(last > 0 && last <= r.end.ns(), "{last}");
     assert!(r.end.ns() - last < 100_000, "{last} of {}", r.end);
 }
+
+/// A job whose work ends at the instant a higher-priority job is released
+/// completes then: L (3 ms) after H (2 ms) ends at exactly 5 ms, H's next
+/// release, which is L's exact response time (R = 3 + ceil(R/5) 2 = 5).
+/// The kernel once let the release preempt L's completion, giving 7 ms.
+#[test]
+fn a_job_done_at_a_release_instant_completes_then() {
+    let (sys, _) = load_str(
+        "[[task]]\nname = \"H\"\nperiod = \"5ms\"\nwcet = \"2ms\"\n\
+         [[task]]\nname = \"L\"\nperiod = \"10ms\"\nbody = [ { compute = \"1ms\" }, { compute = \"2ms\" } ]\n",
+        None,
+    )
+    .unwrap();
+    let o = Options {
+        horizon: Time::from_ms(20),
+        ..Options::default()
+    };
+    let (r, _) = simulate(&sys, &o).unwrap();
+    assert_eq!(r.tasks[1].max_response, Some(Time::from_ms(5)));
+    assert_eq!(r.tasks[0].max_response, Some(Time::from_ms(2)));
+}

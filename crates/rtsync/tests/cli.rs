@@ -314,8 +314,8 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
         .collect();
     assert_eq!(
         rows.len(),
-        20,
-        "12 protocols and 3 mixes under FP, 4 protocols and the uniprocessor mix under EDF:\n{out}"
+        21,
+        "12 protocols, 3 mixes and component topologies under FP, 4 protocols and the uniprocessor mix under EDF:\n{out}"
     );
     for p in [
         "npcs",
@@ -333,6 +333,7 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
         "mix:by-length",
         "mix:by-scope",
         "mix:uniprocessor",
+        "components",
     ] {
         let cols = rows
             .iter()
@@ -356,11 +357,11 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
     let svg = std::fs::read_to_string(dir.join("tightness.svg")).unwrap();
     assert_eq!(
         svg.matches("tasks, max").count(),
-        20,
+        21,
         "one histogram per row"
     );
     let csv = std::fs::read_to_string(dir.join("soundness.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 21);
+    assert_eq!(csv.lines().count(), 22);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -746,5 +747,45 @@ fn components_are_checked_and_analysed() {
         err.contains("bad-component.toml:5:")
             && err.contains("unknown interface protocol `shared`"),
         "{err}"
+    );
+}
+
+/// A component spec's Gantt chart has a lane per component thread, with
+/// the requests' arrows; its trace has the requests and replies.
+#[test]
+fn a_component_simulation_draws_its_threads() {
+    let dir = std::env::temp_dir().join(format!("rtsync-comp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (trace, svg) = (dir.join("t.jsonl"), dir.join("g.svg"));
+    let o = common::rtsync(&[
+        "simulate",
+        "camkes-fig2",
+        "--horizon",
+        "30ms",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--gantt",
+        svg.to_str().unwrap(),
+    ]);
+    let (out, err) = common::text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let g = std::fs::read_to_string(&svg).unwrap();
+    for lane in ["Resource.serve#0", "LockA.guard#0", "LockB.guard#0"] {
+        assert!(g.contains(&format!(">{lane}</text>")), "no lane {lane}");
+    }
+    assert!(g.contains("sends Resource.serve.update to Resource.serve#"));
+    assert!(g.contains("component threads (italic lanes)"));
+    let t = std::fs::read_to_string(&trace).unwrap();
+    let calls = t
+        .lines()
+        .filter(|l| l.contains("\"event\":\"call\""))
+        .count();
+    let replies = t
+        .lines()
+        .filter(|l| l.contains("\"event\":\"reply\""))
+        .count();
+    assert!(
+        calls > 4 && calls == replies,
+        "{calls} calls, {replies} replies"
     );
 }

@@ -1,6 +1,7 @@
 //! Random systems for experiments, seeded and reproducible: the same
 //! configuration and seed always give the same system.
 
+pub mod components;
 pub mod mix;
 pub mod periods;
 pub mod utilization;

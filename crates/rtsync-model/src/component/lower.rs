@@ -52,6 +52,9 @@ struct Lowering<'a> {
     /// several call sites reports its errors once.
     said: HashSet<(usize, String)>,
     spent: usize,
+    /// The preorder number ([`crate::system::preorder`]) the next segment
+    /// of the task being lowered will have.
+    at: usize,
 }
 
 /// Who makes a request: a task's body or a method.
@@ -85,6 +88,7 @@ pub(crate) fn lower(
         diags,
         said: HashSet::new(),
         spent: 0,
+        at: 0,
     };
     let (threads_pos, priority_pos) = l.read_components(&raw.components);
     let tasks = raw.tasks.as_deref_mut().unwrap_or_default();
@@ -104,6 +108,7 @@ pub(crate) fn lower(
             ),
         };
         let mut reqs = Vec::new();
+        l.at = 0;
         if let Some(body) = t.body.as_mut() {
             let span = body.span();
             if let Some(new) = l.expand(body.get_ref(), &caller, &mut Vec::new(), &mut reqs) {
@@ -156,6 +161,15 @@ pub(crate) fn lower(
         threads_pos,
         priority_pos,
     })
+}
+
+/// How many segments a call-free raw segment becomes, itself and what it
+/// holds (`hold` is a one-segment body).
+fn preorder_size(s: &RawSegment) -> usize {
+    1 + s.hold.is_some() as usize
+        + s.body
+            .as_deref()
+            .map_or(0, |b| b.iter().map(|x| preorder_size(x.get_ref())).sum())
 }
 
 fn has_call(body: &[Spanned<RawSegment>]) -> bool {
@@ -410,6 +424,7 @@ impl Lowering<'_> {
             }
             match &seg.body {
                 Some(inner) if has_call(inner) => {
+                    self.at += 1;
                     let Some(new) = self.expand(inner, caller, stack, out_reqs) else {
                         ok = false;
                         continue;
@@ -418,7 +433,10 @@ impl Lowering<'_> {
                     seg.body = Some(new);
                     out.push(Spanned::new(s.span(), seg));
                 }
-                _ => out.push(s.clone()),
+                _ => {
+                    self.at += preorder_size(seg);
+                    out.push(s.clone())
+                }
             }
         }
         ok.then_some(out)
@@ -585,6 +603,12 @@ impl Lowering<'_> {
                 self.ifaces[i].info.component
             ),
         };
+        // Its segments: the section an exclusive interface lowers to, or
+        // the propagated method's body in place.
+        let start = self.at;
+        if self.ifaces[i].info.kind.exclusive() {
+            self.at += 1;
+        }
         stack.push((i, m));
         let mut inner = Vec::new();
         let expanded = self.expand(body.get_ref(), &inner_caller, stack, &mut inner);
@@ -594,6 +618,7 @@ impl Lowering<'_> {
             interface: i,
             method: m,
             inner,
+            segments: start..self.at,
         });
         if !self.ifaces[i].info.kind.exclusive() {
             return Some(expanded);

@@ -56,6 +56,13 @@ pub struct SoundnessArgs {
     /// Also run the protocols that support it under EDF.
     #[arg(long)]
     pub edf: bool,
+    /// Only component topologies (paper 001): random DAGs of propagated,
+    /// inherited, fixed and fixed-npcs interfaces with nested requests, on
+    /// one CPU, checked against rtsync's bound and paper 001's, with the
+    /// analyzer's pool sizes checked too (a request finding its pool full
+    /// is a violation). Part of the default run.
+    #[arg(long, conflicts_with_all = ["protocol", "mix"])]
+    pub components: bool,
     /// The systems drawn: classic | local-global (local and global
     /// resources on one CPU) | suspending (self-suspensions) | nested |
     /// dense (several requests per job) | all (each in turn).
@@ -92,24 +99,28 @@ fn soundness(a: SoundnessArgs) -> u8 {
         eprintln!("error: --systems must be at least 1");
         return BAD_INPUT;
     }
-    let all = a.protocol.is_none() && a.mix.is_none();
-    let mut cases: Vec<(Curve, Scheduler)> = Vec::new();
+    let all = a.protocol.is_none() && a.mix.is_none() && !a.components;
+    // (drawn, scheduler); `None`: component topologies.
+    let mut cases: Vec<(Option<Curve>, Scheduler)> = Vec::new();
     for sched in [Scheduler::Fp, Scheduler::Edf] {
-        if sched == Scheduler::Edf && !a.edf {
+        if sched == Scheduler::Edf && !a.edf || a.components {
             continue;
         }
         cases.extend(
             Protocol::ALL
                 .into_iter()
                 .filter(|&p| (all || a.protocol == Some(p)) && p.supports(sched))
-                .map(|p| (Curve::One(p), sched)),
+                .map(|p| (Some(Curve::One(p)), sched)),
         );
         cases.extend(
             Mixing::ALL
                 .into_iter()
                 .filter(|&m| (all || a.mix == Some(m)) && m.supports(sched))
-                .map(|m| (Curve::Mix(m), sched)),
+                .map(|m| (Some(Curve::Mix(m)), sched)),
         );
+    }
+    if all || a.components {
+        cases.push((None, Scheduler::Fp));
     }
     if cases.is_empty() {
         eprintln!(
@@ -155,10 +166,11 @@ fn soundness(a: SoundnessArgs) -> u8 {
     );
     for (drawn, sched) in cases {
         let (protocol, mix) = match drawn {
-            Curve::One(p) => (p, None),
-            Curve::Mix(m) => (m.base(sched), Some(m)),
+            Some(Curve::One(p)) => (p, None),
+            Some(Curve::Mix(m)) => (m.base(sched), Some(m)),
+            None => (Protocol::Pip, None),
         };
-        let name = drawn.to_string();
+        let name = drawn.map_or("components".to_string(), |d| d.to_string());
         let cfg = Config {
             protocol,
             mix,
@@ -168,6 +180,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
             seed: a.seed,
             search: search.clone(),
             save: a.save.clone(),
+            components: drawn.is_none(),
         };
         let t0 = std::time::Instant::now();
         let t = soundness::run(&cfg, &|| bar.inc(1));
@@ -189,7 +202,11 @@ fn soundness(a: SoundnessArgs) -> u8 {
             format!("{:.0}", t.systems as f64 / secs.max(1e-9)),
             format!("{:.0}", t.simulations as f64 / secs.max(1e-9)),
         ];
-        let mut line = vec![row[0].clone(), row[1].clone(), a.shape.to_string()];
+        let shape = match drawn {
+            Some(_) => a.shape.to_string(),
+            None => "topology".to_string(),
+        };
+        let mut line = vec![row[0].clone(), row[1].clone(), shape];
         line.extend(row[2..12].iter().cloned());
         line.push(format!("{secs:.3}"));
         line.push(a.search_budget.to_string());
