@@ -318,7 +318,20 @@ impl<'a> Sim<'a> {
             if next > self.opts.horizon {
                 return;
             }
-            self.complete_finished();
+            // What is due at this instant from before it (ends of
+            // computations and the zero-time operations after them: a
+            // completion, a release, a request) happens before what
+            // arrives at it. Response-time analysis counts the work
+            // released in `[0, R)`: a job whose work is done at `R` has
+            // completed at `R`, whatever is released at `R`. Firing the
+            // timers first let such a release preempt the job's
+            // zero-time completion, above its exact bound (found by the
+            // soundness search on component topologies, whose round
+            // times and harmonic periods make such instants common).
+            self.settle();
+            if self.deadlock.is_some() || !self.violations.is_empty() {
+                return;
+            }
             self.timers();
         }
     }
@@ -553,28 +566,6 @@ impl<'a> Sim<'a> {
             && self.opts.check
         {
             self.violate(v);
-        }
-    }
-
-    /// Jobs whose last computation ends now complete now, before the timers
-    /// due now fire. Response-time analysis counts the work released in
-    /// `[0, R)`: a job whose work is done at `R` has completed at `R`,
-    /// whatever is released at `R`. Before this, a release at that very
-    /// instant preempted the job's (zero-time) completion and the job
-    /// completed only after the new job's work, above its exact bound
-    /// (found by the soundness search on component topologies, whose
-    /// round times and harmonic periods make such instants common).
-    fn complete_finished(&mut self) {
-        for cpu in 0..self.running.len() {
-            let Some(t) = self.running[cpu] else { continue };
-            let th = &self.th[t];
-            let last = th.pc + 1 == self.progs[t].len();
-            if last && th.computing && th.remaining.is_zero() && matches!(th.st, ThreadState::Ready)
-            {
-                // The computation's end, then the completion.
-                self.step(t);
-                self.step(t);
-            }
         }
     }
 
@@ -1116,8 +1107,12 @@ impl<'a> Sim<'a> {
                 let was_raised = shown.is_some_and(|s| s.tier != Tier::Normal || s.key != base);
                 let raised = e.tier != Tier::Normal || e.key != base;
                 self.shown_eff[t] = Some(e);
-                if raised || was_raised {
-                    let label = e.label(base, self.edf);
+                let label = e.label(base, self.edf);
+                // The same label again (a raised job resuming from a
+                // self-suspension takes a new place in its level) is no
+                // change to show.
+                let same = shown.is_some_and(|s| s.label(base, self.edf) == label);
+                if (raised || was_raised) && !same {
                     self.emit(|s| Event::Priority {
                         t: s.now,
                         task: s.name(t),
