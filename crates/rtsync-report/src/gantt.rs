@@ -68,7 +68,7 @@ fn subtract((a, b): (Time, Time), cut: &[(Time, Time)]) -> Vec<(Time, Time)> {
 /// The SVG document for `rec`, covering `[0, end]`.
 pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
     let mut c = Chart::new(sys, end);
-    c.threads = thread_lanes(sys, rec);
+    c.threads = component_lanes(sys, rec);
     c.header();
     c.grid();
     c.lanes();
@@ -76,8 +76,26 @@ pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
     for sp in &rec.spans {
         c.span(sp);
     }
+    // Per task, in time order: its running spans and its served
+    // requests (each request looks up only its own task's, by time).
+    let n = sys.tasks.len();
+    let mut runs: Vec<Vec<&Span>> = vec![Vec::new(); n];
+    for sp in rec
+        .spans
+        .iter()
+        .filter(|sp| matches!(sp.state, State::Run { .. }))
+    {
+        runs[sp.task].push(sp);
+    }
+    let mut served: Vec<Vec<&Serve>> = vec![Vec::new(); n];
+    for sv in &rec.serves {
+        served[sv.task].push(sv);
+    }
+    for v in &mut served {
+        v.sort_by_key(|sv| sv.start);
+    }
     for sv in rec.serves.iter().filter(|sv| sv.start <= end) {
-        c.serve(sv, rec);
+        c.serve(sv, &runs[sv.task], &served[sv.task]);
     }
     for m in rec.marks.iter().filter(|m| m.t <= end) {
         c.mark(m);
@@ -100,7 +118,7 @@ struct Chart<'a> {
 }
 
 /// The component threads that served a request, by interface and number.
-fn thread_lanes(sys: &System, rec: &Recording) -> Vec<String> {
+fn component_lanes(sys: &System, rec: &Recording) -> Vec<String> {
     let order = |lane: &str| {
         let (name, k) = lane.split_once('#').unwrap_or((lane, "0"));
         let i = sys
@@ -256,7 +274,9 @@ impl<'a> Chart<'a> {
     /// A request served by a component thread: the light bar of the
     /// service, solid where its own code runs, the arrows of the request
     /// and of the reply.
-    fn serve(&mut self, sv: &Serve, rec: &Recording) {
+    /// `runs` and `same_task` are the task's running spans and served
+    /// requests, in time order.
+    fn serve(&mut self, sv: &Serve, runs: &[&Span], same_task: &[&Serve]) {
         let Some(y) = self.lane_y(&sv.lane) else {
             return;
         };
@@ -277,21 +297,15 @@ impl<'a> Chart<'a> {
         );
         // Its own code: the task's running time inside it, less the
         // requests nested in it.
-        let nested: Vec<(Time, Time)> = rec
-            .serves
+        let from = same_task.partition_point(|o| o.start < sv.start);
+        let nested: Vec<(Time, Time)> = same_task[from..]
             .iter()
-            .filter(|o| {
-                o.task == sv.task
-                    && o.depth == sv.depth + 1
-                    && o.start >= sv.start
-                    && o.end <= sv.end
-            })
+            .take_while(|o| o.start <= sv.end)
+            .filter(|o| o.depth == sv.depth + 1 && o.end <= sv.end)
             .map(|o| (o.start, o.end))
             .collect();
-        for sp in rec.spans.iter().filter(|sp| sp.task == sv.task) {
-            if !matches!(sp.state, State::Run { .. }) {
-                continue;
-            }
+        let first = runs.partition_point(|sp| sp.end <= sv.start);
+        for sp in runs[first..].iter().take_while(|sp| sp.start < end) {
             let (a, b) = (sp.start.max(sv.start), sp.end.min(end));
             for (a, b) in subtract((a, b), &nested) {
                 let _ = writeln!(
