@@ -40,7 +40,8 @@ pub struct Args {
     /// Write the event trace as JSON lines.
     #[arg(long, value_name = "FILE")]
     pub trace: Option<PathBuf>,
-    /// Draw a Gantt chart (SVG): one lane per CPU and one per task.
+    /// Draw a Gantt chart (SVG): one lane per CPU and one per task (and one
+    /// per component thread for a component spec, with request arrows).
     #[arg(long, value_name = "FILE.svg")]
     pub gantt: Option<PathBuf>,
     /// First release of a task, NAME=TIME (repeatable; default: the task's
