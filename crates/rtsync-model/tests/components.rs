@@ -569,6 +569,9 @@ fn components_can_be_included_from_other_files() {
     assert!(e.file.as_deref().unwrap().ends_with("shared.toml"), "{d}");
     assert_eq!(e.pos.map(|p| p.line), Some(6), "{d}");
     assert!(e.message.contains("unknown interface protocol `shared`"));
+    // The one mistake, not a cascade: the tasks' uses and requests of the
+    // refused interface are no further errors.
+    assert_eq!(d.errors().count(), 1, "{d}");
     // Anything but components is refused.
     std::fs::write(
         dir.join("lib/shared.toml"),

@@ -55,6 +55,9 @@ struct Lowering<'a> {
     /// The preorder number ([`crate::system::preorder`]) the next segment
     /// of the task being lowered will have.
     at: usize,
+    /// Interfaces whose definition was refused (reported there): a use
+    /// or a request of one is no further error.
+    rejected: HashSet<String>,
 }
 
 /// Who makes a request: a task's body or a method.
@@ -89,6 +92,7 @@ pub(crate) fn lower(
         said: HashSet::new(),
         spent: 0,
         at: 0,
+        rejected: HashSet::new(),
     };
     let (threads_pos, priority_pos) = l.read_components(&raw.components);
     let tasks = raw.tasks.as_deref_mut().unwrap_or_default();
@@ -257,12 +261,14 @@ impl Lowering<'_> {
                             )
                             .hint(KINDS),
                         );
+                        self.rejected.insert(iname);
                         continue;
                     }
                     Some(p) => match p.get_ref().parse::<Kind>() {
                         Ok(k) => k,
                         Err(e) => {
                             self.say(p.span().start, Diagnostic::error(&ikey, e).hint(KINDS));
+                            self.rejected.insert(iname);
                             continue;
                         }
                     },
@@ -355,7 +361,7 @@ impl Lowering<'_> {
             let name = u.get_ref();
             if self.by_name.contains_key(name) {
                 out.push(name.clone());
-            } else {
+            } else if !self.rejected.contains(name) {
                 let hint = self.known_hint();
                 self.say(
                     u.span().start,
@@ -472,6 +478,9 @@ impl Lowering<'_> {
             }
         };
         let Some(&i) = self.by_name.get(&iname) else {
+            if self.rejected.contains(&iname) {
+                return None;
+            }
             let hint = self.known_hint();
             self.say(
                 at,
