@@ -13,23 +13,40 @@
 use rayon::prelude::*;
 use rtsync_analysis::components;
 use rtsync_analysis::generate::components::component_system;
-use rtsync_analysis::generate::{Mixing, generate};
+use rtsync_analysis::generate::generate;
+use rtsync_analysis::sweep::Curve;
 use rtsync_analysis::{Options as AnalysisOptions, Response, analyze};
-use rtsync_model::{Protocol, Scheduler, System, Time};
+use rtsync_model::{Scheduler, System, Time};
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
 use std::path::{Path, PathBuf};
 
 use crate::Shape;
 
-/// One run of the experiment for one protocol and scheduler.
+/// What the experiment draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drawn {
+    /// Task systems of a shape, every resource under one protocol or a
+    /// protocol per resource by a mixing rule.
+    Systems(Curve),
+    /// Component topologies (paper 001) on one CPU; the shape is unused.
+    Components,
+}
+
+impl std::fmt::Display for Drawn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Drawn::Systems(c) => write!(f, "{c}"),
+            Drawn::Components => f.write_str("components"),
+        }
+    }
+}
+
+/// One run of the experiment for one kind of system and scheduler.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The protocol every resource of the drawn systems uses (unless
-    /// `mix` gives each its own).
-    pub protocol: Protocol,
-    /// A protocol per resource by this rule, in place of `protocol`.
-    pub mix: Option<Mixing>,
+    /// What is drawn.
+    pub drawn: Drawn,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
     /// The shape the systems are drawn from.
@@ -42,9 +59,6 @@ pub struct Config {
     pub search: Option<SearchOptions>,
     /// Where to write each system with a violation (spec and plan).
     pub save: Option<PathBuf>,
-    /// Draw component topologies (paper 001) in place of task systems:
-    /// `protocol`, `mix` and `shape` are then unused.
-    pub components: bool,
 }
 
 /// A broken promise, with what reproduces it.
@@ -262,8 +276,8 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
     (0..cfg.systems)
         .into_par_iter()
         .map(|i| {
-            let sys = if cfg.components {
-                match component_system(cfg.seed, i) {
+            let sys = match cfg.drawn {
+                Drawn::Components => match component_system(cfg.seed, i) {
                     Some((sys, _)) => sys,
                     None => {
                         progress();
@@ -272,15 +286,17 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
                             ..Tally::default()
                         };
                     }
+                },
+                Drawn::Systems(curve) => {
+                    let g = cfg
+                        .shape
+                        .config(curve.base(cfg.scheduler), cfg.scheduler, i);
+                    let mut sys = generate(&g, cfg.seed, i);
+                    if let Curve::Mix(m) = curve {
+                        m.apply(&mut sys, cfg.seed, i);
+                    }
+                    sys
                 }
-            } else {
-                let base = cfg.mix.map_or(cfg.protocol, |m| m.base(cfg.scheduler));
-                let g = cfg.shape.config(base, cfg.scheduler, i);
-                let mut sys = generate(&g, cfg.seed, i);
-                if let Some(m) = cfg.mix {
-                    m.apply(&mut sys, cfg.seed, i);
-                }
-                sys
             };
             let c = check_system(&sys, cfg.seed ^ i, cfg.search.as_ref());
             let mut t = Tally {
@@ -292,24 +308,25 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
                 tightness: c.tightness,
             };
             if !c.violations.is_empty() {
-                let id = if cfg.components {
-                    format!("components-{i}")
-                } else {
-                    format!(
-                        "{}-{}-{}-{i}",
-                        cfg.mix.map_or(cfg.protocol.name(), |m| m.name()),
-                        cfg.scheduler,
-                        cfg.shape.of(i)
-                    )
+                let (id, drawn) = match cfg.drawn {
+                    Drawn::Components => {
+                        (format!("components-{i}"), "component topology".to_string())
+                    }
+                    Drawn::Systems(curve) => {
+                        let name = match curve {
+                            Curve::One(p) => p.name().to_string(),
+                            Curve::Mix(m) => m.name().to_string(),
+                        };
+                        let shape = cfg.shape.of(i);
+                        (
+                            format!("{name}-{}-{shape}-{i}", cfg.scheduler),
+                            format!("shape {shape}"),
+                        )
+                    }
                 };
                 let saved = match (&cfg.save, &c.placed) {
                     (Some(dir), Some(placed)) => Some(save(dir, &id, placed, &c.violations)),
                     _ => None,
-                };
-                let drawn = if cfg.components {
-                    "component topology".to_string()
-                } else {
-                    format!("shape {}", cfg.shape.of(i))
                 };
                 for v in &c.violations {
                     let mut line = format!(

@@ -156,8 +156,13 @@ impl Components {
 
     /// `interface.method` of a request, as a person reads it.
     pub fn label(&self, r: &Request) -> String {
-        let i = &self.interfaces[r.interface];
-        format!("{}.{}", i.name, i.methods[r.method])
+        self.method_label(r.interface, r.method)
+    }
+
+    /// `interface.method` of method `m` of interface `i`.
+    pub fn method_label(&self, i: usize, m: usize) -> String {
+        let f = &self.interfaces[i];
+        format!("{}.{}", f.name, f.methods[m])
     }
 
     /// Every request chain of `task`: each path from the task's body to a

@@ -28,8 +28,7 @@ use rtsync_model::{System, Time};
 /// One request of a task's request tree, flattened.
 struct Req {
     interface: usize,
-    /// `interface.method`.
-    label: String,
+    method: usize,
     /// The request it is made from, if any (else the task's body).
     parent: Option<usize>,
 }
@@ -72,7 +71,6 @@ impl<'a> Serving<'a> {
             let mut by_seg: Vec<Option<usize>> = vec![None; n];
             let mut flat = Vec::new();
             fn walk(
-                c: &Components,
                 rs: &[Request],
                 parent: Option<usize>,
                 flat: &mut Vec<Req>,
@@ -82,7 +80,7 @@ impl<'a> Serving<'a> {
                     let me = flat.len();
                     flat.push(Req {
                         interface: r.interface,
-                        label: c.label(r),
+                        method: r.method,
                         parent,
                     });
                     // Inner requests are visited after their parent: the
@@ -92,11 +90,11 @@ impl<'a> Serving<'a> {
                             *x = Some(me);
                         }
                     }
-                    walk(c, &r.inner, Some(me), flat, by_seg);
+                    walk(&r.inner, Some(me), flat, by_seg);
                 }
             }
             if let Some(rs) = c.requests.get(t) {
-                walk(c, rs, None, &mut flat, &mut by_seg);
+                walk(rs, None, &mut flat, &mut by_seg);
             }
             innermost.push(
                 (0..progs[t].len())
@@ -202,7 +200,7 @@ impl<'a> Serving<'a> {
                 rec.events.push(Event::Serve {
                     t: now,
                     task: self.sys.tasks[t].name.clone(),
-                    request: self.reqs[t][o.req].label.clone(),
+                    request: self.label(t, o.req),
                     thread: self.lane(t, o),
                 });
             }
@@ -231,6 +229,13 @@ impl<'a> Serving<'a> {
         (k as u32, (k as u32) < self.c.pool[i].max(1))
     }
 
+    /// `interface.method` of request `r` of `t` (built only for the
+    /// recording: a search simulates without one).
+    fn label(&self, t: usize, r: usize) -> String {
+        let q = &self.reqs[t][r];
+        self.c.method_label(q.interface, q.method)
+    }
+
     /// The lane of a served request: `C.i` for a single thread, `C.i#k`
     /// for the `k`-th thread of a pool.
     fn lane(&self, t: usize, o: Open) -> String {
@@ -255,7 +260,7 @@ impl<'a> Serving<'a> {
             rec.events.push(Event::Call {
                 t: now,
                 task: self.sys.tasks[t].name.clone(),
-                request: self.reqs[t][o.req].label.clone(),
+                request: self.label(t, o.req),
                 from: self.sender(t, o),
                 thread: o.thread.map(|_| self.lane(t, o)),
             });
@@ -269,7 +274,7 @@ impl<'a> Serving<'a> {
             rec.events.push(Event::Reply {
                 t: now,
                 task: self.sys.tasks[t].name.clone(),
-                request: self.reqs[t][o.req].label.clone(),
+                request: self.label(t, o.req),
                 thread: self.lane(t, o),
             });
             rec.serves.push(self.served(t, o, depth, now));
@@ -287,7 +292,7 @@ impl<'a> Serving<'a> {
     fn served(&self, t: usize, o: Open, depth: usize, now: Time) -> Serve {
         Serve {
             task: t,
-            request: self.reqs[t][o.req].label.clone(),
+            request: self.label(t, o.req),
             interface: self.reqs[t][o.req].interface,
             lane: self.lane(t, o),
             from: self.sender(t, o),

@@ -9,7 +9,7 @@ use super::{BAD_INPUT, OK};
 use rtsync_analysis::generate::Mixing;
 use rtsync_analysis::sweep::Curve;
 use rtsync_experiment::Shape;
-use rtsync_experiment::soundness::{self, Config};
+use rtsync_experiment::soundness::{self, Config, Drawn};
 use rtsync_model::{Protocol, Scheduler};
 use rtsync_report::Table;
 use rtsync_sim::search::SearchOptions;
@@ -165,22 +165,16 @@ fn soundness(a: SoundnessArgs) -> u8 {
         "protocol,scheduler,shape,systems,schedulable,simulations,events,violations,tasks,p50,p90,p99,max,seconds,search_budget\n",
     );
     for (drawn, sched) in cases {
-        let (protocol, mix) = match drawn {
-            Some(Curve::One(p)) => (p, None),
-            Some(Curve::Mix(m)) => (m.base(sched), Some(m)),
-            None => (Protocol::Pip, None),
-        };
-        let name = drawn.map_or("components".to_string(), |d| d.to_string());
+        let drawn = drawn.map_or(Drawn::Components, Drawn::Systems);
+        let name = drawn.to_string();
         let cfg = Config {
-            protocol,
-            mix,
+            drawn,
             scheduler: sched,
             shape: a.shape,
             systems: a.systems,
             seed: a.seed,
             search: search.clone(),
             save: a.save.clone(),
-            components: drawn.is_none(),
         };
         let t0 = std::time::Instant::now();
         let t = soundness::run(&cfg, &|| bar.inc(1));
@@ -203,8 +197,8 @@ fn soundness(a: SoundnessArgs) -> u8 {
             format!("{:.0}", t.simulations as f64 / secs.max(1e-9)),
         ];
         let shape = match drawn {
-            Some(_) => a.shape.to_string(),
-            None => "topology".to_string(),
+            Drawn::Systems(_) => a.shape.to_string(),
+            Drawn::Components => "topology".to_string(),
         };
         let mut line = vec![row[0].clone(), row[1].clone(), shape];
         line.extend(row[2..12].iter().cloned());
