@@ -19,6 +19,7 @@ compile_error!(
     "rtsync-rt runs protocols on Linux threads (SCHED_FIFO, PI futexes, CPU affinity): it builds for Linux only"
 );
 pub mod builder;
+pub mod component;
 pub mod domain;
 pub mod error;
 pub mod gate;

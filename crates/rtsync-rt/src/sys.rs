@@ -52,6 +52,25 @@ pub fn priority(tid: i32) -> io::Result<Option<i32>> {
     Ok(Some(param.sched_priority))
 }
 
+/// Thread `tid`'s *effective* real-time priority, inheritance included
+/// (which `sched_getparam` does not show): the kernel's `prio` from
+/// `/proc/self/task/<tid>/stat`, as a SCHED_FIFO priority, or `None` for
+/// a thread running under a normal policy.
+pub fn effective_priority(tid: i32) -> io::Result<Option<i32>> {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"))?;
+    parse_effective(&stat)
+        .ok_or_else(|| io::Error::other(format!("unreadable /proc/self/task/{tid}/stat")))
+}
+
+/// The 18th field of a `stat` line (after the command's closing
+/// parenthesis, which may itself hold spaces): `-1 - p` for real-time
+/// priority `p`, `20 + nice` otherwise.
+fn parse_effective(stat: &str) -> Option<Option<i32>> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let prio: i32 = rest.split_whitespace().nth(15)?.parse().ok()?;
+    Some((prio < 0).then_some(-1 - prio))
+}
+
 /// Pins thread `tid` to one CPU. One system call.
 pub fn set_cpu(tid: i32, cpu: usize) -> io::Result<()> {
     // SAFETY: an all-zero cpu_set_t is the empty set; CPU_SET stays in
@@ -250,6 +269,68 @@ pub fn futex_unlock_pi(word: &AtomicU32) -> Result<(), i32> {
     errno_of(r)
 }
 
+/// How [`pi_lock`] got a PI futex word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PiTaken {
+    /// It was free: one compare-and-swap, no system call.
+    Free,
+    /// After waiting in the kernel's queue (the owner inheriting).
+    Waited,
+    /// Its owner had gone without releasing it: taken over; what it
+    /// guarded may be inconsistent.
+    OwnerDied,
+}
+
+/// Locks PI futex word `word` for thread `tid`: a compare-and-swap where
+/// it is free, else `FUTEX_LOCK_PI` until `limit` has passed. `Err`:
+/// `ETIMEDOUT`, `EDEADLK` (the wait would close a cycle of owners), or
+/// another errno of the call.
+pub fn pi_lock(word: &AtomicU32, tid: u32, limit: Duration) -> Result<PiTaken, i32> {
+    use std::sync::atomic::Ordering::{Acquire, Relaxed};
+    if word.compare_exchange(0, tid, Acquire, Relaxed).is_ok() {
+        return Ok(PiTaken::Free);
+    }
+    let start = std::time::Instant::now();
+    let deadline = realtime_after(limit);
+    loop {
+        // A call refused at once (below) is retried only within the
+        // limit: nothing here loops unbounded.
+        if start.elapsed() >= limit {
+            return Err(libc::ETIMEDOUT);
+        }
+        match futex_lock_pi(word, &deadline) {
+            Ok(()) => return Ok(PiTaken::Waited),
+            Err(libc::EINTR) | Err(libc::EAGAIN) => continue,
+            Err(libc::ESRCH) => {
+                // The word names a thread that is gone without releasing
+                // it: take it over.
+                let seen = word.load(Relaxed);
+                if seen != 0
+                    && seen & libc::FUTEX_WAITERS == 0
+                    && word.compare_exchange(seen, tid, Acquire, Relaxed).is_ok()
+                {
+                    return Ok(PiTaken::OwnerDied);
+                }
+                if word.compare_exchange(0, tid, Acquire, Relaxed).is_ok() {
+                    return Ok(PiTaken::Waited);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Unlocks PI futex word `word`, which thread `tid` (the caller) owns: a
+/// compare-and-swap where nobody waits, else `FUTEX_UNLOCK_PI` (the
+/// kernel hands it to the top waiter and ends the caller's inheritance).
+pub fn pi_unlock(word: &AtomicU32, tid: u32) -> Result<(), i32> {
+    use std::sync::atomic::Ordering::{Relaxed, Release};
+    if word.compare_exchange(tid, 0, Release, Relaxed).is_ok() {
+        return Ok(());
+    }
+    futex_unlock_pi(word)
+}
+
 /// `CLOCK_REALTIME` now plus `after`, the absolute form `FUTEX_LOCK_PI`
 /// takes.
 pub fn realtime_after(after: Duration) -> libc::timespec {
@@ -283,6 +364,17 @@ fn errno_of(r: libc::c_long) -> Result<(), i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn effective_priority_is_the_eighteenth_field() {
+        // A real-time thread at 10 shows -11; a normal one 20 + nice.
+        let rt = "123 (a (b) c) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 -11 0 1 0";
+        assert_eq!(parse_effective(rt), Some(Some(10)));
+        let normal = "9 (x) R 1 2 3 4 5 6 7 8 9 10 11 12 13 14 20 0 1 0";
+        assert_eq!(parse_effective(normal), Some(None));
+        assert_eq!(parse_effective("garbage"), None);
+        assert_eq!(effective_priority(gettid()).unwrap(), None);
+    }
 
     #[test]
     fn steal_is_the_eighth_column_per_cpu() {

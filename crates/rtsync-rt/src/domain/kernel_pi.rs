@@ -236,69 +236,32 @@ impl Shared {
         }
         let tid = k.tid[t].load(Ordering::Relaxed) as u32;
         let word = &k.words[r];
-        let mut inconsistent = false;
-        let uncontended = word
-            .compare_exchange(0, tid, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok();
-        if !uncontended {
-            let start = Instant::now();
-            let deadline = sys::realtime_after(self.opts.wait_limit);
-            let timeout = || RtError::Timeout {
+        let start = Instant::now();
+        k.waits[t].store(r + 1, Ordering::Relaxed);
+        let taken = sys::pi_lock(word, tid, self.opts.wait_limit);
+        k.waits[t].store(0, Ordering::Relaxed);
+        let taken = taken.map_err(|e| match e {
+            libc::ETIMEDOUT => RtError::Timeout {
                 task: self.tasks[t].clone(),
                 resource: self.resources[r].clone(),
                 waited: start.elapsed(),
-            };
-            k.waits[t].store(r + 1, Ordering::Relaxed);
-            let out = loop {
-                // A call refused at once (below) is retried only within
-                // the wait limit: nothing here loops unbounded.
-                if start.elapsed() >= self.opts.wait_limit {
-                    break Err(timeout());
-                }
-                match sys::futex_lock_pi(word, &deadline) {
-                    Ok(()) => break Ok(()),
-                    Err(libc::EINTR) | Err(libc::EAGAIN) => continue,
-                    Err(libc::ESRCH) => {
-                        // The word names a thread that is gone without
-                        // releasing (a binding leaked past its thread's
-                        // end): take it over, marked inconsistent.
-                        let seen = word.load(Ordering::Relaxed);
-                        if seen != 0
-                            && seen & libc::FUTEX_WAITERS == 0
-                            && word
-                                .compare_exchange(seen, tid, Ordering::Acquire, Ordering::Relaxed)
-                                .is_ok()
-                        {
-                            inconsistent = true;
-                            break Ok(());
-                        }
-                        if word
-                            .compare_exchange(0, tid, Ordering::Acquire, Ordering::Relaxed)
-                            .is_ok()
-                        {
-                            break Ok(());
-                        }
-                    }
-                    Err(libc::EDEADLK) => {
-                        let cycle = k
-                            .cycle(t, r)
-                            .into_iter()
-                            .map(|(x, r)| (self.tasks[x].clone(), self.resources[r].clone()))
-                            .collect();
-                        break Err(RtError::Deadlock { cycle });
-                    }
-                    Err(libc::ETIMEDOUT) => break Err(timeout()),
-                    Err(e) => {
-                        break Err(RtError::Os {
-                            what: "futex(FUTEX_LOCK_PI)".into(),
-                            error: std::io::Error::from_raw_os_error(e),
-                        });
-                    }
-                }
-            };
-            k.waits[t].store(0, Ordering::Relaxed);
-            out?;
-        }
+            },
+            libc::EDEADLK => RtError::Deadlock {
+                cycle: k
+                    .cycle(t, r)
+                    .into_iter()
+                    .map(|(x, r)| (self.tasks[x].clone(), self.resources[r].clone()))
+                    .collect(),
+            },
+            e => RtError::Os {
+                what: "futex(FUTEX_LOCK_PI)".into(),
+                error: std::io::Error::from_raw_os_error(e),
+            },
+        })?;
+        let (uncontended, inconsistent) = (
+            taken == sys::PiTaken::Free,
+            taken == sys::PiTaken::OwnerDied,
+        );
         k.held[t * k.resources + depth].store(r as u32, Ordering::Relaxed);
         k.depth[t].store(depth as u32 + 1, Ordering::Relaxed);
         if uncontended {
@@ -351,16 +314,10 @@ impl Shared {
         k.depth[t].store(depth as u32 - 1, Ordering::Relaxed);
         let tid = k.tid[t].load(Ordering::Relaxed) as u32;
         let word = &k.words[r];
-        if word
-            .compare_exchange(tid, 0, Ordering::Release, Ordering::Relaxed)
-            .is_err()
-        {
-            sys::futex_unlock_pi(word).map_err(|e| RtError::Os {
-                what: "futex(FUTEX_UNLOCK_PI)".into(),
-                error: std::io::Error::from_raw_os_error(e),
-            })?;
-        }
-        Ok(())
+        sys::pi_unlock(word, tid).map_err(|e| RtError::Os {
+            what: "futex(FUTEX_UNLOCK_PI)".into(),
+            error: std::io::Error::from_raw_os_error(e),
+        })
     }
 
     /// A job's end under the kernel's PI futex: it must hold nothing

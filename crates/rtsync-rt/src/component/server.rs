@@ -1,0 +1,389 @@
+//! One interface's threads and how a request reaches one of them and its
+//! reply comes back, with the requester's priority travelling along
+//! without a word about it in any signature.
+//!
+//! **The reply is a PI futex the server owns.** A requester writes its
+//! request where the chosen thread finds it, writes that thread's id into
+//! the request's reply word (a PI futex word naming its owner: the thread
+//! *holds the reply* until it answers), wakes the thread and waits for
+//! the reply with `FUTEX_LOCK_PI`. The kernel then does what paper 001
+//! builds a notification manager and scheduling-context donation for: the
+//! serving thread, idle under SCHED_OTHER, inherits the requester's
+//! effective priority for as long as the requester waits (a propagated
+//! handler runs at its requester's priority, preempted by higher
+//! requests served by other threads of the pool); the inheritance is
+//! transitive through every chain of PI futexes, so a thread that waits
+//! for a nested request passes whatever it inherits to the thread serving
+//! that request (paper 001's `nest`, with no protocol of our own); and one
+//! `FUTEX_UNLOCK_PI` hands the reply over, wakes the requester and ends
+//! the inheritance. A requester that gives up (its wait limit passes)
+//! leaves the kernel's queue, which ends the inheritance at once; the
+//! thread finishes, finds nobody to answer and is free again: nothing
+//! leaks, neither the thread nor a priority.
+//!
+//! Where an interface is exclusive under PIP (`inherited`), the serving
+//! thread also takes the interface's own PI futex word for the method:
+//! requests then wait in the kernel's priority-ordered queue of that word
+//! (priority, then arrival: the notification manager's order) lending
+//! their priorities to the holder. Where it has one thread at a fixed
+//! priority (`fixed`: the ceiling; `fixed-npcs`: above every task), that
+//! thread runs at it, and waiting requests queue in a [`NotifyQueue`]
+//! keyed by the priority each request carries.
+//!
+//! Which of the three an interface is comes from the rule of the resource
+//! it lowers to ([`super::Assembly`]), never from its name: the protocol
+//! core decides.
+
+use super::notify::NotifyQueue;
+use super::trace::{Event, Log};
+use super::{CallError, Origin};
+use crate::pi::PiLock;
+use crate::sys;
+use std::cell::{Cell, UnsafeCell};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A request in flight, as a serving thread sees it.
+pub(crate) trait Run: Send + Sync {
+    /// The reply word (a PI futex the serving thread owns until it
+    /// answers).
+    fn reply(&self) -> &AtomicU32;
+    /// Who made the request, and the priority it carries.
+    fn origin(&self) -> &Origin;
+    /// Runs the request's work; a panic becomes an error reply.
+    fn run(&self);
+    /// Answers with an error instead of running.
+    fn fail(&self, e: CallError);
+}
+
+/// How an interface serves its requests (module documentation).
+pub(crate) enum Mode {
+    /// A pool; requests run concurrently (propagated).
+    Reentrant,
+    /// A pool; one request at a time, under the interface's PI futex
+    /// word (inherited).
+    Exclusive(AtomicU32),
+    /// One thread at this SCHED_FIFO priority (or none where priorities
+    /// are not applied), requests queued by the priority they carry;
+    /// nested requests carry `carries` (fixed, fixed-npcs).
+    Single {
+        fifo: Option<i32>,
+        carries: u32,
+        queue: PiLock<NotifyQueue<Arc<dyn Run>>>,
+    },
+}
+
+/// One thread of an interface.
+struct Lane {
+    /// Its kernel thread id, once started.
+    tid: AtomicI32,
+    /// Bumped when a request is posted to it; it sleeps on it.
+    work: AtomicU32,
+    /// The request posted (pools: written by the requester that claimed
+    /// the lane, read by the lane after `work` changes).
+    mail: UnsafeCell<Option<Arc<dyn Run>>>,
+}
+
+/// An interface's threads and its waiting requests.
+pub(crate) struct Server {
+    /// `Component.interface`.
+    pub(crate) name: String,
+    /// Its index among the assembly's interfaces.
+    pub(crate) index: usize,
+    pub(crate) mode: Mode,
+    lanes: Box<[Lane]>,
+    /// One bit per free lane (pools of at most 64).
+    free: AtomicU64,
+    /// Bumped when a lane becomes free; requesters that found none sleep
+    /// on it.
+    freed: AtomicU32,
+    /// Requests that found every thread of the pool busy (the analyzer's
+    /// pool size was too small for what ran).
+    pub(crate) overflows: AtomicU64,
+    stop: AtomicBool,
+    limit: Duration,
+    log: Option<Arc<Log>>,
+}
+
+// SAFETY: `mail` is written only by the requester that claimed the lane
+// (cleared its free bit) and read by the lane after the `work` bump that
+// publishes it; the lane clears it before setting its bit again.
+unsafe impl Sync for Server {}
+
+thread_local! {
+    /// What the current thread serves: (interface, lane), for requests
+    /// it makes and for the log.
+    static SERVING: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
+}
+
+/// The interface and lane the calling thread serves, if it is a
+/// component thread.
+pub(crate) fn serving() -> Option<(usize, usize)> {
+    SERVING.with(|s| s.get())
+}
+
+/// The most threads one pool holds (one bit each in a word).
+pub(crate) const MAX_POOL: usize = 64;
+
+impl Server {
+    pub(crate) fn new(
+        name: String,
+        index: usize,
+        mode: Mode,
+        threads: usize,
+        limit: Duration,
+        log: Option<Arc<Log>>,
+    ) -> Server {
+        let n = threads.clamp(1, MAX_POOL);
+        Server {
+            name,
+            index,
+            mode,
+            lanes: (0..n)
+                .map(|_| Lane {
+                    tid: AtomicI32::new(0),
+                    work: AtomicU32::new(0),
+                    mail: UnsafeCell::new(None),
+                })
+                .collect(),
+            free: AtomicU64::new(if n == 64 { u64::MAX } else { (1 << n) - 1 }),
+            freed: AtomicU32::new(0),
+            overflows: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            limit,
+            log,
+        }
+    }
+
+    /// Threads in the pool.
+    pub(crate) fn threads(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// The label of lane `k` (as the simulator's Gantt chart names
+    /// component threads: `C.i`, `C.i#k` in a pool of several).
+    pub(crate) fn lane_label(&self, k: usize) -> String {
+        if self.lanes.len() == 1 {
+            self.name.clone()
+        } else {
+            format!("{}#{k}", self.name)
+        }
+    }
+
+    /// Sends `job` and waits for its reply (module documentation).
+    pub(crate) fn call(&self, job: Arc<dyn Run>) -> Result<(), CallError> {
+        let start = Instant::now();
+        let lane = match &self.mode {
+            Mode::Single { queue, .. } => {
+                let l = &self.lanes[0];
+                job.reply()
+                    .store(l.tid.load(Ordering::Relaxed) as u32, Ordering::Relaxed);
+                self.note(Event::Call {
+                    task: job.origin().task.clone(),
+                    interface: self.index,
+                    lane: 0,
+                });
+                queue.lock().push(job.origin().carried as u64, job.clone());
+                0
+            }
+            _ => {
+                let k = self.claim(start)?;
+                let l = &self.lanes[k];
+                job.reply()
+                    .store(l.tid.load(Ordering::Relaxed) as u32, Ordering::Relaxed);
+                self.note(Event::Call {
+                    task: job.origin().task.clone(),
+                    interface: self.index,
+                    lane: k,
+                });
+                // SAFETY: this requester claimed lane k (module
+                // documentation of `Lane::mail`).
+                unsafe { *l.mail.get() = Some(job.clone()) };
+                k
+            }
+        };
+        let l = &self.lanes[lane];
+        l.work.fetch_add(1, Ordering::Release);
+        sys::futex_wake(&l.work, 1);
+        let me = sys::gettid() as u32;
+        let left = self.limit.saturating_sub(start.elapsed());
+        match sys::pi_lock(job.reply(), me, left) {
+            Ok(_) => {
+                // The reply is ours now; let the word go for good (nobody
+                // else waits on it).
+                let _ = sys::pi_unlock(job.reply(), me);
+                Ok(())
+            }
+            Err(e) => {
+                if let Mode::Single { queue, .. } = &self.mode {
+                    // Still queued: taken out, never served.
+                    queue.lock().remove_if(|j| Arc::ptr_eq(j, &job));
+                }
+                Err(if e == libc::ETIMEDOUT {
+                    CallError::Timeout {
+                        interface: self.name.clone(),
+                        waited: start.elapsed(),
+                    }
+                } else {
+                    CallError::Os {
+                        what: "futex(FUTEX_LOCK_PI) on a reply".into(),
+                        errno: e,
+                    }
+                })
+            }
+        }
+    }
+
+    /// Claims the lowest free lane, waiting (bounded) if none is.
+    fn claim(&self, start: Instant) -> Result<usize, CallError> {
+        let mut counted = false;
+        loop {
+            let seen = self.freed.load(Ordering::Acquire);
+            let f = self.free.load(Ordering::Acquire);
+            if f != 0 {
+                let k = f.trailing_zeros() as usize;
+                if self
+                    .free
+                    .compare_exchange(f, f & !(1 << k), Ordering::AcqRel, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return Ok(k);
+                }
+                continue;
+            }
+            if !counted {
+                self.overflows.fetch_add(1, Ordering::Relaxed);
+                counted = true;
+            }
+            let waited = start.elapsed();
+            if waited >= self.limit {
+                return Err(CallError::Timeout {
+                    interface: self.name.clone(),
+                    waited,
+                });
+            }
+            sys::futex_wait(&self.freed, seen, Some(self.limit - waited));
+        }
+    }
+
+    fn note(&self, e: Event) {
+        if let Some(log) = &self.log {
+            log.note(e);
+        }
+    }
+
+    /// The body of lane `k`'s thread: pinned to `cpu`, serving until the
+    /// server stops. `ready` is bumped once its id is known.
+    pub(crate) fn serve(&self, k: usize, cpu: Option<usize>, realtime: bool, ready: &AtomicU32) {
+        let lane = &self.lanes[k];
+        let tid = sys::gettid();
+        if let Some(c) = cpu {
+            let _ = sys::set_cpu(tid, c);
+        }
+        if realtime && let Mode::Single { fifo: Some(p), .. } = &self.mode {
+            let _ = sys::set_priority(tid, Some(*p));
+        }
+        lane.tid.store(tid, Ordering::Release);
+        SERVING.with(|s| s.set(Some((self.index, k))));
+        ready.fetch_add(1, Ordering::Release);
+        sys::futex_wake(ready, i32::MAX);
+        let mut seen = lane.work.load(Ordering::Acquire);
+        while !self.stop.load(Ordering::Acquire) {
+            match &self.mode {
+                Mode::Single { queue, .. } => loop {
+                    let next = queue.lock().pop();
+                    match next {
+                        Some(job) => self.answer(k, tid as u32, &*job),
+                        None => break,
+                    }
+                },
+                _ => {
+                    // SAFETY: the lane reads its mail after the `work`
+                    // bump that published it (or finds none).
+                    if let Some(job) = unsafe { (*lane.mail.get()).take() } {
+                        self.answer(k, tid as u32, &*job);
+                        drop(job);
+                        self.free.fetch_or(1 << k, Ordering::AcqRel);
+                        self.freed.fetch_add(1, Ordering::Release);
+                        sys::futex_wake(&self.freed, i32::MAX);
+                    }
+                }
+            }
+            // A bounded sleep: the stop flag is seen within it.
+            sys::futex_wait(&lane.work, seen, Some(Duration::from_millis(200)));
+            seen = lane.work.load(Ordering::Acquire);
+        }
+    }
+
+    /// Serves one request on lane `k` (thread id `tid`) and replies.
+    fn answer(&self, k: usize, tid: u32, job: &dyn Run) {
+        let task = job.origin().task.clone();
+        super::CONTEXT.with(|c| {
+            let carried = match &self.mode {
+                Mode::Single { carries, .. } => *carries,
+                _ => job.origin().carried,
+            };
+            let prev = c.replace(Some(Origin {
+                task: task.clone(),
+                carried,
+            }));
+            if let Mode::Single { .. } = &self.mode {
+                self.note(Event::Grant {
+                    task: task.clone(),
+                    interface: self.index,
+                    lane: k,
+                });
+            }
+            match &self.mode {
+                Mode::Exclusive(word) => match sys::pi_lock(word, tid, self.limit) {
+                    Ok(_) => {
+                        self.note(Event::Grant {
+                            task: task.clone(),
+                            interface: self.index,
+                            lane: k,
+                        });
+                        job.run();
+                        let _ = sys::pi_unlock(word, tid);
+                    }
+                    Err(e) => job.fail(if e == libc::ETIMEDOUT {
+                        CallError::Timeout {
+                            interface: self.name.clone(),
+                            waited: self.limit,
+                        }
+                    } else {
+                        CallError::Os {
+                            what: "futex(FUTEX_LOCK_PI) on an interface".into(),
+                            errno: e,
+                        }
+                    }),
+                },
+                _ => job.run(),
+            }
+            c.replace(prev);
+        });
+        self.note(Event::Reply {
+            task,
+            interface: self.index,
+            lane: k,
+        });
+        // The reply goes to the requester, and the inheritance ends.
+        let _ = sys::pi_unlock(job.reply(), tid);
+    }
+
+    /// Waits (bounded by `limit`) until every lane knows its thread id.
+    pub(crate) fn started(&self) -> bool {
+        self.lanes
+            .iter()
+            .all(|l| l.tid.load(Ordering::Acquire) != 0)
+    }
+
+    /// Asks every lane to stop and wakes them.
+    pub(crate) fn shut(&self) {
+        self.stop.store(true, Ordering::Release);
+        for l in self.lanes.iter() {
+            l.work.fetch_add(1, Ordering::Release);
+            sys::futex_wake(&l.work, 1);
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Components on real threads (`rtsync_rt::component`): the priority a
+//! request carries without a parameter for it, inheritance down request
+//! chains, the notification manager's order, and what a handler's panic or
+//! a requester that gives up leaves behind. Each real-time test skips
+//! with the reason where SCHED_FIFO is not permitted; every wait in a
+//! handler is bounded.
+
+mod common;
+
+use common::{last_cpu, realtime};
+use rtsync_rt::component::{AssemblyOptions, Builder, CallError, Kind, requester};
+use rtsync_rt::sys;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+rtsync_rt::interface! {
+    /// What a handler sees of its own thread.
+    pub trait Probe => ProbeRemote {
+        /// The serving thread's effective SCHED_FIFO priority.
+        fn prio(&self) -> Option<i32>;
+        /// Spins (bounded) until released, recording the highest
+        /// priority the serving thread runs at meanwhile.
+        fn hold(&self);
+        /// Panics.
+        fn fail(&self);
+        /// The task the request is for.
+        fn whose(&self) -> String;
+    }
+}
+
+#[derive(Default)]
+struct Spot {
+    release: AtomicBool,
+    highest: AtomicI32,
+    entered: AtomicBool,
+    /// Requests from below, through a nested interface.
+    below: Mutex<Option<rtsync_rt::component::Remote<Spot>>>,
+}
+
+fn me() -> Option<i32> {
+    sys::effective_priority(sys::gettid()).unwrap()
+}
+
+impl Probe for Spot {
+    fn prio(&self) -> Option<i32> {
+        me()
+    }
+    fn hold(&self) {
+        self.entered.store(true, Ordering::SeqCst);
+        let below = self.below.lock().unwrap().clone();
+        if let Some(b) = below {
+            b.hold().unwrap();
+            return;
+        }
+        let until = Instant::now() + Duration::from_secs(3);
+        while !self.release.load(Ordering::SeqCst) && Instant::now() < until {
+            let p = me().unwrap_or(0);
+            self.highest.fetch_max(p, Ordering::SeqCst);
+        }
+    }
+    fn fail(&self) {
+        panic!("a handler's bug");
+    }
+    fn whose(&self) -> String {
+        requester().map(|o| o.task.to_string()).unwrap_or_default()
+    }
+}
+
+fn options() -> AssemblyOptions {
+    AssemblyOptions {
+        cpu_map: Some(vec![last_cpu()]),
+        wait_limit: Duration::from_secs(5),
+        ..AssemblyOptions::default()
+    }
+}
+
+/// Runs `f` on a new thread bound to `task`, returning its own SCHED_FIFO
+/// priority beside `f`'s result.
+fn as_task<R: Send + 'static>(
+    asm: &Arc<rtsync_rt::component::Assembly>,
+    task: &str,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> std::thread::JoinHandle<(Option<i32>, R)> {
+    let (asm, task) = (asm.clone(), task.to_string());
+    std::thread::spawn(move || {
+        let _g = asm.bind(&task).unwrap();
+        let own = sys::priority(sys::gettid()).unwrap();
+        (own, f())
+    })
+}
+
+#[test]
+fn a_propagated_handler_runs_at_each_requesters_priority() {
+    if !realtime("a_propagated_handler_runs_at_each_requesters_priority") {
+        return;
+    }
+    let mut b = Builder::new();
+    let p = b.serve("P.api", Kind::Propagated, Spot::default());
+    b.task("hi", 3, &["P.api"]).task("lo", 1, &["P.api"]);
+    let asm = b.build(&options()).unwrap();
+    for task in ["hi", "lo"] {
+        let p = p.clone();
+        let (own, (seen, whose)) =
+            as_task(&asm, task, move || (p.prio().unwrap(), p.whose().unwrap()))
+                .join()
+                .unwrap();
+        assert!(own.is_some(), "{task} runs under SCHED_FIFO");
+        assert_eq!(seen, own, "{task}'s handler runs at {task}'s priority");
+        assert_eq!(whose, task, "the requester travels with the request");
+    }
+}
+
+#[test]
+fn a_fixed_interface_serves_at_its_ceiling() {
+    if !realtime("a_fixed_interface_serves_at_its_ceiling") {
+        return;
+    }
+    let mut b = Builder::new();
+    let f = b.serve("F.api", Kind::Fixed, Spot::default());
+    b.task("hi", 3, &["F.api"]).task("lo", 1, &["F.api"]);
+    let asm = b.build(&options()).unwrap();
+    let (hi, _) = as_task(&asm, "hi", || ()).join().unwrap();
+    let (lo, seen) = as_task(&asm, "lo", move || f.prio().unwrap())
+        .join()
+        .unwrap();
+    assert!(lo < hi);
+    assert_eq!(seen, hi, "the request of `lo` runs at the ceiling, `hi`'s");
+}
+
+/// Paper 001's `nest` (comp-inherited on real threads): L holds B through
+/// a request; M's request holds A and waits for B in a nested request; H
+/// waits for A. B's holder must run at H's priority: the inheritance
+/// passes from H through A's holder and its nested request to B's.
+#[test]
+fn inheritance_passes_down_a_chain_of_requests() {
+    if !realtime("inheritance_passes_down_a_chain_of_requests") {
+        return;
+    }
+    let mut b = Builder::new();
+    let a = b.serve("A.api", Kind::Inherited, Spot::default());
+    let bb = b.serve("B.api", Kind::Inherited, Spot::default());
+    b.component("A", &["B.api"]);
+    b.task("H", 3, &["A.api"])
+        .task("M", 2, &["A.api"])
+        .task("L", 1, &["B.api"]);
+    let asm = b.build(&options()).unwrap();
+    *a.state().below.lock().unwrap() = Some(bb.clone());
+    let l = {
+        let bb = bb.clone();
+        as_task(&asm, "L", move || bb.hold())
+    };
+    wait(|| bb.state().entered.load(Ordering::SeqCst));
+    let m = {
+        let a = a.clone();
+        as_task(&asm, "M", move || a.hold())
+    };
+    wait(|| a.state().entered.load(Ordering::SeqCst));
+    std::thread::sleep(Duration::from_millis(30));
+    let h = {
+        let a = a.clone();
+        as_task(&asm, "H", move || a.hold())
+    };
+    std::thread::sleep(Duration::from_millis(50));
+    bb.state().release.store(true, Ordering::SeqCst);
+    let (lp, r) = l.join().unwrap();
+    r.unwrap();
+    let (_, r) = m.join().unwrap();
+    r.unwrap();
+    let (hp, r) = h.join().unwrap();
+    r.unwrap();
+    let top = bb.state().highest.load(Ordering::SeqCst);
+    assert!(lp < hp);
+    assert_eq!(
+        Some(top),
+        hp,
+        "B's holder (L's request) inherits H's priority through A"
+    );
+}
+
+fn wait(cond: impl Fn() -> bool) {
+    let until = Instant::now() + Duration::from_secs(3);
+    while !cond() {
+        assert!(Instant::now() < until, "timed out");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn a_panicking_handler_answers_with_an_error_and_its_thread_serves_on() {
+    let mut b = Builder::new();
+    let p = b.serve("P.api", Kind::Inherited, Spot::default());
+    b.task("t", 1, &["P.api"]);
+    let opts = AssemblyOptions {
+        realtime: false,
+        ..options()
+    };
+    let asm = b.build(&opts).unwrap();
+    let threads = asm.threads(0);
+    let (_, (bad, good)) = as_task(&asm, "t", move || (p.fail(), p.whose()))
+        .join()
+        .unwrap();
+    match bad {
+        Err(CallError::Panicked { message }) => assert!(message.contains("a handler's bug")),
+        other => panic!("expected a panic reply, got {other:?}"),
+    }
+    assert_eq!(good.unwrap(), "t", "the same pool serves the next request");
+    assert_eq!(asm.threads(0), threads);
+    assert_eq!(asm.overflows(0), 0);
+}
+
+/// A requester that gives up (its wait limit passes) takes its priority
+/// back from the serving thread at once, and the thread is free again
+/// when it finishes.
+#[test]
+fn a_requester_that_gives_up_leaks_neither_thread_nor_priority() {
+    if !realtime("a_requester_that_gives_up_leaks_neither_thread_nor_priority") {
+        return;
+    }
+    let mut b = Builder::new();
+    let p = b.serve("P.api", Kind::Inherited, Spot::default());
+    b.task("t", 2, &["P.api"]);
+    let asm = b
+        .build(&AssemblyOptions {
+            wait_limit: Duration::from_millis(100),
+            ..options()
+        })
+        .unwrap();
+    let after = Arc::new(AtomicI32::new(-2));
+    let q = p.clone();
+    let seen = after.clone();
+    let (own, r) = as_task(&asm, "t", move || {
+        q.call(move |_| {
+            // Suspended longer than the requester waits (a handler that
+            // computes at its requester's priority on its requester's CPU
+            // keeps the requester from running to give up: it is the
+            // requester's own time being spent); then what is left of the
+            // inheritance once it gave up.
+            std::thread::sleep(Duration::from_millis(300));
+            seen.store(me().unwrap_or(-1), Ordering::SeqCst);
+        })
+    })
+    .join()
+    .unwrap();
+    assert!(own.is_some());
+    assert!(matches!(r, Err(CallError::Timeout { .. })), "{r:?}");
+    wait(|| after.load(Ordering::SeqCst) != -2);
+    assert_eq!(
+        after.load(Ordering::SeqCst),
+        -1,
+        "no priority left once the requester gave up"
+    );
+    std::thread::sleep(Duration::from_millis(20));
+    let (_, r) = as_task(&asm, "t", move || p.whose()).join().unwrap();
+    assert_eq!(r.unwrap(), "t", "the thread is free again");
+    assert_eq!(asm.overflows(0), 0);
+}
+
+#[test]
+fn requests_need_a_bound_thread_and_a_connection() {
+    let mut b = Builder::new();
+    let p = b.serve("P.api", Kind::Propagated, Spot::default());
+    b.task("user", 2, &["P.api"]).task("other", 1, &[]);
+    let asm = b
+        .build(&AssemblyOptions {
+            realtime: false,
+            ..options()
+        })
+        .unwrap();
+    let q = p.clone();
+    assert!(matches!(q.whose(), Err(CallError::NotBound { .. })));
+    let (_, r) = as_task(&asm, "other", move || q.whose()).join().unwrap();
+    let e = r.unwrap_err();
+    assert!(matches!(e, CallError::NotConnected { .. }));
+    assert!(e.to_string().contains("`other`'s `uses`"), "{e}");
+    let (_, r) = as_task(&asm, "user", move || p.whose()).join().unwrap();
+    assert_eq!(r.unwrap(), "user");
+}
+
+/// The fixed thread's queue (the notification manager): while it serves
+/// one request, the others wait and are served by the priority they
+/// carry, first come first served among equals. Without SCHED_FIFO the
+/// order is the queue's alone.
+#[test]
+fn a_fixed_interface_serves_waiting_requests_by_priority_then_arrival() {
+    let mut b = Builder::new();
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let f = b.serve("F.api", Kind::Fixed, Spot::default());
+    b.task("L", 1, &["F.api"])
+        .task("M1", 2, &["F.api"])
+        .task("M2", 2, &["F.api"])
+        .task("H", 3, &["F.api"]);
+    let asm = b
+        .build(&AssemblyOptions {
+            realtime: false,
+            ..options()
+        })
+        .unwrap();
+    let mut hs = Vec::new();
+    let spot = f.state();
+    for (k, task) in ["L", "M2", "M1", "H"].into_iter().enumerate() {
+        let (f, order) = (f.clone(), order.clone());
+        let first = k == 0;
+        hs.push(as_task(&asm, task, move || {
+            f.call(move |s: &Spot| {
+                order
+                    .lock()
+                    .unwrap()
+                    .push(requester().unwrap().task.to_string());
+                if first {
+                    s.entered.store(true, Ordering::SeqCst);
+                    let until = Instant::now() + Duration::from_secs(3);
+                    while !s.release.load(Ordering::SeqCst) && Instant::now() < until {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+            })
+        }));
+        if first {
+            wait(|| spot.entered.load(Ordering::SeqCst));
+        } else {
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+    spot.release.store(true, Ordering::SeqCst);
+    for h in hs {
+        h.join().unwrap().1.unwrap();
+    }
+    assert_eq!(*order.lock().unwrap(), ["L", "H", "M2", "M1"]);
+}
+
+#[test]
+fn the_derived_spec_goes_through_the_analyzer() {
+    let mut b = Builder::new();
+    let _a = b.serve("A.api", Kind::Inherited, Spot::default());
+    let _c = b.serve("C.api", Kind::Inherited, Spot::default());
+    // A and C request each other: a cycle through exclusive interfaces.
+    b.component("A", &["C.api"]).component("C", &["A.api"]);
+    b.task("t", 1, &["A.api"]);
+    let e = b
+        .build(&AssemblyOptions {
+            realtime: false,
+            ..options()
+        })
+        .err()
+        .expect("a cycle is refused");
+    assert!(e.to_string().contains("cycle"), "{e}");
+}
