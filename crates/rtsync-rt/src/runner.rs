@@ -8,8 +8,10 @@
 //! computation also stops at a wall-clock limit (its length plus the
 //! run's duration), and lock waits at the domain's wait limit.
 
+use crate::component::{Assembly, AssemblyOptions, Served};
 use crate::domain::{Binding, Domain, Options, Record};
 use crate::error::RtError;
+use rtsync_model::component::Request;
 use rtsync_model::{Segment, System};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -77,6 +79,15 @@ pub struct RunResult {
     pub kernel_pi: bool,
     /// Grants that took the fast path.
     pub fast_grants: u64,
+    /// Where the system has components: each request's service by a
+    /// component thread, in the order services began (when the domain
+    /// records or traces).
+    pub served: Vec<Served>,
+    /// Where the system has components: requests that found their
+    /// interface's pool busy (the analyzer's sizes rule them out).
+    pub pool_overflows: u64,
+    /// Where the system has components: each interface and its threads.
+    pub component_threads: Vec<(String, usize)>,
 }
 
 /// The calling thread's CPU time.
@@ -113,29 +124,181 @@ struct Job<'a> {
     b: &'a Binding,
     limit: Instant,
     blocked: Duration,
+    /// The components serving the task's requests, if the system has any.
+    asm: Option<&'a Arc<Assembly>>,
 }
 
 impl Job<'_> {
-    fn body(&mut self, body: &[Segment]) -> Result<(), RtError> {
-        for s in body {
-            match s {
-                Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
-                Segment::Suspend(t) => std::thread::sleep(Duration::from_nanos(t.ns())),
-                Segment::Lock {
-                    resource,
-                    units,
-                    body,
-                } => {
-                    let t0 = Instant::now();
-                    self.b.lock(*resource, *units)?;
-                    self.blocked += t0.elapsed();
-                    let r = self.body(body);
-                    self.b.unlock(*resource)?;
-                    r?;
+    /// Runs `body`, whose first segment has preorder number `pre` in the
+    /// task's lowered body; `reqs` are the requests made in it, in order.
+    fn body(&mut self, body: &[Segment], pre: usize, reqs: &[Request]) -> Result<(), RtError> {
+        let mut walk = Walk::new(body, pre, reqs, self.asm);
+        while let Some(step) = walk.next() {
+            match step {
+                Step::Call(r, segs) => self.call(r, segs)?,
+                Step::Segment(s, pre, inner) => match s {
+                    Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
+                    Segment::Suspend(t) => std::thread::sleep(Duration::from_nanos(t.ns())),
+                    Segment::Lock {
+                        resource,
+                        units,
+                        body,
+                    } => {
+                        let t0 = Instant::now();
+                        self.b.lock(*resource, *units)?;
+                        self.blocked += t0.elapsed();
+                        let r = self.body(body, pre + 1, inner);
+                        self.b.unlock(*resource)?;
+                        r?;
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends request `r` (its lowered segments `segs`) to its interface's
+    /// threads and waits for the reply.
+    fn call(&mut self, r: &Request, segs: &[Segment]) -> Result<(), RtError> {
+        let asm = self.asm.expect("requests are walked only with an assembly");
+        serve(asm, r, segs, self.limit)
+    }
+}
+
+/// Requests `r` from the calling thread (a task's, or a component
+/// thread's for a nested request): the method's segments run on one of
+/// the interface's threads.
+fn serve(
+    asm: &Arc<Assembly>,
+    r: &Request,
+    segs: &[Segment],
+    limit: Instant,
+) -> Result<(), RtError> {
+    let (segs, pre, inner) = method_body(asm, r, segs);
+    let (segs, inner) = (segs.to_vec(), inner.to_vec());
+    let on = asm.clone();
+    let label = asm.components().label(r);
+    let out = asm.call(r.interface, move || -> Result<(), String> {
+        let mut walk = Walk::new(&segs, pre, &inner, Some(&on));
+        while let Some(step) = walk.next() {
+            match step {
+                Step::Call(r, segs) => serve(&on, r, segs, limit).map_err(|e| e.to_string())?,
+                Step::Segment(Segment::Compute(t), ..) => {
+                    compute(Duration::from_nanos(t.ns()), limit)
+                }
+                Step::Segment(Segment::Suspend(t), ..) => {
+                    std::thread::sleep(Duration::from_nanos(t.ns()))
+                }
+                Step::Segment(Segment::Lock { resource, .. }, ..) => {
+                    return Err(format!(
+                        "resource #{resource} is locked inside a component's method; on real threads a method computes, suspends and requests (plain resources in methods are not run yet)"
+                    ));
                 }
             }
         }
         Ok(())
+    });
+    match out {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(RtError::NotRealTime(format!("request {label}: {e}"))),
+        Err(e) => Err(RtError::NotRealTime(format!("request {label}: {e}"))),
+    }
+}
+
+/// The method's own segments inside request `r`'s lowered ones, their
+/// first preorder number and the requests nested in them: an exclusive
+/// interface's section is the interface itself (its threads take it), so
+/// its body is the method; a propagated method is its segments in place.
+fn method_body<'a>(
+    asm: &Assembly,
+    r: &'a Request,
+    segs: &'a [Segment],
+) -> (&'a [Segment], usize, &'a [Request]) {
+    let exclusive = asm.components().interfaces[r.interface].kind.exclusive();
+    match segs {
+        [Segment::Lock { body, .. }] if exclusive => (body, r.segments.start + 1, &r.inner),
+        _ => (segs, r.segments.start, &r.inner),
+    }
+}
+
+/// One step of a body: a request (with its lowered segments), or a
+/// segment outside every request (with its preorder number and the
+/// requests inside it).
+enum Step<'a> {
+    Call(&'a Request, &'a [Segment]),
+    Segment(&'a Segment, usize, &'a [Request]),
+}
+
+/// Walks a lowered body, finding the requests in it by their preorder
+/// ranges (`Request::segments`).
+struct Walk<'a> {
+    body: &'a [Segment],
+    i: usize,
+    pre: usize,
+    reqs: &'a [Request],
+    next: usize,
+    components: bool,
+}
+
+impl<'a> Walk<'a> {
+    fn new(
+        body: &'a [Segment],
+        pre: usize,
+        reqs: &'a [Request],
+        asm: Option<&Arc<Assembly>>,
+    ) -> Self {
+        Walk {
+            body,
+            i: 0,
+            pre,
+            reqs,
+            next: 0,
+            components: asm.is_some(),
+        }
+    }
+
+    fn next(&mut self) -> Option<Step<'a>> {
+        if self.components
+            && let Some(r) = self.reqs.get(self.next)
+            && r.segments.start == self.pre
+        {
+            // The request's segments: as many as its range covers.
+            let mut j = self.i;
+            let mut end = self.pre;
+            while end < r.segments.end {
+                end += preorder_size(&self.body[j]);
+                j += 1;
+            }
+            let segs = &self.body[self.i..j];
+            self.i = j;
+            self.pre = end;
+            self.next += 1;
+            return Some(Step::Call(r, segs));
+        }
+        let s = self.body.get(self.i)?;
+        let pre = self.pre;
+        // The requests inside a section are its own to walk.
+        let size = preorder_size(s);
+        let first = self.next;
+        while self.components
+            && self
+                .reqs
+                .get(self.next)
+                .is_some_and(|r| r.segments.start < pre + size)
+        {
+            self.next += 1;
+        }
+        self.i += 1;
+        self.pre += size;
+        Some(Step::Segment(s, pre, &self.reqs[first..self.next]))
+    }
+}
+
+/// Segments in `s`'s preorder: itself and everything nested in it.
+fn preorder_size(s: &Segment) -> usize {
+    match s {
+        Segment::Lock { body, .. } => 1 + body.iter().map(preorder_size).sum::<usize>(),
+        _ => 1,
     }
 }
 
@@ -153,6 +316,21 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
         })?;
     }
     let domain = Domain::new(sys, opts.domain.clone())?;
+    // Components serve the requests on threads of their own; the log's
+    // times begin where the domain's do.
+    let asm = match &sys.components {
+        Some(_) => Some(Arc::new(Assembly::new(
+            sys,
+            &AssemblyOptions {
+                realtime: opts.domain.realtime,
+                cpu_map: opts.domain.cpu_map.clone(),
+                wait_limit: opts.domain.wait_limit,
+                log: opts.domain.record || opts.domain.trace,
+                start: Some(domain.made()),
+            },
+        )?)),
+        None => None,
+    };
     let n = sys.tasks.len();
     // The task threads agree on the start among themselves: the last to
     // be bound (already at its real-time priority, so no background load
@@ -163,12 +341,16 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
     let go = Arc::new(Barrier::new(n));
     let mut handles = Vec::new();
     for (t, task) in sys.tasks.iter().enumerate() {
-        let (d, ready, go, start_slot) = (
+        let (d, ready, go, start_slot, asm) = (
             domain.clone(),
             ready.clone(),
             go.clone(),
             start_slot.clone(),
+            asm.clone(),
         );
+        let requests: Vec<Request> = (sys.components.as_ref())
+            .map(|c| c.requests[t].clone())
+            .unwrap_or_default();
         let task = task.clone();
         let offset = opts
             .offsets
@@ -182,6 +364,9 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
                 crate::sys::prefault_stack(STACK_PREFAULT);
             }
             let bound = d.bind(&task.name);
+            if let Some(a) = &asm {
+                a.enter(t);
+            }
             if ready.wait().is_leader() {
                 let _ = start_slot.set(Instant::now() + Duration::from_millis(20));
             }
@@ -205,11 +390,12 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
                     b: &b,
                     limit,
                     blocked: Duration::ZERO,
+                    asm: asm.as_ref(),
                 };
                 let t0 = Instant::now();
                 b.job_begin()?;
                 job.blocked += t0.elapsed();
-                job.body(&task.body)?;
+                job.body(&task.body, 0, &requests)?;
                 b.job_end()?;
                 let done = Instant::now();
                 let response = done - release;
@@ -263,9 +449,39 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
         return Err(e);
     }
     firsts.sort_by_key(|&(_, f)| f);
+    let mut log = domain.timed_log();
+    let (mut served, mut pool_overflows, mut component_threads) = (Vec::new(), 0, Vec::new());
+    if let Some(a) = &asm {
+        // An exclusive interface's grants are its threads' (the domain
+        // does not see them): merged in time order.
+        for (at, e) in a.events() {
+            if let crate::component::Event::Grant {
+                task, interface, ..
+            } = e
+            {
+                log.push((
+                    at,
+                    Record::Granted {
+                        task: task.to_string(),
+                        resource: a.components().interfaces[interface].name.clone(),
+                    },
+                ));
+            }
+        }
+        log.sort_by_key(|e| e.0);
+        served = a.served();
+        let interfaces = &a.components().interfaces;
+        pool_overflows = (0..interfaces.len()).map(|i| a.overflows(i)).sum();
+        component_threads = (interfaces.iter().enumerate())
+            .map(|(i, f)| (f.name.clone(), a.threads(i)))
+            .collect();
+    }
     Ok(RunResult {
         tasks,
-        log: domain.timed_log(),
+        log,
+        served,
+        pool_overflows,
+        component_threads,
         first_completions: firsts,
         kernel_pi: domain.kernel_pi(),
         fast_grants: (0..sys.tasks.len()).map(|t| domain.fast_grants(t)).sum(),

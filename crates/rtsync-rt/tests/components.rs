@@ -67,6 +67,13 @@ impl Probe for Spot {
     }
 }
 
+/// The tests share one CPU for their real-time threads: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn options() -> AssemblyOptions {
     AssemblyOptions {
         cpu_map: Some(vec![last_cpu()]),
@@ -92,6 +99,7 @@ fn as_task<R: Send + 'static>(
 
 #[test]
 fn a_propagated_handler_runs_at_each_requesters_priority() {
+    let _serial = serial();
     if !realtime("a_propagated_handler_runs_at_each_requesters_priority") {
         return;
     }
@@ -113,6 +121,7 @@ fn a_propagated_handler_runs_at_each_requesters_priority() {
 
 #[test]
 fn a_fixed_interface_serves_at_its_ceiling() {
+    let _serial = serial();
     if !realtime("a_fixed_interface_serves_at_its_ceiling") {
         return;
     }
@@ -134,6 +143,7 @@ fn a_fixed_interface_serves_at_its_ceiling() {
 /// passes from H through A's holder and its nested request to B's.
 #[test]
 fn inheritance_passes_down_a_chain_of_requests() {
+    let _serial = serial();
     if !realtime("inheritance_passes_down_a_chain_of_requests") {
         return;
     }
@@ -188,6 +198,7 @@ fn wait(cond: impl Fn() -> bool) {
 
 #[test]
 fn a_panicking_handler_answers_with_an_error_and_its_thread_serves_on() {
+    let _serial = serial();
     let mut b = Builder::new();
     let p = b.serve("P.api", Kind::Inherited, Spot::default());
     b.task("t", 1, &["P.api"]);
@@ -214,6 +225,7 @@ fn a_panicking_handler_answers_with_an_error_and_its_thread_serves_on() {
 /// when it finishes.
 #[test]
 fn a_requester_that_gives_up_leaks_neither_thread_nor_priority() {
+    let _serial = serial();
     if !realtime("a_requester_that_gives_up_leaks_neither_thread_nor_priority") {
         return;
     }
@@ -258,6 +270,7 @@ fn a_requester_that_gives_up_leaks_neither_thread_nor_priority() {
 
 #[test]
 fn requests_need_a_bound_thread_and_a_connection() {
+    let _serial = serial();
     let mut b = Builder::new();
     let p = b.serve("P.api", Kind::Propagated, Spot::default());
     b.task("user", 2, &["P.api"]).task("other", 1, &[]);
@@ -283,6 +296,7 @@ fn requests_need_a_bound_thread_and_a_connection() {
 /// order is the queue's alone.
 #[test]
 fn a_fixed_interface_serves_waiting_requests_by_priority_then_arrival() {
+    let _serial = serial();
     let mut b = Builder::new();
     let order = Arc::new(Mutex::new(Vec::new()));
     let f = b.serve("F.api", Kind::Fixed, Spot::default());
@@ -319,7 +333,7 @@ fn a_fixed_interface_serves_waiting_requests_by_priority_then_arrival() {
         if first {
             wait(|| spot.entered.load(Ordering::SeqCst));
         } else {
-            std::thread::sleep(Duration::from_millis(30));
+            wait(|| asm.waiting(0) == k);
         }
     }
     spot.release.store(true, Ordering::SeqCst);
@@ -331,6 +345,7 @@ fn a_fixed_interface_serves_waiting_requests_by_priority_then_arrival() {
 
 #[test]
 fn the_derived_spec_goes_through_the_analyzer() {
+    let _serial = serial();
     let mut b = Builder::new();
     let _a = b.serve("A.api", Kind::Inherited, Spot::default());
     let _c = b.serve("C.api", Kind::Inherited, Spot::default());

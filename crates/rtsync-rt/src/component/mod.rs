@@ -441,6 +441,11 @@ impl Assembly {
         self.servers[i].overflows.load(Ordering::Relaxed)
     }
 
+    /// Requests waiting in fixed interface `i`'s notification manager.
+    pub fn waiting(&self, i: usize) -> usize {
+        self.servers[i].waiting()
+    }
+
     /// Runs `work` on one of interface `i`'s threads as the calling
     /// thread's request and returns its answer.
     pub fn call<R: Send + 'static>(
@@ -516,8 +521,13 @@ impl Drop for Assembly {
         for s in &self.servers {
             s.shut();
         }
+        let me = std::thread::current().id();
         for h in self.threads.drain(..) {
-            let _ = h.join();
+            // The last handle may go with a request's work on one of the
+            // assembly's own threads: that one is not waited for.
+            if h.thread().id() != me {
+                let _ = h.join();
+            }
         }
     }
 }

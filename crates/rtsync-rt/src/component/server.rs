@@ -98,6 +98,9 @@ pub(crate) struct Server {
     /// Bumped when a lane becomes free; requesters that found none sleep
     /// on it.
     freed: AtomicU32,
+    /// Requesters asleep on `freed` (a lane that frees itself wakes them
+    /// only if there are any: no system call otherwise).
+    claiming: AtomicU32,
     /// Requests that found every thread of the pool busy (the analyzer's
     /// pool size was too small for what ran).
     pub(crate) overflows: AtomicU64,
@@ -149,6 +152,7 @@ impl Server {
                 .collect(),
             free: AtomicU64::new(if n == 64 { u64::MAX } else { (1 << n) - 1 }),
             freed: AtomicU32::new(0),
+            claiming: AtomicU32::new(0),
             overflows: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             limit,
@@ -263,7 +267,11 @@ impl Server {
                     waited,
                 });
             }
+            self.claiming.fetch_add(1, Ordering::SeqCst);
+            // A lane freed between the first look and this one is seen
+            // here: `freed` moved, so the wait returns at once.
             sys::futex_wait(&self.freed, seen, Some(self.limit - waited));
+            self.claiming.fetch_sub(1, Ordering::AcqRel);
         }
     }
 
@@ -303,10 +311,6 @@ impl Server {
                     // bump that published it (or finds none).
                     if let Some(job) = unsafe { (*lane.mail.get()).take() } {
                         self.answer(k, tid as u32, &*job);
-                        drop(job);
-                        self.free.fetch_or(1 << k, Ordering::AcqRel);
-                        self.freed.fetch_add(1, Ordering::Release);
-                        sys::futex_wake(&self.freed, i32::MAX);
                     }
                 }
             }
@@ -319,59 +323,91 @@ impl Server {
     /// Serves one request on lane `k` (thread id `tid`) and replies.
     fn answer(&self, k: usize, tid: u32, job: &dyn Run) {
         let task = job.origin().task.clone();
-        super::CONTEXT.with(|c| {
-            let carried = match &self.mode {
-                Mode::Single { carries, .. } => *carries,
-                _ => job.origin().carried,
-            };
-            let prev = c.replace(Some(Origin {
+        let carried = match &self.mode {
+            Mode::Single { carries, .. } => *carries,
+            _ => job.origin().carried,
+        };
+        let prev = super::CONTEXT.with(|c| {
+            c.replace(Some(Origin {
                 task: task.clone(),
                 carried,
-            }));
-            if let Mode::Single { .. } = &self.mode {
-                self.note(Event::Grant {
-                    task: task.clone(),
-                    interface: self.index,
-                    lane: k,
-                });
-            }
-            match &self.mode {
-                Mode::Exclusive(word) => match sys::pi_lock(word, tid, self.limit) {
-                    Ok(_) => {
-                        self.note(Event::Grant {
-                            task: task.clone(),
-                            interface: self.index,
-                            lane: k,
-                        });
-                        job.run();
-                        let _ = sys::pi_unlock(word, tid);
-                    }
-                    Err(e) => job.fail(if e == libc::ETIMEDOUT {
-                        CallError::Timeout {
-                            interface: self.name.clone(),
-                            waited: self.limit,
-                        }
-                    } else {
-                        CallError::Os {
-                            what: "futex(FUTEX_LOCK_PI) on an interface".into(),
-                            errno: e,
-                        }
-                    }),
-                },
-                _ => job.run(),
-            }
-            c.replace(prev);
+            }))
         });
+        let grant = || {
+            self.note(Event::Grant {
+                task: task.clone(),
+                interface: self.index,
+                lane: k,
+            })
+        };
+        // The interface's word, once taken (exclusive interfaces).
+        let mut held = None;
+        match &self.mode {
+            Mode::Exclusive(word) => match sys::pi_lock(word, tid, self.limit) {
+                Ok(_) => {
+                    grant();
+                    held = Some(word);
+                    job.run();
+                }
+                Err(e) => job.fail(if e == libc::ETIMEDOUT {
+                    CallError::Timeout {
+                        interface: self.name.clone(),
+                        waited: self.limit,
+                    }
+                } else {
+                    CallError::Os {
+                        what: "futex(FUTEX_LOCK_PI) on an interface".into(),
+                        errno: e,
+                    }
+                }),
+            },
+            Mode::Single { .. } => {
+                grant();
+                job.run();
+            }
+            Mode::Reentrant => job.run(),
+        }
+        super::CONTEXT.with(|c| c.replace(prev));
         self.note(Event::Reply {
             task,
             interface: self.index,
             lane: k,
         });
-        // The reply goes to the requester, and the inheritance ends.
+        // The request is over: in the model the thread is free, the
+        // interface released and the reply out at one instant. Here they
+        // are done in an order that keeps this thread running through all
+        // of them: free first (its mail is taken, and a new request has a
+        // reply word of its own: whoever claims it now lends it priority
+        // until it is done here), then the interface (one system call to
+        // hand it to its top waiter, which may preempt this thread: the
+        // hand-off costs what a PI futex's does), then the reply (the
+        // requester still lends this thread its priority until then, so a
+        // waiter below the requester does not delay it).
+        if !matches!(self.mode, Mode::Single { .. }) {
+            self.free.fetch_or(1 << k, Ordering::AcqRel);
+            // SeqCst on both sides (here and in `claim`): the bump and a
+            // claimer's count cannot both be missed.
+            self.freed.fetch_add(1, Ordering::SeqCst);
+            if self.claiming.load(Ordering::SeqCst) > 0 {
+                sys::futex_wake(&self.freed, i32::MAX);
+            }
+        }
+        if let Some(word) = held {
+            let _ = sys::pi_unlock(word, tid);
+        }
         let _ = sys::pi_unlock(job.reply(), tid);
     }
 
-    /// Waits (bounded by `limit`) until every lane knows its thread id.
+    /// Requests waiting in a single thread's queue (0 for a pool, whose
+    /// waiting requests are the kernel's).
+    pub(crate) fn waiting(&self) -> usize {
+        match &self.mode {
+            Mode::Single { queue, .. } => queue.lock().len(),
+            _ => 0,
+        }
+    }
+
+    /// Whether every lane knows its thread id.
     pub(crate) fn started(&self) -> bool {
         self.lanes
             .iter()

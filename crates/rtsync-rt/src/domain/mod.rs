@@ -485,6 +485,11 @@ impl Domain {
         out
     }
 
+    /// When the domain was made: the zero of its log's times.
+    pub fn made(&self) -> Instant {
+        self.sh.state.lock().made
+    }
+
     /// The machine CPU of system CPU `cpu`.
     pub fn machine_cpu(&self, cpu: usize) -> usize {
         self.sh.cpu_map[cpu % self.sh.cpu_map.len().max(1)]

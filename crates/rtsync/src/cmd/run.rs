@@ -207,6 +207,21 @@ pub fn run(a: Args) -> u8 {
     println!(
         "(bound: the analysis; sim max: the simulator over the same time; measured: response from release on real threads; blocked: longest wait for locks in one job. This machine may be a VM: tails are noisy)"
     );
+    if !res.component_threads.is_empty() {
+        let threads: Vec<String> = (res.component_threads.iter())
+            .map(|(f, n)| format!("{f} {n}"))
+            .collect();
+        println!(
+            "requests served by component threads ({}); {}",
+            threads.join(", "),
+            match res.pool_overflows {
+                0 => "none found its pool busy".to_string(),
+                n => format!(
+                    "{n} found their pool busy: the analyzer's pool sizes were short (a bug: please report it)"
+                ),
+            }
+        );
+    }
     if misses > 0 {
         println!("{misses} deadline miss(es)");
         NOT_SCHEDULABLE
