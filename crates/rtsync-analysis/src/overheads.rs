@@ -184,6 +184,13 @@ impl Profile {
                 c.lock, c.unlock, c.per_waiter
             ));
         }
+        let c = &self.component;
+        if *c != crate::components::Overheads::default() {
+            s.push_str(&format!(
+                "\n[component]\nprop_call = \"{}\"\nprop_reply = \"{}\"\nfix_call = \"{}\"\nfix_reply = \"{}\"\npip_unlocked = \"{}\"\npip_locked = \"{}\"\npip_reply = \"{}\"\nqueue = \"{}\"\nnest = \"{}\"\n",
+                c.prop_call, c.prop_reply, c.fix_call, c.fix_reply, c.pip_unlocked, c.pip_locked, c.pip_reply, c.queue, c.nest
+            ));
+        }
         s
     }
 

@@ -551,6 +551,12 @@ body = [ { lock = "R", hold = "3ms" } ]
     assert_eq!(hi.blocking.local, Time::from_ns(3_000_300));
     // The profile writes back to the same values.
     assert_eq!(Profile::from_toml(&p.to_toml(), None).unwrap(), p);
+    // With a component table too (written by `rtsync bench components`).
+    let mut q = p.clone();
+    q.component.pip_locked = Time::from_ns(4_100);
+    q.component.nest = Time::from_ns(900);
+    assert_eq!(Profile::from_toml(&q.to_toml(), None).unwrap(), q);
+    assert_ne!(q.to_toml(), p.to_toml());
 }
 
 #[test]

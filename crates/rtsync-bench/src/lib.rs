@@ -9,11 +9,13 @@
 //! | [`analysis`] | task sets analysed per second (MPCP, DPCP, P-FP RTA) |
 //! | [`sim`] | simulated scheduling events per second, per protocol |
 //! | [`channels`] | channel latency per side and ring throughput |
+//! | [`components`] | component requests (paper 001 Table 2, Fig. 6) beside futex peers |
 //! | [`locks`] | lock costs on SCHED_FIFO threads; writes the overhead profile |
 //! | [`parse`] | spec loading against its size; `rtsync check` end to end |
 
 pub mod analysis;
 pub mod channels;
+pub mod components;
 pub mod locks;
 pub mod parse;
 pub mod sim;

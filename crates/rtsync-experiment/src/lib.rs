@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 pub mod as_it_runs;
+pub mod components;
 pub mod shapes;
 pub mod soundness;
 

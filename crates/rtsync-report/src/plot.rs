@@ -348,3 +348,194 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 1);
     }
 }
+
+/// One line of [`lines`]: its name and its points `(x, y)`.
+pub struct Line {
+    /// The legend's name.
+    pub name: String,
+    /// Points in x order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line chart of several series against a shared x axis, y from 0,
+/// with axis labels and an optional horizontal target line (drawn dashed
+/// red, labelled).
+pub fn lines(
+    series: &[Line],
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    target: Option<(f64, &str)>,
+) -> String {
+    let xs = series.iter().flat_map(|l| l.points.iter().map(|p| p.0));
+    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo, hi)
+    } else {
+        (0.0, 1.0)
+    };
+    let ymax = series
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .chain(target.map(|t| t.0))
+        .fold(0.0f64, f64::max);
+    let step = tick(ymax.max(f64::MIN_POSITIVE) * 1.1);
+    // Shares (at most 1) end at 1; anything else gets a tenth of headroom.
+    let top = if ymax <= 1.0 && ymax > 0.5 {
+        1.0
+    } else {
+        (ymax * 1.1 / step).ceil().max(1.0) * step
+    };
+    let x = |v: f64| LEFT + W * (v - lo) / (hi - lo);
+    let y = |v: f64| TOP + H * (1.0 - v / top);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
+        LEFT + W + 190.0,
+        TOP + H + 60.0
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{LEFT}" y="28" font-size="15" font-weight="bold">{}</text>"#,
+        esc(title)
+    );
+    let _ = writeln!(
+        s,
+        r#"<rect x="{LEFT}" y="{TOP}" width="{W}" height="{H}" fill="none" stroke="black"/>"#
+    );
+    let mut v = 0.0;
+    while v <= top + step / 2.0 {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{4}</text>",
+            y(v),
+            LEFT + W,
+            LEFT - 6.0,
+            y(v) + 4.0,
+            trim(v)
+        );
+        v += step;
+    }
+    let xstep = tick(hi - lo);
+    let mut v = (lo / xstep).ceil() * xstep;
+    while v <= hi + xstep / 1e6 {
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            x(v),
+            TOP + H + 16.0,
+            trim(v)
+        );
+        v += xstep;
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        LEFT + W / 2.0,
+        TOP + H + 40.0,
+        esc(x_label)
+    );
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        TOP + H / 2.0,
+        esc(y_label)
+    );
+    if let Some((t, label)) = target {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#d62728\" stroke-dasharray=\"6 3\"/><text x=\"{2}\" y=\"{3:.1}\" fill=\"#d62728\">{4}</text>",
+            y(t),
+            LEFT + W,
+            LEFT + W + 8.0,
+            y(t) + 4.0,
+            esc(label)
+        );
+    }
+    for (k, l) in series.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        let pts: Vec<String> = (l.points.iter())
+            .map(|&(a, b)| format!("{:.1},{:.1}", x(a), y(b)))
+            .collect();
+        let _ = writeln!(
+            s,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{}"/>"#,
+            pts.join(" "),
+            DASHES[k % DASHES.len()]
+        );
+        for &(a, b) in &l.points {
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"><title>{}: {} at {}</title></circle>"#,
+                x(a),
+                y(b),
+                esc(&l.name),
+                trim(b),
+                trim(a)
+            );
+        }
+        let ly = TOP + 20.0 + 22.0 * (k as f64) + if target.is_some() { 24.0 } else { 0.0 };
+        let _ = writeln!(
+            s,
+            r#"<line x1="{0}" y1="{ly:.1}" x2="{1}" y2="{ly:.1}" stroke="{colour}" stroke-width="2"/><text x="{2}" y="{3:.1}">{4}</text>"#,
+            LEFT + W + 8.0,
+            LEFT + W + 30.0,
+            LEFT + W + 36.0,
+            ly + 4.0,
+            esc(&l.name)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod lines_tests {
+    use super::*;
+
+    #[test]
+    fn a_line_chart_places_points_on_its_axes() {
+        let svg = lines(
+            &[Line {
+                name: "push+pop".into(),
+                points: vec![(1.0, 10.0), (100.0, 40.0)],
+            }],
+            "t",
+            "waiters",
+            "ns",
+            Some((100.0, "target 100 ns")),
+        );
+        // The y axis reaches past the target; the first point sits on the
+        // left edge, the last on the right.
+        assert!(svg.contains(&format!("cx=\"{:.1}\"", LEFT)));
+        assert!(svg.contains(&format!("cx=\"{:.1}\"", LEFT + W)));
+        assert!(svg.contains("target 100 ns"));
+        assert!(svg.contains("push+pop"));
+        assert!(svg.ends_with("</svg>\n"));
+    }
+}
+
+/// The size of a [`lines`] chart.
+pub const LINES_SIZE: (f64, f64) = (LEFT + W + 190.0, TOP + H + 60.0);
+
+/// Several charts of [`LINES_SIZE`] in one SVG, `cols` per row.
+pub fn grid(charts: &[String], cols: usize) -> String {
+    let cols = cols.max(1);
+    let rows = charts.len().div_ceil(cols).max(1);
+    let (w, h) = LINES_SIZE;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\">\n",
+        w * cols.min(charts.len().max(1)) as f64,
+        h * rows as f64
+    );
+    for (k, c) in charts.iter().enumerate() {
+        let (x, y) = (w * (k % cols) as f64, h * (k / cols) as f64);
+        s.push_str(&c.replacen("<svg ", &format!("<svg x=\"{x}\" y=\"{y}\" "), 1));
+    }
+    s.push_str("</svg>\n");
+    s
+}

@@ -18,9 +18,16 @@
 use rtsync_protocols::{Config, Eff, Hold, Tier};
 use std::fmt;
 
-/// The lowest and highest SCHED_FIFO priority the runtime uses. 99 is left
-/// to the kernel's own threads (watchdogs, migration).
-pub const LOWEST: i32 = 1;
+/// The SCHED_FIFO priority of idle component threads
+/// ([`crate::component`]): below every task, so that a thread that
+/// replies, losing what it inherited, yields its CPU to its requester at
+/// once and a request's round trip is two system calls, not four.
+pub const IDLE: i32 = 1;
+
+/// The lowest and highest SCHED_FIFO priority the runtime gives a task.
+/// 99 is left to the kernel's own threads (watchdogs, migration), 1 to
+/// idle component threads ([`IDLE`]).
+pub const LOWEST: i32 = 2;
 /// See [`LOWEST`].
 pub const HIGHEST: i32 = 98;
 

@@ -10,10 +10,41 @@ use std::io;
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
-/// The calling thread's kernel id.
+/// Forks seen by this process's children: a child's threads have new ids,
+/// so an id cached before the fork is stale there.
+static FORKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+extern "C" fn forked() {
+    FORKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+thread_local! {
+    /// The thread's id and the fork generation it was read in.
+    static TID: std::cell::Cell<(u64, i32)> = const { std::cell::Cell::new((u64::MAX, 0)) };
+}
+
+/// The calling thread's kernel id. glibc's `gettid` is a system call
+/// each time (about 0.1 us on a VM, on every request a component thread
+/// hands over); the id is read once per thread and kept, and read again in
+/// a forked child.
 pub fn gettid() -> i32 {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        // SAFETY: registers a handler that only bumps an atomic counter
+        // (async-signal-safe, as a child handler must be).
+        unsafe { libc::pthread_atfork(None, None, Some(forked)) };
+    });
+    let generation = FORKS.load(std::sync::atomic::Ordering::Relaxed);
+    TID.with(|c| {
+        let (g, tid) = c.get();
+        if g == generation {
+            return tid;
+        }
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() };
+        c.set((generation, tid));
+        tid
+    })
 }
 
 /// Puts thread `tid` under SCHED_FIFO at `prio` (1..=99), or back under

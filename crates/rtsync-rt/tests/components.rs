@@ -259,8 +259,8 @@ fn a_requester_that_gives_up_leaks_neither_thread_nor_priority() {
     wait(|| after.load(Ordering::SeqCst) != -2);
     assert_eq!(
         after.load(Ordering::SeqCst),
-        -1,
-        "no priority left once the requester gave up"
+        rtsync_rt::prio::IDLE,
+        "back to the idle priority once the requester gave up"
     );
     std::thread::sleep(Duration::from_millis(20));
     let (_, r) = as_task(&asm, "t", move || p.whose()).join().unwrap();

@@ -2,6 +2,7 @@
 //! configuration and seed always give the same system.
 
 pub mod components;
+pub mod fig7;
 pub mod mix;
 pub mod periods;
 pub mod utilization;

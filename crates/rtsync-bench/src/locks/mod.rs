@@ -12,7 +12,7 @@
 
 mod handoff;
 mod kernel;
-mod stats;
+pub(crate) mod stats;
 mod uncontended;
 
 use crate::Error;

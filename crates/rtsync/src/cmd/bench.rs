@@ -21,6 +21,12 @@ pub enum What {
     /// release and migration costs, lock state size; writes the overhead
     /// profile (--profile).
     Locks,
+    /// Component requests on real threads (paper 001 Table 2): call and
+    /// reply per interface kind beside a plain futex request/reply,
+    /// inherited hand-off beside the PI futex's, the notification
+    /// manager's push+pop against its size (Fig. 6, plotted to --plot);
+    /// adds the [component] table to the overhead profile (--profile).
+    Components,
     /// Spec loading against its size (1,000 to --tasks tasks) beside the
     /// toml crate alone on the same text: linear, 100,000 tasks under 1 s.
     Parse,
@@ -70,6 +76,10 @@ pub struct Args {
     /// --overheads` and `simulate --overheads` read.
     #[arg(long, default_value = "overheads.toml")]
     pub profile: std::path::PathBuf,
+    /// Where the components bench writes its plot of the notification
+    /// manager (SVG).
+    #[arg(long, default_value = "notification-manager.svg")]
+    pub plot: std::path::PathBuf,
 }
 
 pub fn run(a: Args) -> u8 {
@@ -92,6 +102,13 @@ pub fn run(a: Args) -> u8 {
             samples: a.ops / 100,
             rounds: a.rounds,
             max_waiters: a.max_waiters,
+            profile: a.profile,
+        }),
+        // --ops counts round trips per case here.
+        What::Components => bench::components::run(bench::components::Config {
+            calls: a.ops,
+            rounds: a.rounds,
+            plot: a.plot,
             profile: a.profile,
         }),
         What::Channels if a.ops < 100 || a.elements == 0 => Err(bench::Error::BadInput(
