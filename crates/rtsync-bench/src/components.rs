@@ -438,7 +438,10 @@ pub fn run(c: Config) -> Result<(), Error> {
         c.calls, c.rounds
     );
     let base = summary(baseline(cpu, c.calls).map_err(env)?);
-    let rows: [(&str, Kind, Option<Kind>, f64, Option<f64>); 5] = [
+    // Name, kind, the kind it requests, baselines it is compared with,
+    // target ratio.
+    type Row = (&'static str, Kind, Option<Kind>, f64, Option<f64>);
+    let rows: [Row; 5] = [
         ("fixed", Kind::Fixed, None, 1.0, Some(1.3)),
         ("propagated", Kind::Propagated, None, 1.0, Some(1.3)),
         ("inherited, unlocked", Kind::Inherited, None, 1.0, Some(1.5)),

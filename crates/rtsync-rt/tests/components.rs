@@ -361,3 +361,69 @@ fn the_derived_spec_goes_through_the_analyzer() {
         .expect("a cycle is refused");
     assert!(e.to_string().contains("cycle"), "{e}");
 }
+
+/// `run` on a component spec sends each request to its interface's
+/// threads, nested ones included, on the path a user gets (here without
+/// SCHED_FIFO, so that it runs anywhere): Fig. 7's four tasks make three
+/// requests each.
+#[test]
+fn a_component_spec_runs_its_requests_on_component_threads() {
+    let _serial = serial();
+    let sys = common::system(include_str!("../../../examples/camkes-fig7.toml"));
+    let res = rtsync_rt::run(
+        &sys,
+        &rtsync_rt::RunOptions {
+            duration: Duration::from_millis(50),
+            max_jobs: Some(1),
+            domain: rtsync_rt::Options {
+                realtime: false,
+                trace: true,
+                cpu_map: Some(vec![last_cpu()]),
+                ..rtsync_rt::Options::default()
+            },
+            ..rtsync_rt::RunOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(res.pool_overflows, 0);
+    let mut got: Vec<(String, String)> = res
+        .served
+        .iter()
+        .map(|s| {
+            (
+                s.task.clone(),
+                s.lane.split('#').next().unwrap().to_string(),
+            )
+        })
+        .collect();
+    got.sort();
+    let want = [
+        ("t1", "A.cpi"),
+        ("t1", "C.cpi"),
+        ("t1", "D.cpi"),
+        ("t2", "A.cpi"),
+        ("t2", "C.cpi"),
+        ("t2", "D.cpi"),
+        ("t3", "B.cpi"),
+        ("t3", "D.cpi"),
+        ("t3", "E.cpi"),
+        ("t4", "B.cpi"),
+        ("t4", "D.cpi"),
+        ("t4", "E.cpi"),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    // Every service ends after it begins, and each task completed a job.
+    assert!(res.served.iter().all(|s| s.end >= s.start));
+    assert!(res.tasks.iter().all(|t| t.jobs == 1), "{:?}", res.tasks);
+    assert_eq!(
+        res.component_threads
+            .iter()
+            .map(|(f, _)| f.as_str())
+            .collect::<Vec<_>>(),
+        ["A.cpi", "B.cpi", "C.cpi", "D.cpi", "E.cpi"]
+    );
+}

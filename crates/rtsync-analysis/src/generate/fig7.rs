@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn drawn_systems_have_the_utilization_and_the_configurations_kinds() {
-        for config in 0..4 {
+        for (config, kinds) in CONFIGS.iter().enumerate() {
             for (i, u) in [0.1, 0.5, 1.0].into_iter().enumerate() {
                 let spec = fig7_spec(config, u, 11, i as u64);
                 let (sys, _) =
@@ -133,9 +133,9 @@ mod tests {
                 assert!((total - u).abs() < 1e-3, "{total} vs {u}\n{spec}");
                 let comps = sys.components.as_deref().unwrap();
                 let kind = |n: &str| comps.interfaces[comps.interface(n).unwrap()].kind.name();
-                assert_eq!(kind("C.cpi"), CONFIGS[config][0]);
-                assert_eq!(kind("D.cpi"), CONFIGS[config][1]);
-                assert_eq!(kind("E.cpi"), CONFIGS[config][2]);
+                assert_eq!(kind("C.cpi"), kinds[0]);
+                assert_eq!(kind("D.cpi"), kinds[1]);
+                assert_eq!(kind("E.cpi"), kinds[2]);
                 assert_eq!(kind("A.cpi"), "inherited");
                 // Harmonic periods: each divides the largest.
                 let h = sys.tasks.iter().map(|t| t.period.ns()).max().unwrap();

@@ -25,7 +25,7 @@ pub enum What {
     /// reply per interface kind beside a plain futex request/reply,
     /// inherited hand-off beside the PI futex's, the notification
     /// manager's push+pop against its size (Fig. 6, plotted to --plot);
-    /// adds the [component] table to the overhead profile (--profile).
+    /// adds the `[component]` table to the overhead profile (--profile).
     Components,
     /// Spec loading against its size (1,000 to --tasks tasks) beside the
     /// toml crate alone on the same text: linear, 100,000 tasks under 1 s.
