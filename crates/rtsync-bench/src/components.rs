@@ -25,7 +25,7 @@
 //! **The notification manager** (Fig. 6): push + pop on the max-heap with
 //! 1 to 100 requests queued, plotted.
 //!
-//! The medians become the `[component]` table of the overhead profile.
+//! The p99s become the `[component]` table of the overhead profile.
 
 use crate::Error;
 use crate::locks::stats::summary;
@@ -477,11 +477,11 @@ pub fn run(c: Config) -> Result<(), Error> {
         "-".into(),
     ]);
     let mut misses = Vec::new();
-    let mut medians = Vec::new();
+    let mut tails = Vec::new();
     for (name, kind, below, peers, target) in rows {
         let s = summary(round_trips(cpu, c.calls, kind, below).map_err(env)?);
         let ratio = s[1] / (base[1] * peers);
-        medians.push(s[1]);
+        tails.push(s[2]);
         if let Some(tg) = target
             && ratio > tg
         {
@@ -568,8 +568,9 @@ pub fn run(c: Config) -> Result<(), Error> {
         .map_err(|e| Error::BadInput(format!("cannot write {}: {e}", c.plot.display())))?;
     println!("Plot: {}", c.plot.display());
 
-    // The profile's component table: medians (the analysis charges them
-    // per request; the round trip split evenly into call and reply).
+    // The profile's component table: p99s, as `rtsync bench locks`
+    // writes its own (the analysis charges them per request; a round
+    // trip split evenly into call and reply).
     let half = |ns: f64| Time::from_ns((ns / 2.0).round() as u64);
     let mut profile = if c.profile.exists() {
         Profile::load(&c.profile).map_err(|d| Error::BadInput(d.to_string()))?
@@ -577,18 +578,18 @@ pub fn run(c: Config) -> Result<(), Error> {
         Profile::default()
     };
     let o = &mut profile.component;
-    (o.fix_call, o.fix_reply) = (half(medians[0]), half(medians[0]));
-    (o.prop_call, o.prop_reply) = (half(medians[1]), half(medians[1]));
-    o.pip_unlocked = half(medians[2]);
-    o.pip_reply = half(medians[2]);
-    o.pip_locked = Time::from_ns(locked[1].round() as u64);
+    (o.fix_call, o.fix_reply) = (half(tails[0]), half(tails[0]));
+    (o.prop_call, o.prop_reply) = (half(tails[1]), half(tails[1]));
+    o.pip_unlocked = half(tails[2]);
+    o.pip_reply = half(tails[2]);
+    o.pip_locked = Time::from_ns(locked[2].round() as u64);
     o.queue = Time::from_ns(at100.round() as u64);
-    o.nest = Time::from_ns((nest[1] - locked[1]).max(0.0).round() as u64);
+    o.nest = Time::from_ns((nest[2] - locked[2]).max(0.0).round() as u64);
     let text = format!(
         "# Overhead profile; its [component] table measured by `rtsync bench components`\n\
-         # on this machine (medians: call and reply each half a round trip; pip_locked the\n\
-         # hand-off; queue the notification manager at 100; nest what a nested request adds\n\
-         # to a hand-off). Read by: rtsync analyze --overheads FILE.\n{}",
+         # on this machine (p99s: call and reply each half a round trip; pip_locked the\n\
+         # hand-off; nest what a nested request adds to a hand-off; queue the notification\n\
+         # manager's median at 100). Read by: rtsync analyze --overheads FILE.\n{}",
         profile.to_toml()
     );
     std::fs::write(&c.profile, text)

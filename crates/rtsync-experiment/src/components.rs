@@ -93,6 +93,8 @@ pub struct Finding {
     pub steal: Duration,
     /// What explains it, as far as this run shows.
     pub why: String,
+    /// The task set's spec (to run again: `rtsync run`).
+    pub spec: String,
 }
 
 /// What the evaluation found.
@@ -209,8 +211,18 @@ fn judge(c: &Config, cell: usize, config: usize, u: f64, index: u64, cpu: Option
                     if t.misses == 0 {
                         continue;
                     }
-                    let why = if u > 0.95 {
-                        "utilization above 0.95: the kernel's real-time throttling leaves real-time threads 95% of a CPU".to_string()
+                    // The kernel's real-time throttling: real-time
+                    // threads get `runtime` of every `period` (95% by
+                    // default), the rest is taken in one block.
+                    let share = sys::rt_throttling()
+                        .filter(|&(r, p)| r >= 0 && p > 0)
+                        .map_or(1.0, |(r, p)| r as f64 / p as f64);
+                    let why = if u > share {
+                        format!(
+                            "utilization {u:.2} above the {:.0}% of a CPU that the kernel's real-time throttling leaves real-time threads ({:.0} ms of every second taken in one block): an overload, whose deficit accumulates on the lowest priorities over the run",
+                            share * 100.0,
+                            (1.0 - share) * 1000.0
+                        )
                     } else if steal > Duration::from_micros(500) {
                         format!("the VM's host took {steal:?} of the CPU during the run")
                     } else if c.profile.is_none() {
@@ -229,6 +241,7 @@ fn judge(c: &Config, cell: usize, config: usize, u: f64, index: u64, cpu: Option
                         bound: *b,
                         steal,
                         why,
+                        spec: spec.clone(),
                     });
                 }
             }

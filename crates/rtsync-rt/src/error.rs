@@ -72,6 +72,9 @@ pub enum RtError {
     },
     /// SCHED_FIFO is not available (the message says what is missing).
     NotRealTime(String),
+    /// A component system the runtime cannot serve as written, or a
+    /// request that failed (the text names the interface and why).
+    Component(String),
     /// The runtime needs fixed priorities (SCHED_FIFO).
     NotFixedPriority,
     /// Too many distinct priority levels for SCHED_FIFO.
@@ -152,6 +155,7 @@ impl fmt::Display for RtError {
                 "task `{task}` waited {waited:?} for `{resource}` and gave up (the domain's wait limit)"
             ),
             RtError::NotRealTime(why) => write!(f, "{why}"),
+            RtError::Component(why) => write!(f, "{why}"),
             RtError::NotFixedPriority => write!(
                 f,
                 "the Linux runtime schedules with SCHED_FIFO (fixed priorities); set `scheduler = \"fp\"`"

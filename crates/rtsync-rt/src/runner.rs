@@ -189,10 +189,9 @@ fn serve(
                 Step::Segment(Segment::Suspend(t), ..) => {
                     std::thread::sleep(Duration::from_nanos(t.ns()))
                 }
-                Step::Segment(Segment::Lock { resource, .. }, ..) => {
-                    return Err(format!(
-                        "resource #{resource} is locked inside a component's method; on real threads a method computes, suspends and requests (plain resources in methods are not run yet)"
-                    ));
+                Step::Segment(Segment::Lock { .. }, ..) => {
+                    // Refused when the assembly was made.
+                    unreachable!("a plain lock inside a method");
                 }
             }
         }
@@ -200,8 +199,8 @@ fn serve(
     });
     match out {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(RtError::NotRealTime(format!("request {label}: {e}"))),
-        Err(e) => Err(RtError::NotRealTime(format!("request {label}: {e}"))),
+        Ok(Err(e)) => Err(RtError::Component(format!("request {label}: {e}"))),
+        Err(e) => Err(RtError::Component(format!("request {label}: {e}"))),
     }
 }
 

@@ -427,3 +427,42 @@ fn a_component_spec_runs_its_requests_on_component_threads() {
         ["A.cpi", "B.cpi", "C.cpi", "D.cpi", "E.cpi"]
     );
 }
+
+#[test]
+fn a_plain_lock_inside_a_method_is_refused_before_anything_runs() {
+    let _serial = serial();
+    let sys = common::system(
+        r#"
+[platform]
+cpus = 1
+[[resource]]
+name = "table"
+protocol = "pip"
+[[component]]
+name = "S"
+[[component.interface]]
+name = "api"
+protocol = "propagated"
+methods.put = [ { compute = "1us" }, { lock = "table", body = [ { compute = "1us" } ] } ]
+[[task]]
+name = "t"
+period = "10ms"
+uses = ["S.api"]
+body = [ { call = "S.api" } ]
+"#,
+    );
+    let e = rtsync_rt::component::Assembly::new(
+        &sys,
+        &AssemblyOptions {
+            realtime: false,
+            ..options()
+        },
+    )
+    .err()
+    .expect("refused");
+    let text = e.to_string();
+    assert!(
+        text.contains("S.api.put") && text.contains("`table`"),
+        "{text}"
+    );
+}

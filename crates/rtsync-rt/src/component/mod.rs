@@ -220,14 +220,14 @@ impl Assembly {
     /// spec: `sys.components` set).
     pub fn new(sys: &System, opts: &AssemblyOptions) -> Result<Assembly, RtError> {
         let Some(comps) = sys.components.clone() else {
-            return Err(RtError::Unknown {
-                what: "component (the system has none)",
-                name: String::new(),
-            });
+            return Err(RtError::Component(
+                "the system has no components (no `[[component]]` and no requests): run it with `rtsync_rt::run`".into(),
+            ));
         };
         if opts.realtime {
             sys::probe_realtime().map_err(RtError::NotRealTime)?;
         }
+        refuse_plain_locks(sys, &comps)?;
         let cfg = Config::new(sys);
         let map = PrioMap::new(&cfg).map_err(RtError::Levels)?;
         let allowed = sys::allowed_cpus();
@@ -287,7 +287,7 @@ impl Assembly {
                                 rtsync_model::component::TOP,
                             ),
                             _ => {
-                                return Err(RtError::NotRealTime(format!(
+                                return Err(RtError::Component(format!(
                                     "interface `{}`: its protocol's rule has no component thread form (an inheritance mutex, a ceiling or a non-preemptive section)",
                                     f.name
                                 )));
@@ -311,7 +311,7 @@ impl Assembly {
                 _ => (comps.pool[i].max(f.threads.unwrap_or(0)) as usize).max(1),
             };
             if threads > server::MAX_POOL {
-                return Err(RtError::NotRealTime(format!(
+                return Err(RtError::Component(format!(
                     "interface `{}` needs {threads} threads; a pool holds at most {}",
                     f.name,
                     server::MAX_POOL
@@ -507,6 +507,34 @@ impl Assembly {
     pub fn components(&self) -> &Components {
         &self.comps
     }
+}
+
+/// A plain resource locked inside a method is not served on component
+/// threads yet (the thread would need a binding in the task's domain):
+/// refused before anything starts, naming what to change.
+fn refuse_plain_locks(sys: &System, comps: &Components) -> Result<(), RtError> {
+    let interface_resource: Vec<usize> =
+        comps.interfaces.iter().filter_map(|f| f.resource).collect();
+    for (t, task) in sys.tasks.iter().enumerate() {
+        let pre = rtsync_model::system::preorder(&task.body);
+        for chain in comps.chains(t) {
+            let r = chain[chain.len() - 1];
+            for n in r.segments.clone() {
+                if let Some(rtsync_model::Segment::Lock { resource, .. }) = pre.get(n)
+                    && !interface_resource.contains(resource)
+                {
+                    return Err(RtError::Component(format!(
+                        "request {} of task `{}` locks resource `{}` inside the component; on real threads a method computes, suspends and requests, and plain resources are locked in tasks' own code (make `{}` an interface of its own, or lock it around the request)",
+                        comps.label(r),
+                        task.name,
+                        sys.resources[*resource].name,
+                        sys.resources[*resource].name
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn note_inner(r: &rtsync_model::component::Request, uses: &mut [Vec<usize>]) {

@@ -68,7 +68,10 @@ pub struct ComponentsArgs {
     /// `rtsync bench components` write one).
     #[arg(long, value_name = "FILE")]
     pub overheads: Option<PathBuf>,
-    /// Where to write `components.csv` and `components.svg`.
+    /// Where to write `components.csv` and `components.svg`, and the
+    /// spec of every task set that missed on real threads against the
+    /// analysis (`config<K>-u<U>-<I>.toml`: run it again with `rtsync
+    /// run`).
     #[arg(long, value_name = "DIR", default_value = "components")]
     pub out: PathBuf,
 }
@@ -304,6 +307,13 @@ fn components(a: ComponentsArgs) -> u8 {
     } else {
         println!("Misses on real threads that the analysis did not allow:");
         for f in &out.findings {
+            let file = a.out.join(format!(
+                "config{}-u{:.2}-{}.toml",
+                f.config, f.utilization, f.index
+            ));
+            if let Err(e) = std::fs::write(&file, &f.spec) {
+                eprintln!("error: cannot write {}: {e}", file.display());
+            }
             println!(
                 "  configuration {} U {:.2} set {}: {} missed {} time(s), longest {:?} against a bound of {}; steal {:?}; {}",
                 f.config,
