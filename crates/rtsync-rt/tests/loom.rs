@@ -204,3 +204,78 @@ fn the_newest_decision_wins_two_threads() {
 fn the_newest_decision_wins_three_threads() {
     epochs(3);
 }
+
+// Component threads' words (`rtsync_rt::component::words`).
+
+use rtsync_rt::component::words::{Claim, Doorbell, FreeLanes};
+
+/// No lost wake-up: a thread that decides to sleep on the doorbell
+/// (its last look saw no new request) is woken by the poster, whatever
+/// the interleaving; and one that did not announce is not woken for
+/// nothing when it saw the post itself.
+#[test]
+fn a_request_never_finds_its_thread_asleep_unwoken() {
+    loom::model(|| {
+        let bell = Arc::new(Doorbell::default());
+        let seen = bell.count();
+        let b = bell.clone();
+        let poster = thread::spawn(move || b.ring());
+        let sleeps = bell.announce(seen);
+        let woke = poster.join().unwrap();
+        bell.up();
+        // Sleeping with the post unseen requires the poster's wake.
+        assert!(!sleeps || woke, "the thread sleeps and nobody wakes it");
+        assert_eq!(bell.count(), seen + 1);
+    });
+}
+
+/// Two requesters and a pool of one: never both hold the lane; the one
+/// that found it busy is woken, or sees it free, once it is released.
+#[test]
+fn a_lane_is_claimed_once_and_a_waiting_claimer_learns_of_its_release() {
+    loom::model(|| {
+        let lanes = Arc::new(FreeLanes::new(1));
+        let holders = Arc::new(AtomicUsize::new(0));
+        let claimer = |l: Arc<FreeLanes>, h: Arc<AtomicUsize>| {
+            move || match l.claim() {
+                Claim::Lane(k) => {
+                    assert_eq!(k, 0);
+                    assert_eq!(h.fetch_add(1, Ordering::SeqCst), 0, "two holders of one lane");
+                    h.fetch_sub(1, Ordering::SeqCst);
+                    l.release(k);
+                    true
+                }
+                Claim::Busy(_) => false,
+            }
+        };
+        let a = thread::spawn(claimer(lanes.clone(), holders.clone()));
+        let got_b = claimer(lanes.clone(), holders.clone())();
+        let got_a = a.join().unwrap();
+        assert!(got_a || got_b, "someone got the free lane");
+        // Whatever happened, the lane is free at the end.
+        assert_eq!(lanes.claim(), Claim::Lane(0));
+    });
+}
+
+/// A claimer that found the pool busy and waits is told of the release:
+/// either the releaser sees it waiting and wakes it, or its own look sees
+/// the release (no lost wake-up).
+#[test]
+fn a_claimer_waiting_for_a_lane_learns_of_its_release() {
+    loom::model(|| {
+        let lanes = Arc::new(FreeLanes::new(1));
+        assert_eq!(lanes.claim(), Claim::Lane(0));
+        let Claim::Busy(seen) = lanes.claim() else {
+            panic!("the only lane is held")
+        };
+        let l = lanes.clone();
+        let releaser = thread::spawn(move || l.release(0));
+        // As `FreeLanes::wait` decides, without sleeping: whether its
+        // look still sees the generation it found busy.
+        let sleeps = lanes.announce_wait(seen);
+        let woke = releaser.join().unwrap();
+        lanes.done_waiting();
+        assert!(!sleeps || woke, "the claimer sleeps and nobody wakes it");
+        assert_eq!(lanes.claim(), Claim::Lane(0));
+    });
+}

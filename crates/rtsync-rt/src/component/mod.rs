@@ -38,6 +38,7 @@ mod call;
 mod notify;
 mod server;
 mod trace;
+pub mod words;
 
 pub use builder::{Builder, Kind, Remote};
 pub use notify::NotifyQueue;

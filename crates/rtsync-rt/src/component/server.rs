@@ -42,6 +42,7 @@
 
 use super::notify::NotifyQueue;
 use super::trace::{Event, Log};
+use super::words::{Claim, Doorbell, FreeLanes};
 use super::{CallError, Origin};
 use crate::pi::PiLock;
 use crate::sys;
@@ -84,12 +85,10 @@ pub(crate) enum Mode {
 struct Lane {
     /// Its kernel thread id, once started.
     tid: AtomicI32,
-    /// Bumped when a request is posted to it; it sleeps on it.
-    work: AtomicU32,
-    /// Whether it sleeps (or is about to) on `work`.
-    asleep: AtomicBool,
+    /// Rung when a request is posted to it; it sleeps on it.
+    bell: Doorbell,
     /// The request posted (pools: written by the requester that claimed
-    /// the lane, read by the lane after `work` changes).
+    /// the lane, read by the lane after its bell rings).
     mail: UnsafeCell<Option<Arc<dyn Run>>>,
 }
 
@@ -101,14 +100,8 @@ pub(crate) struct Server {
     pub(crate) index: usize,
     pub(crate) mode: Mode,
     lanes: Box<[Lane]>,
-    /// One bit per free lane (pools of at most 64).
-    free: AtomicU64,
-    /// Bumped when a lane becomes free; requesters that found none sleep
-    /// on it.
-    freed: AtomicU32,
-    /// Requesters asleep on `freed` (a lane that frees itself wakes them
-    /// only if there are any: no system call otherwise).
-    claiming: AtomicU32,
+    /// Which lanes are free.
+    free: FreeLanes,
     /// Requests that found every thread of the pool busy (the analyzer's
     /// pool size was too small for what ran).
     pub(crate) overflows: AtomicU64,
@@ -118,7 +111,7 @@ pub(crate) struct Server {
 }
 
 // SAFETY: `mail` is written only by the requester that claimed the lane
-// (cleared its free bit) and read by the lane after the `work` bump that
+// (cleared its free bit) and read by the lane after the ring that
 // publishes it; the lane clears it before setting its bit again.
 unsafe impl Sync for Server {}
 
@@ -172,14 +165,11 @@ impl Server {
             lanes: (0..n)
                 .map(|_| Lane {
                     tid: AtomicI32::new(0),
-                    work: AtomicU32::new(0),
-                    asleep: AtomicBool::new(false),
+                    bell: Doorbell::default(),
                     mail: UnsafeCell::new(None),
                 })
                 .collect(),
-            free: AtomicU64::new(if n == 64 { u64::MAX } else { (1 << n) - 1 }),
-            freed: AtomicU32::new(0),
-            claiming: AtomicU32::new(0),
+            free: FreeLanes::new(n),
             overflows: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             limit,
@@ -236,10 +226,7 @@ impl Server {
         let l = &self.lanes[lane];
         // A wake only for a thread that sleeps (one system call less per
         // request where it is still finishing its last one).
-        l.work.fetch_add(1, Ordering::SeqCst);
-        if l.asleep.load(Ordering::SeqCst) {
-            sys::futex_wake(&l.work, 1);
-        }
+        l.bell.ring();
         let left = self.limit.saturating_sub(start.elapsed());
         let waited = match &self.mode {
             Mode::Single { .. } => answered(job.reply(), left),
@@ -278,19 +265,10 @@ impl Server {
     fn claim(&self, start: Instant) -> Result<usize, CallError> {
         let mut counted = false;
         loop {
-            let seen = self.freed.load(Ordering::Acquire);
-            let f = self.free.load(Ordering::Acquire);
-            if f != 0 {
-                let k = f.trailing_zeros() as usize;
-                if self
-                    .free
-                    .compare_exchange(f, f & !(1 << k), Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    return Ok(k);
-                }
-                continue;
-            }
+            let seen = match self.free.claim() {
+                Claim::Lane(k) => return Ok(k),
+                Claim::Busy(seen) => seen,
+            };
             if !counted {
                 self.overflows.fetch_add(1, Ordering::Relaxed);
                 counted = true;
@@ -302,11 +280,7 @@ impl Server {
                     waited,
                 });
             }
-            self.claiming.fetch_add(1, Ordering::SeqCst);
-            // A lane freed between the first look and this one is seen
-            // here: `freed` moved, so the wait returns at once.
-            sys::futex_wait(&self.freed, seen, Some(self.limit - waited));
-            self.claiming.fetch_sub(1, Ordering::AcqRel);
+            self.free.wait(seen, self.limit - waited);
         }
     }
 
@@ -343,7 +317,7 @@ impl Server {
         SERVING.with(|s| s.set(Some((self.index, k))));
         ready.fetch_add(1, Ordering::Release);
         sys::futex_wake(ready, i32::MAX);
-        let mut seen = lane.work.load(Ordering::Acquire);
+        let mut seen = lane.bell.count();
         while !self.stop.load(Ordering::Acquire) {
             match &self.mode {
                 Mode::Single { queue, .. } => loop {
@@ -354,8 +328,8 @@ impl Server {
                     }
                 },
                 _ => {
-                    // SAFETY: the lane reads its mail after the `work`
-                    // bump that published it (or finds none).
+                    // SAFETY: the lane reads its mail after the ring that
+                    // published it (or finds none).
                     if let Some(job) = unsafe { (*lane.mail.get()).take() } {
                         self.answer(k, tid as u32, &*job);
                     }
@@ -365,21 +339,17 @@ impl Server {
             // is the usual case: a thread that replies loses its
             // inherited priority and is preempted by its requester before
             // it gets here, and the next request finds it awake.
-            let now = lane.work.load(Ordering::SeqCst);
+            let now = lane.bell.count();
             if now != seen {
                 seen = now;
                 continue;
             }
-            // Announced before the last look (SeqCst on both sides, as in
-            // `call`): a poster either sees it and wakes this thread, or
-            // bumped `work` before the look and the look sees it.
-            lane.asleep.store(true, Ordering::SeqCst);
-            if lane.work.load(Ordering::SeqCst) == seen {
+            if lane.bell.announce(seen) {
                 // A bounded sleep: the stop flag is seen within it.
-                sys::futex_wait(&lane.work, seen, Some(Duration::from_millis(200)));
+                lane.bell.nap(seen, Duration::from_millis(200));
             }
-            lane.asleep.store(false, Ordering::SeqCst);
-            seen = lane.work.load(Ordering::Acquire);
+            lane.bell.up();
+            seen = lane.bell.count();
         }
     }
 
@@ -447,13 +417,7 @@ impl Server {
         // requester still lends this thread its priority until then, so a
         // waiter below the requester does not delay it).
         if !matches!(self.mode, Mode::Single { .. }) {
-            self.free.fetch_or(1 << k, Ordering::AcqRel);
-            // SeqCst on both sides (here and in `claim`): the bump and a
-            // claimer's count cannot both be missed.
-            self.freed.fetch_add(1, Ordering::SeqCst);
-            if self.claiming.load(Ordering::SeqCst) > 0 {
-                sys::futex_wake(&self.freed, i32::MAX);
-            }
+            self.free.release(k);
         }
         if let Some(word) = held {
             let _ = sys::pi_unlock(word, tid);
@@ -486,8 +450,7 @@ impl Server {
     pub(crate) fn shut(&self) {
         self.stop.store(true, Ordering::Release);
         for l in self.lanes.iter() {
-            l.work.fetch_add(1, Ordering::Release);
-            sys::futex_wake(&l.work, 1);
+            l.bell.shake();
         }
     }
 }

@@ -1,0 +1,185 @@
+//! The component threads' lock-free words, apart from the rest so that
+//! loom can check them (`tests/loom.rs`, under `--cfg loom`, which
+//! switches the atomics to loom's and the futex calls to no-ops).
+//!
+//! * [`Doorbell`]: how a request reaches a thread that may be asleep. The
+//!   poster bumps `work` and wakes the thread only if it announced that it
+//!   sleeps; the thread announces before its last look at `work`. Both
+//!   sides are SeqCst (Dekker's pattern): either the poster sees the
+//!   announcement and wakes, or the thread's last look sees the bump and
+//!   it does not sleep. On one CPU a thread that replies is usually
+//!   preempted by its requester before it announces, so the next request
+//!   finds it awake and costs no wake-up call.
+//!
+//!   Each side is a store, a SeqCst fence, then a load of the other side's
+//!   word: the fences are ordered, so the later of the two loads sees the
+//!   earlier side's store (SeqCst *accesses* alone give the same on x86,
+//!   but loom does not model them, tokio-rs/loom#180, and the fence form
+//!   is the one the C++ model guarantees in general).
+//! * [`FreeLanes`]: which threads of a pool are free, one bit each; a
+//!   requester claims the lowest free one with a compare-and-swap; one
+//!   that finds none sleeps on `freed` after announcing itself in
+//!   `claiming`, and a thread that frees itself wakes only announced
+//!   sleepers (the same pattern).
+
+#[cfg(loom)]
+use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, fence};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+#[cfg(not(loom))]
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, fence};
+use std::time::Duration;
+
+#[cfg(not(loom))]
+fn wait(word: &AtomicU32, seen: u32, timeout: Duration) {
+    crate::sys::futex_wait(word, seen, Some(timeout));
+}
+
+#[cfg(loom)]
+fn wait(_: &AtomicU32, _: u32, _: Duration) {
+    loom::thread::yield_now();
+}
+
+#[cfg(not(loom))]
+fn wake(word: &AtomicU32, n: i32) {
+    crate::sys::futex_wake(word, n);
+}
+
+#[cfg(loom)]
+fn wake(_: &AtomicU32, _: i32) {}
+
+/// A thread's request counter and whether it sleeps (module
+/// documentation).
+#[derive(Debug, Default)]
+pub struct Doorbell {
+    work: AtomicU32,
+    asleep: AtomicBool,
+}
+
+impl Doorbell {
+    /// Posts: bumps the counter, and wakes the thread if it announced
+    /// sleep. Returns whether it woke it.
+    pub fn ring(&self) -> bool {
+        // Release: the request posted before the ring is seen by the
+        // thread that sees the count move.
+        self.work.fetch_add(1, Release);
+        fence(SeqCst);
+        let asleep = self.asleep.load(Relaxed);
+        if asleep {
+            wake(&self.work, 1);
+        }
+        asleep
+    }
+
+    /// The counter now.
+    pub fn count(&self) -> u32 {
+        self.work.load(Acquire)
+    }
+
+    /// The thread announces that it will sleep unless the counter moved
+    /// from `seen`; returns whether it should sleep (then [`Doorbell::nap`],
+    /// and [`Doorbell::up`] after, whichever it was).
+    pub fn announce(&self, seen: u32) -> bool {
+        self.asleep.store(true, Relaxed);
+        fence(SeqCst);
+        self.work.load(Acquire) == seen
+    }
+
+    /// Sleeps while the counter is `seen`, at most `timeout`.
+    pub fn nap(&self, seen: u32, timeout: Duration) {
+        wait(&self.work, seen, timeout);
+    }
+
+    /// The thread is awake again.
+    pub fn up(&self) {
+        self.asleep.store(false, Relaxed);
+    }
+
+    /// Wakes the thread whatever it announced (to stop it).
+    pub fn shake(&self) {
+        self.work.fetch_add(1, Release);
+        wake(&self.work, 1);
+    }
+}
+
+/// A pool's free threads, one bit each (module documentation).
+#[derive(Debug)]
+pub struct FreeLanes {
+    free: AtomicU64,
+    freed: AtomicU32,
+    claiming: AtomicU32,
+}
+
+/// What [`FreeLanes::claim`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This lane is the caller's.
+    Lane(usize),
+    /// None is free; wait with [`FreeLanes::wait`] on this generation.
+    Busy(u32),
+}
+
+impl FreeLanes {
+    /// `n` lanes (at most 64), all free.
+    pub fn new(n: usize) -> FreeLanes {
+        FreeLanes {
+            free: AtomicU64::new(if n >= 64 { u64::MAX } else { (1 << n) - 1 }),
+            freed: AtomicU32::new(0),
+            claiming: AtomicU32::new(0),
+        }
+    }
+
+    /// Claims the lowest free lane.
+    pub fn claim(&self) -> Claim {
+        loop {
+            let generation = self.freed.load(Acquire);
+            let f = self.free.load(Acquire);
+            if f == 0 {
+                return Claim::Busy(generation);
+            }
+            let k = f.trailing_zeros() as usize;
+            if self
+                .free
+                .compare_exchange(f, f & !(1 << k), AcqRel, Acquire)
+                .is_ok()
+            {
+                return Claim::Lane(k);
+            }
+        }
+    }
+
+    /// Waits (at most `timeout`) for a lane to be freed after generation
+    /// `seen` (from [`Claim::Busy`]).
+    pub fn wait(&self, seen: u32, timeout: Duration) {
+        if self.announce_wait(seen) {
+            wait(&self.freed, seen, timeout);
+        }
+        self.done_waiting();
+    }
+
+    /// The waiting claimer announces itself; returns whether it should
+    /// sleep (no lane freed since generation `seen`). [`FreeLanes::wait`]
+    /// is this, the sleep, and [`FreeLanes::done_waiting`].
+    pub fn announce_wait(&self, seen: u32) -> bool {
+        self.claiming.fetch_add(1, Relaxed);
+        fence(SeqCst);
+        self.freed.load(Acquire) == seen
+    }
+
+    /// The claimer no longer waits.
+    pub fn done_waiting(&self) {
+        self.claiming.fetch_sub(1, Relaxed);
+    }
+
+    /// Lane `k` is free again; wakes announced waiters. Returns whether it
+    /// woke any.
+    pub fn release(&self, k: usize) -> bool {
+        self.free.fetch_or(1 << k, Release);
+        self.freed.fetch_add(1, Release);
+        fence(SeqCst);
+        let waiting = self.claiming.load(Relaxed) > 0;
+        if waiting {
+            wake(&self.freed, i32::MAX);
+        }
+        waiting
+    }
+}
