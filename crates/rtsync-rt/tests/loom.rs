@@ -240,7 +240,11 @@ fn a_lane_is_claimed_once_and_a_waiting_claimer_learns_of_its_release() {
             move || match l.claim() {
                 Claim::Lane(k) => {
                     assert_eq!(k, 0);
-                    assert_eq!(h.fetch_add(1, Ordering::SeqCst), 0, "two holders of one lane");
+                    assert_eq!(
+                        h.fetch_add(1, Ordering::SeqCst),
+                        0,
+                        "two holders of one lane"
+                    );
                     h.fetch_sub(1, Ordering::SeqCst);
                     l.release(k);
                     true

@@ -212,7 +212,9 @@ pub fn run(a: Args) -> u8 {
             .map(|(f, n)| format!("{f} {n}"))
             .collect();
         println!(
-            "requests served by component threads ({}); {}",
+            "requests served by component threads ({}); {}. The bounds charge no request costs \
+             (a call and reply takes microseconds: `rtsync bench components` measures them and \
+             writes the profile that `rtsync analyze --overheads` charges in paper 001's terms)",
             threads.join(", "),
             match res.pool_overflows {
                 0 => "none found its pool busy".to_string(),
