@@ -272,18 +272,12 @@ fn handoffs(cpu: usize, rounds: usize, nested: bool) -> Result<Vec<f64>, String>
                 if !sleep_until(&r.inside, Duration::from_secs(1)) {
                     return Err("the holder did not start".into());
                 }
-                let entered = Arc::new(AtomicBool::new(false));
-                let e2 = entered.clone();
-                let rr = r.clone();
                 a.call(move |s: &Node| {
-                    rr.go.load(Ordering::Relaxed);
-                    e2.store(true, Ordering::Release);
                     if let Some(b) = s.below.get() {
                         let _ = b.call(|_| ());
                     }
                 })
                 .map_err(|e| e.to_string())?;
-                let _ = entered;
                 end.wait();
             }
             Ok(())

@@ -177,7 +177,6 @@ fn serve(
     let (segs, pre, inner) = method_body(asm, r, segs);
     let (segs, inner) = (segs.to_vec(), inner.to_vec());
     let on = asm.clone();
-    let label = asm.components().label(r);
     let out = asm.call(r.interface, move || -> Result<(), String> {
         let mut walk = Walk::new(&segs, pre, &inner, Some(&on));
         while let Some(step) = walk.next() {
@@ -197,10 +196,14 @@ fn serve(
         }
         Ok(())
     });
+    let failed = |e: String| {
+        // Named only when it failed: a request's path makes no string.
+        RtError::Component(format!("request {}: {e}", asm.components().label(r)))
+    };
     match out {
         Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(RtError::Component(format!("request {label}: {e}"))),
-        Err(e) => Err(RtError::Component(format!("request {label}: {e}"))),
+        Ok(Err(e)) => Err(failed(e)),
+        Err(e) => Err(failed(e.to_string())),
     }
 }
 

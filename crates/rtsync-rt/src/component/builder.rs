@@ -199,18 +199,15 @@ impl Builder {
             b.push_str(" ]");
             b
         };
-        let mut comps: Vec<&str> = self
-            .served
-            .iter()
-            .map(|f| f.name.split('.').next().unwrap_or(""))
-            .collect();
-        comps.dedup();
-        let mut seen = Vec::new();
-        for c in comps {
-            if seen.contains(&c) {
-                continue;
+        // Each component once, in the order its first interface came.
+        let mut comps: Vec<&str> = Vec::new();
+        for f in &self.served {
+            let c = f.name.split('.').next().unwrap_or("");
+            if !comps.contains(&c) {
+                comps.push(c);
             }
-            seen.push(c);
+        }
+        for c in comps {
             let uses: Vec<String> = self
                 .components
                 .iter()

@@ -68,6 +68,8 @@ pub struct Origin {
     /// The priority it carries (the task's, or a fixed interface's it
     /// passed through; larger first).
     pub carried: u32,
+    /// The task's index in the assembly (the connection check's key).
+    pub(crate) index: usize,
 }
 
 thread_local! {
@@ -412,6 +414,7 @@ impl Assembly {
             *c.borrow_mut() = Some(Origin {
                 task: Arc::from(self.tasks[t].as_str()),
                 carried: self.prio[t].0,
+                index: t,
             })
         });
     }
@@ -469,20 +472,20 @@ impl Assembly {
                 interface: s.name.clone(),
             });
         };
-        let (from, ok) = match server::serving() {
-            Some((j, _)) => (
-                self.servers[j].name.clone(),
-                self.iface_uses[j].binary_search(&i).is_ok(),
-            ),
-            None => {
-                let t = self.tasks.iter().position(|x| **x == *origin.task);
-                let ok = t.is_some_and(|t| self.task_uses[t].binary_search(&i).is_ok());
-                (origin.task.to_string(), ok)
-            }
+        // Who calls: a component thread (its interface's connections) or
+        // a task's own thread; named only when refused (no allocation on
+        // the request's path).
+        let serving = server::serving();
+        let ok = match serving {
+            Some((j, _)) => self.iface_uses[j].binary_search(&i).is_ok(),
+            None => (self.task_uses.get(origin.index)).is_some_and(|u| u.binary_search(&i).is_ok()),
         };
         if !ok {
             return Err(CallError::NotConnected {
-                from,
+                from: match serving {
+                    Some((j, _)) => self.servers[j].name.clone(),
+                    None => origin.task.to_string(),
+                },
                 interface: s.name.clone(),
             });
         }

@@ -364,6 +364,7 @@ impl Server {
             c.replace(Some(Origin {
                 task: task.clone(),
                 carried,
+                index: job.origin().index,
             }))
         });
         let grant = || {
