@@ -37,7 +37,7 @@ pub enum Experiment {
     /// a CSV and an SVG plot; lists every miss on real threads that the
     /// analysis did not allow, with what explains it. Real-thread runs
     /// take up to 10 s each and go one per CPU at a time: the full run
-    /// (400 task sets) takes about 30 minutes on two CPUs.
+    /// (400 task sets) took 21 minutes on two CPUs here.
     Components(ComponentsArgs),
 }
 
