@@ -197,10 +197,7 @@ fn judge(c: &Config, cell: usize, config: usize, u: f64, index: u64, cpu: Option
             ..RunOptions::default()
         },
     );
-    let steal = match (before, sys::steal_per_cpu()) {
-        (Some(a), Some(b)) if cpu < a.len() && cpu < b.len() => b[cpu].saturating_sub(a[cpu]),
-        _ => Duration::ZERO,
-    };
+    let steal = sys::steal_between(&before, &sys::steal_per_cpu(), cpu);
     match ran {
         Err(e) => j.failure = Some(format!("config {} u {u:.2} #{index}: {e}", config + 1)),
         Ok(r) => {

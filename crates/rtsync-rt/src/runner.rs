@@ -135,7 +135,10 @@ impl Job<'_> {
         let mut walk = Walk::new(body, pre, reqs, self.asm);
         while let Some(step) = walk.next() {
             match step {
-                Step::Call(r, segs) => self.call(r, segs)?,
+                Step::Call(r, segs) => {
+                    let asm = self.asm.expect("requests are walked only with an assembly");
+                    serve(asm, r, segs, self.limit)?
+                }
                 Step::Segment(s, pre, inner) => match s {
                     Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
                     Segment::Suspend(t) => std::thread::sleep(Duration::from_nanos(t.ns())),
@@ -155,13 +158,6 @@ impl Job<'_> {
             }
         }
         Ok(())
-    }
-
-    /// Sends request `r` (its lowered segments `segs`) to its interface's
-    /// threads and waits for the reply.
-    fn call(&mut self, r: &Request, segs: &[Segment]) -> Result<(), RtError> {
-        let asm = self.asm.expect("requests are walked only with an assembly");
-        serve(asm, r, segs, self.limit)
     }
 }
 

@@ -166,6 +166,20 @@ pub fn prefault_stack(bytes: usize) {
     touch(bytes);
 }
 
+/// Time the hypervisor took from CPU `cpu` between two samples of
+/// [`steal_per_cpu`] (zero where either could not be read).
+pub fn steal_between(
+    before: &Option<Vec<std::time::Duration>>,
+    after: &Option<Vec<std::time::Duration>>,
+    cpu: usize,
+) -> std::time::Duration {
+    match (before, after) {
+        (Some(b), Some(a)) => (a.get(cpu).zip(b.get(cpu)))
+            .map_or(std::time::Duration::ZERO, |(x, y)| x.saturating_sub(*y)),
+        _ => std::time::Duration::ZERO,
+    }
+}
+
 /// Time the hypervisor took from each CPU so far (the `steal` column of
 /// /proc/stat, in clock ticks of 1/100 s), indexed by CPU number; `None`
 /// where /proc/stat cannot be read. Sampled before and after a run, it

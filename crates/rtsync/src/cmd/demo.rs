@@ -389,16 +389,8 @@ fn measured(
         let before = sys::steal_per_cpu();
         let result = rtsync_rt::run(&placed.system, &o);
         let after = sys::steal_per_cpu();
-        let stolen = |cpu: usize| -> Duration {
-            let m = placed.machine[cpu];
-            match (&before, &after) {
-                (Some(b), Some(a)) => a
-                    .get(m)
-                    .zip(b.get(m))
-                    .map_or(Duration::ZERO, |(x, y)| x.saturating_sub(*y)),
-                _ => Duration::ZERO,
-            }
-        };
+        let stolen =
+            |cpu: usize| -> Duration { sys::steal_between(&before, &after, placed.machine[cpu]) };
         let col = match result {
             Ok(r) => r
                 .tasks

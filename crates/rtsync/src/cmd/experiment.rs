@@ -143,23 +143,25 @@ pub fn run(a: Args) -> u8 {
 
 fn components(a: ComponentsArgs) -> u8 {
     use rtsync_experiment::components::{self as ev, Config as EvConfig};
-    if !(a.from > 0.0 && a.to >= a.from && a.step > 0.0 && a.to <= 1.0) {
-        eprintln!(
-            "error: utilizations must satisfy 0 < --from <= --to <= 1 and --step > 0 (got {}, {}, {})",
-            a.from, a.to, a.step
-        );
-        return BAD_INPUT;
-    }
     if a.systems == 0 || a.hyperperiods == 0 {
         eprintln!("error: --systems and --hyperperiods must be at least 1");
         return BAD_INPUT;
     }
-    let mut utilizations = Vec::new();
-    let mut u = a.from;
-    while u <= a.to + 1e-9 {
-        utilizations.push((u * 1000.0).round() / 1000.0);
-        u += a.step;
-    }
+    let utilizations = match super::sweep::points(a.from, a.to, a.step) {
+        // One CPU: a total utilization past 1 is no task set.
+        Ok(_) if a.to > 1.0 => Err(format!(
+            "--to {} is past 1 (the systems run on one CPU)",
+            a.to
+        )),
+        other => other,
+    };
+    let utilizations = match utilizations {
+        Ok(u) => u,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
     let profile = match &a.overheads {
         None => None,
         Some(p) => match rtsync_analysis::overheads::Profile::load(p) {

@@ -58,7 +58,7 @@ pub struct Args {
 
 /// The utilization points from `from` to `to` (inclusive, within a
 /// rounding slack) in steps of `step`.
-fn points(from: f64, to: f64, step: f64) -> Result<Vec<f64>, String> {
+pub(super) fn points(from: f64, to: f64, step: f64) -> Result<Vec<f64>, String> {
     if !(from > 0.0 && to >= from && step > 0.0) {
         return Err(format!(
             "need 0 < --from <= --to and --step > 0, got {from}, {to}, {step}"
