@@ -104,14 +104,11 @@ pub fn verdict(sys: &System, opts: &Options) -> Result<Verdict, Diagnostics> {
     }
     let (system, _) = prepare(sys, opts)?;
     let cx = Context::new(&system);
-    let a = fp::analyse(&cx, true);
-    Ok(
-        if (0..cx.n()).all(|i| a.responses[i].meets(cx.deadline[i])) {
-            Verdict::Schedulable
-        } else {
-            Verdict::NotSchedulable
-        },
-    )
+    Ok(if fp::schedulable(&cx) {
+        Verdict::Schedulable
+    } else {
+        Verdict::NotSchedulable
+    })
 }
 
 /// `sys` with every task on a CPU: as it is when already partitioned,

@@ -21,6 +21,16 @@
 //! `R = C` and repeats the per-task analysis until no bound changes. Each
 //! round can only raise bounds, and a bound past its deadline stops, so the
 //! iteration ends.
+//!
+//! Protocols whose blocking bound has a job-window form (DPCP, FMLP+; see
+//! [`DemandTable::refine`]) read response times in the blocking terms too:
+//! the engine then refines every task's demand at each look from the
+//! current estimates, starting from the job's execution alone, and looks at
+//! every task each round. Every step is monotone in the estimates, so the
+//! rounds climb to the least fixed point, where every job completes within
+//! its estimate and the job windows hold (SchedCAT's iteration, Brandenburg
+//! 2011). Should that not settle within the round limit, the analysis is
+//! redone with the fixed forms alone.
 
 use crate::blocking::{DemandTable, foreign_loads};
 use crate::context::Context;
@@ -46,6 +56,32 @@ pub fn analyse<'c>(cx: &'c Context<'c>, first_miss: bool) -> FpAnalysis<'c> {
     analyse_with(cx, DemandTable::new(cx), first_miss)
 }
 
+/// The verdict alone, as a sweep asks for it: whether every task meets
+/// its deadline. Where the fixed forms already accept the system, the job
+/// windows (never larger) accept it too, so those cheaper rounds are tried
+/// first.
+pub fn schedulable(cx: &Context) -> bool {
+    let meets = |r: &[Response]| (0..cx.n()).all(|i| r[i].meets(cx.deadline[i]));
+    let demands = DemandTable::new(cx);
+    if demands.windowed() {
+        let (fixed, _) = iterate(cx, &demands, true, false).expect("the fixed forms always end");
+        if meets(&fixed) {
+            return true;
+        }
+    }
+    meets(&analyse_with(cx, demands, true).responses)
+}
+
+/// Runs the analysis with the fixed forms of the blocking bounds alone (no
+/// job windows): what the bounds were before issue 28, kept so that tests
+/// can check that the job windows only ever lower a bound.
+pub fn analyse_fixed<'c>(cx: &'c Context<'c>) -> Vec<Response> {
+    let demands = DemandTable::new(cx);
+    iterate(cx, &demands, false, false)
+        .expect("the fixed forms always end")
+        .0
+}
+
 /// Runs the fixed point over `demands`, which computes each task's demand
 /// when the analysis first needs it.
 ///
@@ -60,17 +96,54 @@ pub fn analyse_with<'c>(
     demands: DemandTable<'c>,
     first_miss: bool,
 ) -> FpAnalysis<'c> {
+    let windowed = demands.windowed();
+    match iterate(cx, &demands, first_miss, windowed) {
+        Some((responses, rounds)) => FpAnalysis {
+            demands,
+            responses,
+            rounds,
+        },
+        None => {
+            // The job-window rounds did not settle: the fixed forms.
+            demands.unrefine();
+            let (responses, rounds) =
+                iterate(cx, &demands, first_miss, false).expect("the fixed forms always end");
+            FpAnalysis {
+                demands,
+                responses,
+                rounds,
+            }
+        }
+    }
+}
+
+/// The system-wide fixed point; `None` when the job-window rounds
+/// (`windowed`) reached the round limit unsettled.
+fn iterate<'c>(
+    cx: &'c Context<'c>,
+    demands: &DemandTable<'c>,
+    first_miss: bool,
+    windowed: bool,
+) -> Option<(Vec<Response>, usize)> {
     let n = cx.n();
     let order = &cx.f.by_priority;
-    let e = Engine::new(cx, &demands);
+    let e = Engine::new(cx, demands);
     // Start from the job's own demand, a lower bound of the fixed point;
     // set when a task is first looked at (as itself, interferer or agent).
+    // With job windows, the demand itself reads the estimates: start from
+    // the job's execution alone.
     let mut resp = vec![Time::ZERO; n];
     let mut seen = vec![false; n];
     let mut first_look = |x: TaskId, resp: &mut [Time]| {
         if !seen[x] {
             seen[x] = true;
-            resp[x] = cx.jitter[x].saturating_add(e.own(x));
+            let start = if windowed {
+                let d = demands.fixed(x);
+                d.cpu_time().saturating_add(cx.f.tasks[x].suspension)
+            } else {
+                e.own(x)
+            };
+            resp[x] = cx.jitter[x].saturating_add(start);
         }
     };
     // The suspension-oblivious form needs no response times unless agents
@@ -87,6 +160,7 @@ pub fn analyse_with<'c>(
     // known by then.
     let mut deps: Vec<Vec<TaskId>> = Vec::new();
     let (mut clock, mut rose, mut looked) = (0u64, vec![0u64; n], vec![0u64; n]);
+    let mut last_rise = 0u64;
     let max_rounds = 4 * n + 8;
     let mut rounds = 0;
     loop {
@@ -103,7 +177,14 @@ pub fn analyse_with<'c>(
         }
         let mut any = false;
         for &i in order {
-            if rounds > 1 && !deps[i].iter().any(|&h| rose[h] > looked[i]) {
+            if rounds > 1
+                && if windowed {
+                    // Job windows read every estimate.
+                    last_rise <= looked[i]
+                } else {
+                    !deps[i].iter().any(|&h| rose[h] > looked[i])
+                }
+            {
                 continue;
             }
             clock += 1;
@@ -117,7 +198,12 @@ pub fn analyse_with<'c>(
                     first_look(x, &mut resp);
                 }
             }
-            let obl = if e.agents(i).is_empty() {
+            if windowed {
+                demands.refine(i, &resp);
+            }
+            let obl = if windowed {
+                e.oblivious(i, &resp)
+            } else if e.agents(i).is_empty() {
                 *oblivious[i].get_or_insert_with(|| e.oblivious(i, &no_resp))
             } else {
                 e.oblivious(i, &resp)
@@ -131,11 +217,7 @@ pub fn analyse_with<'c>(
                         *o = Response::Unbounded;
                     }
                 }
-                return FpAnalysis {
-                    demands,
-                    responses: out,
-                    rounds,
-                };
+                return Some((out, rounds));
             }
             let v = match r {
                 Response::Bounded(t) => t,
@@ -147,6 +229,7 @@ pub fn analyse_with<'c>(
                 resp[i] = v;
                 clock += 1;
                 rose[i] = clock;
+                last_rise = clock;
                 any = true;
             }
         }
@@ -154,6 +237,9 @@ pub fn analyse_with<'c>(
             break;
         }
         if rounds >= max_rounds {
+            if windowed {
+                return None;
+            }
             // Not converged: the current values are not yet bounds.
             for (i, o) in out.iter_mut().enumerate() {
                 if rose[i] > round_start {
@@ -163,12 +249,7 @@ pub fn analyse_with<'c>(
             break;
         }
     }
-    drop(e);
-    FpAnalysis {
-        demands,
-        responses: out,
-        rounds,
-    }
+    Some((out, rounds))
 }
 
 /// What the per-task equations share: demands, interfering sets, who

@@ -216,15 +216,21 @@ fn mpcp_hand_worked() {
     assert_eq!(bounded(task(&r, "t2").response), us(2500));
 }
 
-/// DPCP on sync CPU 2. t1's request: own 1ms + one lower (t3, 2ms; G's
-/// ceiling 3 >= 2) + t2 (ceil(w/20) + 1) 0.5 -> w = 3 + 1 = 4ms. Its CPU
-/// runs 2ms of t1 outside the section: R = 2 + 4 = 6ms.
+/// DPCP on sync CPU 2. t1's request, per request: own 1ms + one lower
+/// (t3, 2ms; G's ceiling 3 >= 2) + t2 (ceil(w/20) + 1) 0.5 -> w = 3 + 1 =
+/// 4ms. Job window (SchedCAT's form): own 1ms, one lower 2ms (one request)
+/// and t2's jobs overlapping t1's window, ceil((R_1 + R_2)/20) x 0.5ms. t2
+/// alone on CPU 1 runs nothing outside its section; its request waits for
+/// one lower section at G's ceiling (t3's 2ms): R_2 = 0.5 + 2 = 2.5ms. With
+/// R_1 = 2 + 3.5 = 5.5ms, ceil(8/20) = 1 job: 3.5ms, the smaller form, and
+/// the iteration from R = C settles there. R = 2 + 3.5 = 5.5ms.
 #[test]
 fn dpcp_hand_worked() {
     let r = run(&sys(&MP.replace("PROTO", "dpcp")));
     let t1 = task(&r, "t1");
-    assert_eq!(t1.blocking.remote, Time::from_ms(4));
-    assert_eq!(bounded(t1.response), Time::from_ms(6));
+    assert_eq!(t1.blocking.remote, us(3500));
+    assert_eq!(bounded(t1.response), us(5500));
+    assert_eq!(bounded(task(&r, "t2").response), us(2500));
 }
 
 /// The agents' work on a synchronization CPU enters a hosted task's window
@@ -354,28 +360,76 @@ fn mrsp_hand_worked() {
     assert_eq!(bounded(t1.response), Time::from_ms(10));
 }
 
-/// FMLP-L (FMLP+ with issue-time boosting order): t1's request is delayed
-/// by one section of every other task that uses G or shares a CPU with a
-/// user: t3 (2ms) + t2 (0.5ms) = 2.5ms. Local: t3's section at release and
-/// after the request: 2 x 2 = 4ms. R = 3 + 2.5 + 4 = 9.5ms.
+/// DPCP, a request served on the job's own CPU: a (CPU 0, which serves r)
+/// holds r 1ms; b (CPU 1) holds it 3ms, on CPU 0. b's request: own 3ms +
+/// a's agent section; per request (ceil(W/20) + 1) x 1ms -> 5ms, job window
+/// ceil((R_b + R_a)/20) x 1ms -> 4ms: R_b = 4ms. a's request waits for its
+/// own section alone (1ms): b's agent section on CPU 0 is interference in
+/// a's window, ceil((w + R_b)/10) x 3ms: w = 2 + 1 + 3 = 6ms, and
+/// ceil((6 + 4)/10) = 1 keeps it there; ceil((4 + 6)/20) = 1 job of a in
+/// b's window. Before issue 28 a's request also waited for b's section (a
+/// lower section at r's ceiling): counted twice, R_a = 12ms.
+#[test]
+fn dpcp_request_on_the_own_cpu_waits_for_its_own_section() {
+    let r = run(&sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "r"
+sync_cpu = 0
+[[task]]
+name = "a"
+period = "20ms"
+priority = 2
+cpu = 0
+body = [ { compute = "2ms" }, { lock = "r", hold = "1ms" } ]
+[[task]]
+name = "b"
+period = "10ms"
+priority = 1
+cpu = 1
+body = [ { lock = "r", hold = "3ms" } ]
+"#));
+    assert_eq!(task(&r, "a").blocking.remote, Time::from_ms(1));
+    assert_eq!(bounded(task(&r, "a").response), Time::from_ms(6));
+    assert_eq!(bounded(task(&r, "b").response), Time::from_ms(4));
+}
+
+/// FMLP-L (FMLP+ with issue-time boosting order). Fixed form: t1's
+/// request is delayed by one section of every other task that uses G or
+/// shares a CPU with a user: t3 (2ms) + t2 (0.5ms) = 2.5ms; local: t3's
+/// section at release and after the request, 2 x 2 = 4ms; 6.5ms in all.
+/// Job window (Brandenburg 2011, Sec. 6.4.3): one job of t3 and of t2
+/// overlaps t1's window (checked below), each with one request: direct
+/// blocking D_0 = 1 (t3), D_1 = 1 (t2). Remote: CPU 1 contends for G once,
+/// so t2 contributes min(1, 1) = 1 section: 0.5ms. Local: t1 resumes at
+/// most min(1, 2) + 1 = 2 times, but t3 has one request in the window:
+/// 2ms. 2.5ms < 6.5ms, so R_1 = 3 + 0.5 + 2 = 5.5ms. t3 (under t1, whose
+/// suspension makes it jitter R_1 - C_1 = 2.5ms): 2 + 0.5 (t2) +
+/// ceil((w + 2.5)/10) 3 -> 5.5ms; R_1 + R_3 = 11ms < 40ms: one job of t3.
 #[test]
 fn fmlp_l_hand_worked() {
     let r = run(&sys(&MP.replace("PROTO", "fmlp-l")));
     let t1 = task(&r, "t1");
-    assert_eq!(t1.blocking.remote, us(2500));
-    assert_eq!(t1.blocking.local, Time::from_ms(4));
-    assert_eq!(bounded(t1.response), us(9500));
+    assert_eq!(t1.blocking.remote, us(500));
+    assert_eq!(t1.blocking.local, Time::from_ms(2));
+    assert_eq!(bounded(t1.response), us(5500));
+    assert_eq!(bounded(task(&r, "t3").response), us(5500));
 }
 
 /// Paper 003's Table I application under DPCP: H0's request on r3 (sync
 /// CPU 3) waits for one lower section (the L tasks' 400us; every ceiling is
-/// 5) and for H1 and H2 (priority 5, equal counts as higher), each
-/// (ceil(w/20) + 1) x 150us: w = 150 + 400 + 2 x 2 x 150 = 1150us.
+/// 5) and for H1 and H2 (priority 5, equal counts as higher). Per request,
+/// each (ceil(w/20) + 1) x 150us: w = 150 + 400 + 2 x 2 x 150 = 1150us. Job
+/// window: each ceil((R_H0 + R_Hx)/20) x 150us, one job each while the
+/// windows stay under 20ms (the H tasks are alike: R = 1.5 + 0.85 =
+/// 2.35ms each, 4.7ms together): 150 + 400 + 2 x 150 = 850us.
 #[test]
 fn table1_dpcp_request_bound() {
     let r = run(&example("rtems-table1.toml"));
-    assert_eq!(task(&r, "H0").blocking.remote, us(1150));
-    assert_eq!(bounded(task(&r, "H0").response), us(1500 + 1150));
+    assert_eq!(task(&r, "H0").blocking.remote, us(850));
+    assert_eq!(bounded(task(&r, "H0").response), us(1500 + 850));
 }
 
 /// EDF + SRP, processor demand (hand-worked): a (C 1, D = T 4) and b

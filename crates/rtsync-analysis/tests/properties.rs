@@ -302,6 +302,34 @@ proptest! {
 
     /// Generation is reproducible: the same seed and index give the same
     /// system, and different indices give different ones.
+    /// The job-window forms (DPCP, FMLP+; issue 28) only ever lower a
+    /// bound: every task's response under the refined iteration is at most
+    /// its response under the fixed forms alone, with synchronization CPUs
+    /// that host tasks (own-CPU requests) and several requests per job.
+    #[test]
+    fn job_windows_never_raise_a_bound(
+        fmlp in any::<bool>(),
+        seed in any::<u64>(),
+        util in 0.3f64..1.0,
+        spread in any::<u64>(),
+    ) {
+        let p = if fmlp { Protocol::FmlpL } else { Protocol::Dpcp };
+        let mut s = system(p, seed, 10, util, 4);
+        if !fmlp {
+            let cpus = s.platform.cpus;
+            for (r, res) in s.resources.iter_mut().enumerate() {
+                res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
+            }
+        }
+        let placed = rtsync_analysis::place(&s, Heuristic::WorstFit).unwrap();
+        let cx = rtsync_analysis::Context::new(&placed);
+        let refined = rtsync_analysis::fp::analyse(&cx, false).responses;
+        let fixed = rtsync_analysis::fp::analyse_fixed(&cx);
+        for (i, (a, b)) in refined.iter().zip(&fixed).enumerate() {
+            prop_assert!(key(*a) <= key(*b), "task {}: job windows {:?} above fixed {:?}\n{}", i, a, b, to_toml(&placed));
+        }
+    }
+
     #[test]
     fn generation_is_seeded(seed in any::<u64>()) {
         let c = GenConfig::default();

@@ -3,14 +3,20 @@
 //! The sets are generated before the clock starts; each measurement runs
 //! the full analysis (blocking bounds and the partitioned-FP response-time
 //! fixed point) single-threaded, then the same sets across all cores with
-//! rayon. The shapes are those of DESIGN.md and issue 2, so the figures can
-//! be set beside SchedCAT's (see docs/PERFORMANCE.md).
+//! rayon. The shapes are those of DESIGN.md and issue 2. With `--schedcat
+//! DIR` (a port built by `scripts/schedcat/build.sh`), SchedCAT analyses the
+//! very same sets in the same run: its time gives the speed ratio, its
+//! bounds are set beside rtsync's set by set and task by task
+//! ([`crate::schedcat`]).
 
 use crate::Error;
+use crate::schedcat::{self, Peer, Relation, Why};
 use rayon::prelude::*;
 use rtsync_analysis::generate::{GenConfig, generate};
-use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, verdict};
+use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze_result, verdict};
 use rtsync_model::{Protocol, System};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// What `rtsync bench analysis` measures.
@@ -24,20 +30,34 @@ pub struct Config {
     pub single_only: bool,
     /// Only this shape (`a` or `b`).
     pub shape: Option<String>,
-    /// Only this protocol (`mpcp` or `dpcp`).
+    /// Only this protocol (`mpcp`, `dpcp`, `fmlp-l`, `msrp`).
     pub protocol: Option<String>,
+    /// A SchedCAT port to run on the same sets (`scripts/schedcat/build.sh`).
+    pub schedcat: Option<PathBuf>,
 }
 
-struct Shape {
-    key: &'static str,
-    name: &'static str,
+/// The protocols measured: those SchedCAT has a classic analysis of.
+pub const PROTOCOLS: [Protocol; 4] = [
+    Protocol::Mpcp,
+    Protocol::Dpcp,
+    Protocol::FmlpL,
+    Protocol::Msrp,
+];
+
+/// One shape of generated task sets.
+pub struct Shape {
+    /// Its `--shape` key.
+    pub key: &'static str,
+    /// Its row label.
+    pub name: &'static str,
     cpus: usize,
     tasks: usize,
     util: f64,
     resources: usize,
 }
 
-const SHAPES: [Shape; 2] = [
+/// The benchmark's shapes: DESIGN.md's (a) and (b).
+pub const SHAPES: [Shape; 2] = [
     Shape {
         key: "a",
         name: "(a) m=4 n=16 U=2.0 4 res",
@@ -56,7 +76,8 @@ const SHAPES: [Shape; 2] = [
     },
 ];
 
-fn sets(shape: &Shape, p: Protocol, n: u64, seed: u64) -> Vec<System> {
+/// The sets of one shape and protocol, as the benchmark generates them.
+pub fn sets(shape: &Shape, p: Protocol, n: u64, seed: u64) -> Vec<System> {
     let c = GenConfig {
         cpus: shape.cpus,
         tasks: shape.tasks,
@@ -82,11 +103,35 @@ fn once(s: &System) -> bool {
     matches!(verdict(s, &o), Ok(Verdict::Schedulable))
 }
 
-/// Measures and prints the table.
+/// One row of the measurement: rtsync's time, and SchedCAT's answers when
+/// it ran beside.
+struct Row {
+    shape: &'static str,
+    protocol: Protocol,
+    ok: usize,
+    single: f64,
+    par: Option<f64>,
+    peer: Option<PeerRow>,
+}
+
+/// SchedCAT's side of a row, and how the two compare.
+struct PeerRow {
+    analysis: &'static str,
+    seconds: f64,
+    /// Sets: (rtsync's verdict, SchedCAT's) -> count.
+    sets: BTreeMap<(bool, bool), usize>,
+    /// Tasks per relation.
+    tasks: BTreeMap<Relation, usize>,
+    /// Up to a few tasks on which rtsync is looser: (set, task, detail).
+    looser: Vec<String>,
+}
+
+/// Measures and prints the tables.
 pub fn run(a: Config) -> Result<(), Error> {
     if a.sets == 0 {
         return Err(Error::BadInput("--sets must be at least 1".into()));
     }
+    let peer = a.schedcat.as_deref().map(Peer::open).transpose()?;
     println!(
         "rtsync bench analysis: {} task sets per shape and protocol, seed {}",
         a.sets, a.seed
@@ -95,17 +140,29 @@ pub fn run(a: Config) -> Result<(), Error> {
         "RandFixedSum utilizations, log-uniform periods 10ms..1s, access probability 0.3, sections 10..100us, WFD partitioning"
     );
     println!(
-        "threads for the parallel column: {}\n",
-        rayon::current_num_threads()
+        "threads for the parallel column: {}{}\n",
+        rayon::current_num_threads(),
+        if peer.is_some() {
+            "; SchedCAT runs the same sets, single-threaded, in this run"
+        } else {
+            ""
+        }
     );
     let shapes: Vec<&Shape> = SHAPES
         .iter()
         .filter(|s| a.shape.as_deref().is_none_or(|k| k == s.key))
         .collect();
-    let protocols: Vec<Protocol> = [Protocol::Mpcp, Protocol::Dpcp]
+    let protocols: Vec<Protocol> = PROTOCOLS
         .into_iter()
         .filter(|p| a.protocol.as_deref().is_none_or(|k| k == p.to_string()))
         .collect();
+    if protocols.is_empty() {
+        return Err(Error::BadInput(format!(
+            "--protocol {}: the analysis bench measures {}",
+            a.protocol.unwrap_or_default(),
+            PROTOCOLS.map(|p| p.name()).join(", ")
+        )));
+    }
     let bar = indicatif::ProgressBar::new((shapes.len() * protocols.len()) as u64);
     let mut rows = Vec::new();
     for shape in shapes {
@@ -118,7 +175,7 @@ pub fn run(a: Config) -> Result<(), Error> {
             for s in &sets {
                 acc += once(s) as usize;
             }
-            let single = t0.elapsed();
+            let single = t0.elapsed().as_secs_f64();
             assert_eq!(acc, ok, "analysis must be deterministic");
             let par = if a.single_only {
                 None
@@ -126,37 +183,188 @@ pub fn run(a: Config) -> Result<(), Error> {
                 let t1 = Instant::now();
                 let n: usize = sets.par_iter().map(|s| once(s) as usize).sum();
                 assert_eq!(n, ok);
-                Some(t1.elapsed())
+                Some(t1.elapsed().as_secs_f64())
             };
-            rows.push((shape.name, p, ok, single, par));
+            let peer = match (&peer, schedcat::peer_of(p, false)) {
+                (Some(peer), Some(name)) => Some(beside(peer, name, p, &sets)?),
+                _ => None,
+            };
+            rows.push(Row {
+                shape: shape.name,
+                protocol: p,
+                ok,
+                single,
+                par,
+                peer,
+            });
             bar.inc(1);
         }
     }
     bar.finish_and_clear();
-    let mut tb = rtsync_report::table::Table::new(&[
+    print_speed(&rows, a.sets);
+    if rows.iter().any(|r| r.peer.is_some()) {
+        print_agreement(&rows, a.sets);
+    } else {
+        println!(
+            "\nSchedCAT beside rtsync on the same sets: build its Python 3 port with scripts/schedcat/build.sh, then pass --schedcat DIR."
+        );
+    }
+    Ok(())
+}
+
+/// Runs SchedCAT's `analysis` on the sets and compares its answers with
+/// rtsync's full analysis (per-task rows, outside the clock).
+fn beside(
+    peer: &Peer,
+    analysis: &'static str,
+    p: Protocol,
+    sets: &[System],
+) -> Result<PeerRow, Error> {
+    let run = peer.run(analysis, sets, 1)?;
+    let mut row = PeerRow {
+        analysis,
+        seconds: run.seconds,
+        sets: BTreeMap::new(),
+        tasks: BTreeMap::new(),
+        looser: Vec::new(),
+    };
+    let o = Options {
+        tests: TestSelection::Rta,
+        ..Options::default()
+    };
+    for (k, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {
+        let ours = analyze_result(sys, &o).map_err(|d| Error::Environment(d.to_string()))?;
+        *row.sets
+            .entry(schedcat::verdicts(&ours, theirs))
+            .or_default() += 1;
+        let cx = rtsync_analysis::Context::new(sys);
+        for (i, rel) in schedcat::compare(sys, &ours, theirs, p)
+            .into_iter()
+            .enumerate()
+        {
+            *row.tasks.entry(rel).or_default() += 1;
+            if matches!(rel, Relation::Looser(_)) && row.looser.len() < 5 {
+                let rank = cx.f.by_priority.iter().position(|&x| x == i).unwrap_or(0);
+                let t = &theirs.tasks[rank];
+                let r = &ours.tasks[i];
+                row.looser.push(format!(
+                    "set {k} task {}: rtsync blocking {} response {}; SchedCAT blocked {} remote {} response {}",
+                    r.name,
+                    r.blocking.total(),
+                    r.response,
+                    t.blocking,
+                    t.remote,
+                    t.response.map_or("-".into(), |x| x.to_string()),
+                ));
+            }
+        }
+    }
+    Ok(row)
+}
+
+fn print_speed(rows: &[Row], n: u64) {
+    let with_peer = rows.iter().any(|r| r.peer.is_some());
+    let mut head = vec![
         "shape",
         "protocol",
         "schedulable",
         "sets/s (1 thread)",
         "us/set",
         "sets/s (all threads)",
-    ])
-    .left(0)
-    .left(1);
-    for (name, p, ok, single, par) in rows {
-        let sps = a.sets as f64 / single.as_secs_f64();
-        tb.row(vec![
-            name.into(),
-            format!("{p} + P-FP RTA"),
-            format!("{ok}/{}", a.sets),
+    ];
+    if with_peer {
+        head.extend(["SchedCAT sets/s (1 thread)", "rtsync / SchedCAT"]);
+    }
+    let mut tb = rtsync_report::table::Table::new(&head).left(0).left(1);
+    for r in rows {
+        let sps = n as f64 / r.single;
+        let mut cells = vec![
+            r.shape.into(),
+            format!("{} + P-FP RTA", r.protocol),
+            format!("{}/{n}", r.ok),
             format!("{sps:.0}"),
             format!("{:.1}", 1e6 / sps),
-            par.map_or("-".into(), |d| {
-                format!("{:.0}", a.sets as f64 / d.as_secs_f64())
-            }),
+            r.par.map_or("-".into(), |d| format!("{:.0}", n as f64 / d)),
+        ];
+        if with_peer {
+            match &r.peer {
+                Some(p) => {
+                    let theirs = n as f64 / p.seconds;
+                    cells.push(format!("{theirs:.0}"));
+                    cells.push(format!("{:.1}x", sps / theirs));
+                }
+                None => cells.extend(["-".into(), "-".into()]),
+            }
+        }
+        tb.row(cells);
+    }
+    print!("{}", tb.render());
+}
+
+fn print_agreement(rows: &[Row], n: u64) {
+    println!("\nVerdicts on the same {n} sets (rtsync / SchedCAT):");
+    let mut tb = rtsync_report::table::Table::new(&[
+        "shape",
+        "protocol",
+        "SchedCAT analysis",
+        "both schedulable",
+        "both not",
+        "only rtsync (tighter)",
+        "only SchedCAT (looser)",
+    ])
+    .left(0)
+    .left(1)
+    .left(2);
+    for r in rows {
+        let Some(p) = &r.peer else { continue };
+        let c = |k| p.sets.get(&k).copied().unwrap_or(0).to_string();
+        tb.row(vec![
+            r.shape.into(),
+            r.protocol.to_string(),
+            p.analysis.into(),
+            c((true, true)),
+            c((false, false)),
+            c((true, false)),
+            c((false, true)),
         ]);
     }
     print!("{}", tb.render());
-    println!("\nCompare with SchedCAT on the same shapes: see docs/PERFORMANCE.md.");
-    Ok(())
+    println!("\nPer task, rtsync's bound against SchedCAT's:");
+    let kinds = [
+        Relation::Equal,
+        Relation::Tighter(Why::Blocking),
+        Relation::Tighter(Why::ResponseForm),
+        Relation::Looser(Why::Blocking),
+        Relation::Looser(Why::ResponseForm),
+        Relation::Looser(Why::Verdict),
+        Relation::Unmatched,
+    ];
+    let mut head = vec!["shape", "protocol"];
+    head.extend(kinds.iter().map(|k| k.head()));
+    let mut tb = rtsync_report::table::Table::new(&head).left(0).left(1);
+    for r in rows {
+        let Some(p) = &r.peer else { continue };
+        let mut cells = vec![r.shape.to_string(), r.protocol.to_string()];
+        cells.extend(
+            kinds
+                .iter()
+                .map(|k| p.tasks.get(k).copied().unwrap_or(0).to_string()),
+        );
+        tb.row(cells);
+    }
+    print!("{}", tb.render());
+    println!("{}", schedcat::LEGEND);
+    let looser: Vec<&String> = rows
+        .iter()
+        .filter_map(|r| r.peer.as_ref())
+        .flat_map(|p| &p.looser)
+        .collect();
+    if looser.is_empty() {
+        println!("\nrtsync's bound is nowhere above SchedCAT's on these sets.");
+    } else {
+        println!("\nWhere rtsync is looser (first few per row; reproduce with the same --seed):");
+        for l in looser {
+            println!("  {l}");
+        }
+    }
 }

@@ -12,17 +12,31 @@
 //!
 //! (the request-driven bound of Rajkumar, Sha and Lehoczky 1988 and
 //! Rajkumar 1991, Ch. 5). Each request is a busy window of its own on `s`,
-//! solved by itself, and the job's remote blocking is the sum over its
-//! requests. That is *per request*, not the job-window form of
-//! Brandenburg's SchedCAT (`dpcp` bounds), which counts every
-//! interfering request once over the job's whole response time; neither
-//! dominates the other (per request is smaller for a job with one short
-//! request, the job window for a job with many), and taking the smaller is
-//! the tight-bounds work of issue 28. The `+ 1` counts a job released
-//! before the window that is still pending, and holds while every task
-//! meets its deadline. The job's own CPU runs only the code outside
-//! sections. Tasks hosted on a synchronization CPU suffer the agents' work
-//! as interference (see [`super::foreign_loads`]).
+//! solved by itself; the job's wait on `s` is the sum over its requests
+//! served there.
+//!
+//! **Job window** ([`window_demand`]), the form of Brandenburg's SchedCAT
+//! (`dpcp.cpp`, after Rajkumar 1991, p. 87): over the job's whole pending
+//! window `R_i`, every section on `s` of a task at or above `π_i` whose job
+//! overlaps it, `⌈(R_i + R_x) / T_x⌉ · Σ_{r on s} N_{x,r} L_{x,r}`, plus at
+//! most one lower-priority section per request of `J_i` on `s` (PCP among
+//! the agents), the longest such sections first, each task's count capped
+//! by its jobs in the window. Neither form dominates (per request is
+//! smaller for a job with one short request, the job window for a job with
+//! many), and both bound the same quantity, the job's wait on `s`, so the
+//! bound is the smaller of the two *per synchronization CPU*. The job
+//! window reads response times: the engine iterates it from below with
+//! the response times (see [`crate::fp`]). The `+ 1` of the per-request
+//! form counts a job released before the window that is still pending,
+//! and holds while every task meets its deadline.
+//!
+//! **Requests served on the job's own CPU** wait for the job's own section
+//! alone in this term: every other agent section run there during the job's
+//! window is already in the agents' interference `A_i` of the response-time
+//! equation ([`super::foreign_loads`]: all tasks' sections on the CPU, at
+//! any priority, since agents run above every normal priority). The first
+//! wave counted those sections in both places; SchedCAT counts them once,
+//! as "local" blocking, which is the same sum over the window.
 //!
 //! Suspensions: every section runs on a synchronization CPU, so while the
 //! job waits for an agent (or self-suspends) no lower job of its CPU can
@@ -31,12 +45,6 @@
 //! the simulator's tests). The agents' sections are suspensions of the
 //! requesting job, which the response-time analysis charges as jitter to
 //! the tasks below it on its CPU.
-//!
-//! Counted twice, soundly: when the job's own CPU is the synchronization
-//! CPU of a resource it requests, another task's agent section that delays
-//! the request is in `W` and also in the agents' interference `A_i` of the
-//! response-time equation. Removing it needs the two windows merged (the
-//! job-window form), so it is left to issue 28 with that form.
 
 use super::mpcp::beyond_deadline;
 use super::{Demand, own_sections, sync_cpu, times};
@@ -44,6 +52,14 @@ use crate::context::Context;
 use crate::recurrence::{self, Term};
 use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
 use std::cell::RefCell;
+
+/// A job's per-request wait on one synchronization CPU: `(CPU, wait,
+/// requests there, own sections there)`.
+type Split = (Cpu, Time, u32, Time);
+
+/// A user of a resource served on a synchronization CPU: `(priority,
+/// task, requests per job, longest section, resource)`.
+type User = (Priority, TaskId, u32, Time, ResourceId);
 
 /// Per-system tables, computed once.
 pub struct Tables {
@@ -63,6 +79,13 @@ pub struct Tables {
     /// A job's requests as `(synchronization CPU, section length)`, kept
     /// to reuse their space.
     asks: RefCell<Vec<(Cpu, Time)>>,
+    /// Per task, its per-request wait per synchronization CPU
+    /// `(CPU, wait, requests there, own sections there)`, set by
+    /// [`demand`] for [`window_demand`].
+    split: RefCell<Vec<Vec<Split>>>,
+    /// Per synchronization CPU, per resource served there, its users
+    /// `(priority, period, count, length)`: the job window's candidates.
+    users_on: Vec<Vec<User>>,
 }
 
 impl Tables {
@@ -122,6 +145,19 @@ impl Tables {
         for v in &mut load {
             v.reverse();
         }
+        let mut users_on: Vec<Vec<User>> = vec![Vec::new(); f.cpus];
+        for (s, rs) in served.iter().enumerate() {
+            for &r in rs {
+                for &x in f.users(r) {
+                    let n = f.requests(x, r);
+                    if n > 0 {
+                        users_on[s].push((cx.prio(x), x, n, f.outer_cs(x, r), r));
+                    }
+                }
+            }
+            // Longest sections first: the job window takes them in order.
+            users_on[s].sort_by_key(|u| std::cmp::Reverse(u.3));
+        }
         Tables {
             sync,
             served,
@@ -129,6 +165,8 @@ impl Tables {
             below,
             scratch: RefCell::new(Vec::new()),
             asks: RefCell::new(Vec::new()),
+            split: RefCell::new(vec![Vec::new(); f.n_tasks]),
+            users_on,
         }
     }
 
@@ -147,6 +185,10 @@ pub fn request_response(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> 
     let Some(s) = tb.sync[q] else {
         return Time::MAX;
     };
+    if cx.cpu(i) == Some(s) {
+        // Other agents' sections there are interference `A_i` already.
+        return cx.f.cs(i, q);
+    }
     let mut terms = tb.scratch.borrow_mut();
     let rest = window(cx, tb, i, s, &mut terms);
     beyond_deadline(recurrence::solve(
@@ -203,9 +245,25 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     }
     asks.sort_unstable();
     let mut terms = tb.scratch.borrow_mut();
+    let mut split = tb.split.borrow_mut();
+    let split = &mut split[i];
+    split.clear();
     let mut k = 0;
     while k < asks.len() {
         let s = asks[k].0;
+        let (mut wait, mut n, mut sections) = (Time::ZERO, 0u32, Time::ZERO);
+        if cx.cpu(i) == Some(s) {
+            // Served on the job's own CPU: other agents' sections are in
+            // the interference `A_i` already.
+            while k < asks.len() && asks[k].0 == s {
+                wait = wait.saturating_add(asks[k].1);
+                n += 1;
+                k += 1;
+            }
+            remote = remote.saturating_add(wait);
+            split.push((s, wait, n, wait));
+            continue;
+        }
         let rest = window(cx, tb, i, s, &mut terms);
         // (length, solution) of the last solve on `s`; `None` once a
         // solution passed the deadline (longer sections pass it too).
@@ -227,15 +285,63 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
                 None => recurrence::solve(cs.saturating_add(rest), cx.deadline[i], &mut terms),
             };
             last = Some((cs, w));
-            remote = remote.saturating_add(beyond_deadline(w));
+            wait = wait.saturating_add(beyond_deadline(w));
+            sections = sections.saturating_add(cs);
+            n += 1;
             k += 1;
         }
+        remote = remote.saturating_add(wait);
+        split.push((s, wait, n, sections));
     }
     Demand {
         exec: f.tasks[i].wcet.saturating_sub(own),
         remote,
         ..Demand::default()
     }
+}
+
+/// Task `i`'s demand with each synchronization CPU's wait the smaller of
+/// the per-request form (`fixed`, from [`demand`]) and the job-window form
+/// over the response-time estimates `resp` (`resp[i]` the job's window).
+pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
+    let pi = cx.prio(i);
+    let r_i = resp[i];
+    let mut remote = Time::ZERO;
+    let split = tb.split.borrow();
+    for &(s, per_request, n, sections) in &split[i] {
+        if cx.cpu(i) == Some(s) || per_request == Time::MAX {
+            remote = remote.saturating_add(per_request);
+            continue;
+        }
+        let mut w = sections;
+        for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
+            if x != i {
+                w = w.saturating_add(times(load, jobs(r_i, resp[x], period)));
+            }
+        }
+        // At most one lower section per request, longest first.
+        let mut left = n as u64;
+        for &(p, x, count, len, r) in &tb.users_on[s] {
+            if left == 0 || w >= per_request {
+                break;
+            }
+            if p < pi && cx.f.ceiling[r] >= pi {
+                let k = (count as u64)
+                    .saturating_mul(jobs(r_i, resp[x], cx.period[x]))
+                    .min(left);
+                w = w.saturating_add(times(len, k));
+                left -= k;
+            }
+        }
+        remote = remote.saturating_add(w.min(per_request));
+    }
+    Demand { remote, ..fixed }
+}
+
+/// Jobs of a task with period `t` and response time `r_x` that overlap a
+/// window of length `r_i`: `⌈(r_i + r_x) / t⌉`.
+fn jobs(r_i: Time, r_x: Time, t: Time) -> u64 {
+    r_i.saturating_add(r_x).ns().div_ceil(t.ns().max(1))
 }
 
 #[cfg(test)]

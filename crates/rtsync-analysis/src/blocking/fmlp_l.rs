@@ -8,9 +8,31 @@
 //! request is delayed by at most one section of each other task that either
 //! uses the same group (queued ahead) or runs on a CPU hosting a user of the
 //! group or `J_i`'s own CPU (boosted ahead of a holder, or of `J_i` once it
-//! holds): `W_{i,g} = Σ_{x ∈ X} max L_x`. This is coarser than the
-//! per-request bounds of Brandenburg's thesis (Lemma 6.x), and sound for
-//! the issue-time boosting order this project's protocol core implements.
+//! holds): `W_{i,g} = Σ_{x ∈ X} max L_x`. This *fixed* form needs no
+//! response times and is sound for the issue-time boosting order this
+//! project's protocol core implements.
+//!
+//! **Job window** ([`window_demand`]): the published FMLP+ analysis
+//! (Brandenburg, *Scheduling and Locking in Multiprocessor Real-Time
+//! Operating Systems*, PhD thesis, UNC 2011, Sec. 6.4.3, as SchedCAT's
+//! `fmlp_plus.cpp` implements it), in group terms. Over the job's window
+//! `R_i`, a task `x` has at most `⌈(R_i + R_x) / T_x⌉ · N_{x,g}` requests
+//! for group `g`. Direct blocking: each such request of a task on CPU `c`
+//! is queued ahead of at most one request of `J_i`, so at most
+//! `D_c = Σ_g Σ_{x on c} min(⌈..⌉ N_{x,g}, N_{i,g})` of `J_i`'s waits meet a
+//! request from `c`. Remote (direct and boost) blocking: every time `J_i`
+//! waits behind a request from a remote CPU `c`, every task of `c` may have
+//! one boosted section in progress ahead of it, but no more often than
+//! `J_i` issues requests that `c` contends for: each task `x` of `c`
+//! contributes its `min(D_c, I_c)` longest sections (any group, capped by
+//! its jobs in the window). Local blocking: `J_i` resumes at most
+//! `min(N_i, Σ_c D_c) + S_i + 1` times (it suspends only when a request
+//! waits, or when it self-suspends; the published `N_i + 1` with this
+//! project's self-suspensions), and at each a lower-priority task of its
+//! CPU may have one boosted section in progress: each contributes that
+//! many of its longest sections, capped by its jobs in the window. The
+//! bound kept is whichever form (fixed or job window) gives the smaller
+//! total.
 //!
 //! Local blocking: at release and after each suspension (each request,
 //! each self-suspension) every lower-priority job of the CPU may have one
@@ -26,6 +48,69 @@
 use super::{Demand, times};
 use crate::context::Context;
 use rtsync_model::{TaskId, Time};
+
+/// `⌈(r_i + r_x) / t⌉`: jobs of a task with period `t` and response time
+/// `r_x` that overlap a window of length `r_i`.
+fn jobs(r_i: Time, r_x: Time, t: Time) -> u64 {
+    r_i.saturating_add(r_x).ns().div_ceil(t.ns().max(1))
+}
+
+/// Per-system tables the job-window form reads, computed once.
+pub struct Tables {
+    /// Per task, its outermost requests per group `(group, count,
+    /// longest)`, longest first.
+    groups: Vec<Vec<(usize, u64, Time)>>,
+    /// `count[x * n_groups + g]`: outermost requests of `x` for group `g`.
+    count: Vec<u64>,
+    n_groups: usize,
+}
+
+impl Tables {
+    /// Each task's requests per group.
+    pub fn new(cx: &Context) -> Tables {
+        let f = &cx.f;
+        let n_groups = f.group.iter().map(|&g| g + 1).max().unwrap_or(0);
+        let mut count = vec![0u64; cx.n() * n_groups];
+        let groups = (0..cx.n())
+            .map(|x| {
+                let mut v: Vec<(usize, u64, Time)> = Vec::new();
+                for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
+                    let g = f.group[rq.resource];
+                    count[x * n_groups + g] += 1;
+                    match v.iter_mut().find(|e| e.0 == g) {
+                        Some(e) => {
+                            e.1 += 1;
+                            e.2 = e.2.max(rq.length);
+                        }
+                        None => v.push((g, 1, rq.length)),
+                    }
+                }
+                v.sort_by_key(|e| std::cmp::Reverse(e.2));
+                v
+            })
+            .collect();
+        Tables {
+            groups,
+            count,
+            n_groups,
+        }
+    }
+
+    /// The sum of `x`'s `k` longest sections, each kind at most `count ·
+    /// jobs` times.
+    fn longest(&self, x: TaskId, jobs: u64, k: u64) -> Time {
+        let (mut left, mut sum) = (k, Time::ZERO);
+        for &(_, count, len) in &self.groups[x] {
+            if left == 0 {
+                break;
+            }
+            let n = count.saturating_mul(jobs).min(left);
+            sum = sum.saturating_add(times(len, n));
+            left -= n;
+        }
+        sum
+    }
+}
 
 /// The longest a request of task `i` for group `g` waits in its FIFO
 /// queue.
@@ -79,5 +164,65 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
         remote,
         local,
         spin: Time::ZERO,
+    }
+}
+
+/// Task `i`'s demand under the job-window form (see the module's doc) at
+/// the response-time estimates `resp`, or `fixed` where that is smaller.
+pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
+    let f = &cx.f;
+    let r_i = resp[i];
+    let mine = &tb.groups[i];
+    let n_i: u64 = mine.iter().map(|e| e.1).sum();
+    let ng = tb.n_groups;
+    // Per CPU: the direct-blocking count D_c, and which of `J_i`'s groups
+    // its tasks use (for I_c).
+    let mut direct = vec![0u64; f.cpus];
+    let mut touched = vec![0u64; f.cpus];
+    for x in (0..cx.n()).filter(|&x| x != i) {
+        let Some(c) = cx.cpu(x) else { continue };
+        let jx = jobs(r_i, resp[x], cx.period[x]);
+        for (k, &(g, n, _)) in mine.iter().enumerate() {
+            let m = tb.count[x * ng + g];
+            if m > 0 {
+                direct[c] = direct[c].saturating_add(m.saturating_mul(jx).min(n));
+                touched[c] |= 1u64 << k.min(63);
+            }
+        }
+    }
+    let contended = |c: usize| -> u64 {
+        if mine.len() > 64 {
+            // More groups than the mask holds: all of them, an upper bound.
+            return n_i;
+        }
+        mine.iter()
+            .enumerate()
+            .filter(|(k, _)| touched[c] >> k & 1 == 1)
+            .map(|(_, e)| e.1)
+            .sum()
+    };
+    let own = cx.cpu(i);
+    let mut remote = Time::ZERO;
+    for c in (0..f.cpus).filter(|&c| Some(c) != own && direct[c] > 0) {
+        let k = direct[c].min(contended(c));
+        for &x in f.on_cpu(c) {
+            remote = remote.saturating_add(tb.longest(x, jobs(r_i, resp[x], cx.period[x]), k));
+        }
+    }
+    let blocked: u64 = direct.iter().sum();
+    let arrivals = n_i.min(blocked) + cx.suspensions(i) + 1;
+    let mut local = Time::ZERO;
+    for x in cx.lower_local(i) {
+        local = local.saturating_add(tb.longest(x, jobs(r_i, resp[x], cx.period[x]), arrivals));
+    }
+    let window = Demand {
+        remote,
+        local,
+        ..fixed
+    };
+    if window.remote.saturating_add(window.local) < fixed.remote.saturating_add(fixed.local) {
+        window
+    } else {
+        fixed
     }
 }

@@ -30,7 +30,7 @@ pub mod srp;
 
 use crate::context::Context;
 use rtsync_model::{Cpu, Mix, Protocol, ResourceId, TaskId, Time};
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 /// What a job of one task asks of the platform.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,9 +59,10 @@ impl Demand {
 
 /// The demands of all tasks under the system's protocols (one, or a mix
 /// that [`rtsync_model::mix`] accepts). MPCP, DPCP and the two mixes
-/// build their per-system tables once here. None of the bounds needs other
-/// tasks' response times: those enter through release jitter and agent
-/// load, which the engine iterates.
+/// build their per-system tables once here. These are the *fixed* forms,
+/// which need no response times; DPCP and FMLP+ also have a job-window
+/// form that reads them ([`DemandTable::refine`]), which the engine
+/// iterates.
 pub fn demands(cx: &Context) -> Vec<Demand> {
     DemandTable::new(cx).into_vec()
 }
@@ -76,6 +77,9 @@ pub struct DemandTable<'c> {
     cx: &'c Context<'c>,
     rule: Method,
     cells: Vec<OnceCell<Demand>>,
+    /// Per task, the demand refined by the job-window form at the latest
+    /// response-time estimates, which [`DemandTable::get`] answers with.
+    refined: Vec<Cell<Option<Demand>>>,
 }
 
 /// How one task's demand is computed.
@@ -85,6 +89,7 @@ enum Method {
     Mpcp(mpcp::Tables),
     Dpcp(dpcp::Tables),
     Fmlp(fmlp::Tables),
+    FmlpL(fmlp_l::Tables),
     Uni(mix::Tables),
     Each(fn(&Context, TaskId) -> Demand),
 }
@@ -98,28 +103,69 @@ impl<'c> DemandTable<'c> {
             Mix::Fmlp => Method::Fmlp(fmlp::Tables::new(cx)),
             Mix::One(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
             Mix::One(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
+            Mix::One(Protocol::FmlpL) => Method::FmlpL(fmlp_l::Tables::new(cx)),
             Mix::One(p) => Method::Each(match p {
                 Protocol::Npcs => npcs::demand,
                 Protocol::Pip => pip::demand,
                 Protocol::Pcp | Protocol::Ipcp => pcp::demand,
                 Protocol::Srp => srp::demand,
                 Protocol::FmlpS => fmlp_s::demand,
-                Protocol::FmlpL => fmlp_l::demand,
                 Protocol::Dflp => dflp::demand,
                 Protocol::Msrp => msrp::demand,
                 Protocol::Mrsp => mrsp::demand,
-                Protocol::Mpcp | Protocol::Dpcp => unreachable!("handled above"),
+                Protocol::Mpcp | Protocol::Dpcp | Protocol::FmlpL => {
+                    unreachable!("handled above")
+                }
             }),
         };
         DemandTable {
             cx,
             rule,
             cells: (0..cx.n()).map(|_| OnceCell::new()).collect(),
+            refined: (0..cx.n()).map(|_| Cell::new(None)).collect(),
         }
     }
 
-    /// The demand of task `i`, computed now if it was not before.
+    /// The demand of task `i`: the job-window refinement if one was made
+    /// ([`DemandTable::refine`]), else the fixed form, computed now if it
+    /// was not before.
     pub fn get(&self, i: TaskId) -> Demand {
+        self.refined[i].get().unwrap_or_else(|| self.fixed(i))
+    }
+
+    /// Whether some task's bound has a job-window form, which reads
+    /// response times: the engine then iterates the bounds with them.
+    pub fn windowed(&self) -> bool {
+        matches!(self.rule, Method::Dpcp(_) | Method::FmlpL(_))
+    }
+
+    /// Refines `i`'s demand with the job-window form at the response-time
+    /// estimates `resp` (`resp[i]` the job's own window): each term the
+    /// smaller of the fixed and the job-window bound, as the protocol's
+    /// module decides. Both are sound where every job of every task
+    /// completes within its estimate, which holds at the engine's fixed
+    /// point. Later [`DemandTable::get`]s answer with it.
+    pub fn refine(&self, i: TaskId, resp: &[Time]) -> Demand {
+        let fixed = self.fixed(i);
+        let d = match &self.rule {
+            Method::Dpcp(tb) => dpcp::window_demand(self.cx, tb, i, fixed, resp),
+            Method::FmlpL(tb) => fmlp_l::window_demand(self.cx, tb, i, fixed, resp),
+            _ => fixed,
+        };
+        self.refined[i].set(Some(d));
+        d
+    }
+
+    /// Drops every refinement: [`DemandTable::get`] answers with the fixed
+    /// forms again.
+    pub fn unrefine(&self) {
+        for c in &self.refined {
+            c.set(None);
+        }
+    }
+
+    /// The fixed form of `i`'s demand, which needs no response times.
+    pub fn fixed(&self, i: TaskId) -> Demand {
         *self.cells[i].get_or_init(|| {
             let cx = self.cx;
             match &self.rule {
@@ -130,6 +176,7 @@ impl<'c> DemandTable<'c> {
                 Method::Mpcp(tb) => mpcp::demand(cx, tb, i),
                 Method::Dpcp(tb) => dpcp::demand(cx, tb, i),
                 Method::Fmlp(tb) => fmlp::demand(cx, tb, i),
+                Method::FmlpL(_) => fmlp_l::demand(cx, i),
                 Method::Uni(tb) => mix::demand(cx, tb, i),
                 Method::Each(one) => one(cx, i),
             }
@@ -138,7 +185,9 @@ impl<'c> DemandTable<'c> {
 
     /// The demand of `i` if it has been computed.
     pub fn computed(&self, i: TaskId) -> Option<Demand> {
-        self.cells[i].get().copied()
+        self.refined[i]
+            .get()
+            .or_else(|| self.cells[i].get().copied())
     }
 
     /// Every demand, computing those not yet asked for.

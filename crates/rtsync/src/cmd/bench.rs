@@ -7,7 +7,10 @@ use rtsync_bench as bench;
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum What {
-    /// Schedulability analysis throughput (MPCP and DPCP with P-FP RTA).
+    /// Schedulability analysis throughput (MPCP, DPCP, FMLP+, MSRP with
+    /// P-FP RTA); with --schedcat DIR, SchedCAT on the same sets in the
+    /// same run: the speed ratio, and both verdicts and every task's bounds
+    /// compared.
     Analysis,
     /// Simulator speed: scheduling events per second on one core, per
     /// protocol (16 tasks, 4 CPUs, 4 resources).
@@ -66,9 +69,14 @@ pub struct Args {
     /// Analysis: only this shape (`a` or `b`; both when absent).
     #[arg(long, value_parser = ["a", "b"])]
     pub shape: Option<String>,
-    /// Analysis: only this protocol (`mpcp` or `dpcp`; both when absent).
-    #[arg(long, value_parser = ["mpcp", "dpcp"])]
+    /// Analysis: only this protocol (all four when absent).
+    #[arg(long, value_parser = ["mpcp", "dpcp", "fmlp-l", "msrp"])]
     pub protocol: Option<String>,
+    /// Analysis: a SchedCAT port built by `scripts/schedcat/build.sh
+    /// SCHEDCAT_CHECKOUT DIR`; runs SchedCAT on the very same sets in this
+    /// run and compares speed, verdicts and per-task bounds.
+    #[arg(long, value_name = "DIR")]
+    pub schedcat: Option<std::path::PathBuf>,
     /// Largest spec, in tasks (parse).
     #[arg(long, default_value_t = 100_000)]
     pub tasks: usize,
@@ -90,6 +98,7 @@ pub fn run(a: Args) -> u8 {
             single_only: a.single_only,
             shape: a.shape,
             protocol: a.protocol,
+            schedcat: a.schedcat,
         }),
         What::Parse => bench::parse::run(a.tasks),
         What::Sim => bench::sim::run(bench::sim::Config {
