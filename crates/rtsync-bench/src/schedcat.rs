@@ -249,9 +249,9 @@ pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's re
 /// delays the job beyond its own execution (remote waits, local blocking,
 /// spin), less the job's own sections where the protocol runs them
 /// elsewhere (SchedCAT keeps those in the task's cost).
-fn ours_blocking(sys: &System, r: &SystemResult, i: usize) -> Option<u64> {
+fn ours_blocking(cx: &Context, r: &SystemResult, i: usize) -> Option<u64> {
+    let sys = cx.sys;
     let b = r.tasks[i].blocking.total().bounded()?;
-    let cx = Context::new(sys);
     let elsewhere =
         cx.f.sections(i)
             .iter()
@@ -288,7 +288,7 @@ pub fn compare(
             _ => None,
         };
         let their_r = t.response.filter(|&x| x <= d && theirs.schedulable);
-        let ob = ours_blocking(sys, ours, i);
+        let ob = ours_blocking(&cx, ours, i);
         let tb = theirs_blocking(t, spin_in_cost);
         let by_blocking = |tighter: bool| match ob {
             Some(o) if o != tb => {

@@ -47,7 +47,7 @@
 //! the tasks below it on its CPU.
 
 use super::mpcp::beyond_deadline;
-use super::{Demand, own_sections, sync_cpu, times};
+use super::{Demand, jobs, own_sections, sync_cpu, times};
 use crate::context::Context;
 use crate::recurrence::{self, Term};
 use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
@@ -336,12 +336,6 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         remote = remote.saturating_add(w.min(per_request));
     }
     Demand { remote, ..fixed }
-}
-
-/// Jobs of a task with period `t` and response time `r_x` that overlap a
-/// window of length `r_i`: `⌈(r_i + r_x) / t⌉`.
-fn jobs(r_i: Time, r_x: Time, t: Time) -> u64 {
-    r_i.saturating_add(r_x).ns().div_ceil(t.ns().max(1))
 }
 
 #[cfg(test)]

@@ -45,15 +45,9 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol` and the
 //! searched soundness experiment.
 
-use super::{Demand, times};
+use super::{Demand, jobs, times};
 use crate::context::Context;
 use rtsync_model::{TaskId, Time};
-
-/// `⌈(r_i + r_x) / t⌉`: jobs of a task with period `t` and response time
-/// `r_x` that overlap a window of length `r_i`.
-fn jobs(r_i: Time, r_x: Time, t: Time) -> u64 {
-    r_i.saturating_add(r_x).ns().div_ceil(t.ns().max(1))
-}
 
 /// Per-system tables the job-window form reads, computed once.
 pub struct Tables {

@@ -239,6 +239,12 @@ pub(crate) fn sync_cpu(cx: &Context, r: ResourceId) -> Option<Cpu> {
     cx.sys.resources[r].sync_cpu
 }
 
+/// `⌈(r_i + r_x) / t⌉`: jobs of a task with period `t` and response time
+/// `r_x` that overlap a window of length `r_i` (the job-window forms).
+pub(crate) fn jobs(r_i: Time, r_x: Time, t: Time) -> u64 {
+    r_i.saturating_add(r_x).ns().div_ceil(t.ns().max(1))
+}
+
 /// `a * k`, saturating.
 pub(crate) fn times(a: Time, k: u64) -> Time {
     a.checked_mul(k).unwrap_or(Time::MAX)
