@@ -3,7 +3,7 @@
 
 use crate::blocking::demands;
 use crate::bounds::{self, hyperbolic, liu_layland};
-use crate::context::Context;
+use crate::context::{BoundForm, Context};
 use crate::edf::{self, DemandOutcome};
 use crate::fp;
 use crate::overheads::Profile;
@@ -59,6 +59,8 @@ pub struct Options {
     /// [`Response::Unbounded`]. Sweeps and the benchmark use it (SchedCAT
     /// stops the same way); per-task reports leave it off.
     pub first_miss: bool,
+    /// Classic bounds, or classic lowered by the LP bounds.
+    pub form: BoundForm,
 }
 
 /// The analysed system (partitioned, overheads included) with its result.
@@ -103,7 +105,7 @@ pub fn verdict(sys: &System, opts: &Options) -> Result<Verdict, Diagnostics> {
         return analyze_result(sys, opts).map(|r| r.verdict);
     }
     let (system, _) = prepare(sys, opts)?;
-    let cx = Context::new(&system);
+    let cx = Context::with_form(&system, opts.form);
     Ok(if fp::schedulable(&cx) {
         Verdict::Schedulable
     } else {
@@ -150,7 +152,7 @@ fn prepare_and_run<'a>(
 ) -> Result<(Cow<'a, System>, SystemResult), Diagnostics> {
     let (system, base_wcet) = prepare(sys, opts)?;
     let result = {
-        let cx = Context::new(&system);
+        let cx = Context::with_form(&system, opts.form);
         let base: Vec<Time> =
             base_wcet.unwrap_or_else(|| cx.f.tasks.iter().map(|t| t.wcet).collect());
         match cx.scheduler {

@@ -2,6 +2,44 @@
 //! vectors beside the derived [`Facts`], so that inner loops index arrays.
 
 use rtsync_model::{Cpu, Facts, Mix, Priority, ResourceId, Scheduler, System, TaskId, Time};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which form of the blocking bounds to use.
+///
+/// `Classic` is each protocol's closed-form bound (with its job-window
+/// refinement where one exists). `Lp` adds the linear-programming bounds
+/// of Brandenburg (RTAS 2013) where rtsync has one ([`crate::blocking::lp`]):
+/// each term is then the smaller of the classic and the LP bound, both
+/// sound, so `Lp` never answers above `Classic`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BoundForm {
+    /// The closed-form bounds.
+    #[default]
+    Classic,
+    /// The closed forms, lowered by the LP bounds where a protocol has one.
+    Lp,
+}
+
+impl FromStr for BoundForm {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "classic" => Ok(BoundForm::Classic),
+            "lp" => Ok(BoundForm::Lp),
+            _ => Err(format!("unknown analysis `{s}`; expected classic or lp")),
+        }
+    }
+}
+
+impl fmt::Display for BoundForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BoundForm::Classic => "classic",
+            BoundForm::Lp => "lp",
+        })
+    }
+}
 
 /// The system's per-task parameters in flat vectors beside its facts: what
 /// every analysis reads.
@@ -21,14 +59,21 @@ pub struct Context<'a> {
     pub mix: Mix,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
+    /// Classic bounds, or classic lowered by LP bounds.
+    pub form: BoundForm,
     /// `[resource][cpu]`: highest preemption level among the resource's
     /// users on that CPU (the EDF ceilings), computed once.
     level_ceiling: Vec<Vec<u32>>,
 }
 
 impl<'a> Context<'a> {
-    /// The context of `sys`.
+    /// The context of `sys`, with the classic bounds.
     pub fn new(sys: &'a System) -> Context<'a> {
+        Context::with_form(sys, BoundForm::Classic)
+    }
+
+    /// The context of `sys`, with the bounds of `form`.
+    pub fn with_form(sys: &'a System, form: BoundForm) -> Context<'a> {
         let f = Facts::new(sys);
         // A refused mix reaches here only from a caller that skipped
         // validation (`analyze` validates first); its resources then count
@@ -53,6 +98,7 @@ impl<'a> Context<'a> {
             jitter: sys.tasks.iter().map(|t| t.jitter).collect(),
             mix,
             scheduler: sys.platform.scheduler,
+            form,
             sys,
         }
     }

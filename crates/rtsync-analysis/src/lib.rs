@@ -22,7 +22,7 @@ pub mod result;
 pub mod sweep;
 
 pub use analyze::{Analysis, Options, TestSelection, analyze, analyze_result, place, verdict};
-pub use context::Context;
+pub use context::{BoundForm, Context};
 pub use overheads::Profile;
 pub use partition::{Heuristic, partition};
 pub use result::{Blocking, Delay, Response, SystemResult, TaskResult, Test, TestOutcome, Verdict};

@@ -15,6 +15,7 @@
 //! resource by its rule ([`Mixing`]).
 
 use crate::analyze::{Options, verdict};
+use crate::context::BoundForm;
 use crate::generate::{GenConfig, Mixing, check_config, generate};
 use crate::result::Verdict;
 use rtsync_model::{Diagnostics, Protocol, System};
@@ -27,13 +28,16 @@ pub enum Curve {
     One(Protocol),
     /// A protocol per resource by this rule.
     Mix(Mixing),
+    /// Every resource under this protocol, analysed with its LP bounds
+    /// ([`BoundForm::Lp`]); the same systems as [`Curve::One`].
+    Lp(Protocol),
 }
 
 impl Curve {
     /// The protocol the systems are generated under.
     pub fn base(self, scheduler: rtsync_model::Scheduler) -> Protocol {
         match self {
-            Curve::One(p) => p,
+            Curve::One(p) | Curve::Lp(p) => p,
             Curve::Mix(m) => m.base(scheduler),
         }
     }
@@ -50,6 +54,7 @@ impl fmt::Display for Curve {
         match self {
             Curve::One(p) => write!(f, "{p}"),
             Curve::Mix(m) => write!(f, "mix:{m}"),
+            Curve::Lp(p) => write!(f, "lp:{p}"),
         }
     }
 }
@@ -157,10 +162,22 @@ impl Sweep {
     /// system (a protocol that forbids what the shape generates), naming
     /// the curve.
     pub fn decide(&self, point: usize, k: u64) -> Result<Vec<bool>, (Curve, Diagnostics)> {
+        let lp = self
+            .curves
+            .iter()
+            .any(|c| matches!(c, Curve::Lp(_)))
+            .then(|| Options {
+                form: BoundForm::Lp,
+                ..self.options.clone()
+            });
         self.curves
             .iter()
             .map(|&c| {
-                verdict(&self.system(point, c, k), &self.options)
+                let opts = match (&lp, c) {
+                    (Some(o), Curve::Lp(_)) => o,
+                    _ => &self.options,
+                };
+                verdict(&self.system(point, c, k), opts)
                     .map(|v| v == Verdict::Schedulable)
                     .map_err(|d| (c, d))
             })

@@ -4,8 +4,8 @@ mod common;
 use proptest::prelude::*;
 use rtsync_analysis::generate::{GenConfig, Periods, Utilizations, generate};
 use rtsync_analysis::{
-    Delay, Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection, Verdict,
-    analyze, verdict,
+    BoundForm, Delay, Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection,
+    Verdict, analyze, verdict,
 };
 use rtsync_model::{Protocol, Scheduler, Segment, System, Time, load_str, to_toml};
 
@@ -107,6 +107,26 @@ fn lengthen(s: &System, which: usize, extra: Time) -> Option<System> {
 
 fn protocol() -> impl Strategy<Value = Protocol> {
     proptest::sample::select(Protocol::ALL.to_vec())
+}
+
+/// A placed FMLP-L or DPCP system with several requests per job; for DPCP
+/// the synchronization CPUs are spread by `spread`, hosting tasks too.
+fn windowed_system(fmlp: bool, seed: u64, util: f64, spread: u64) -> System {
+    let p = if fmlp {
+        Protocol::FmlpL
+    } else {
+        Protocol::Dpcp
+    };
+    let mut s = system(p, seed, 10, util, 4);
+    if !fmlp {
+        let cpus = s.platform.cpus;
+        for (r, res) in s.resources.iter_mut().enumerate() {
+            res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
+        }
+    }
+    rtsync_analysis::place(&s, Heuristic::WorstFit)
+        .unwrap()
+        .into_owned()
 }
 
 proptest! {
@@ -300,8 +320,6 @@ proptest! {
         }
     }
 
-    /// Generation is reproducible: the same seed and index give the same
-    /// system, and different indices give different ones.
     /// The job-window forms (DPCP, FMLP+; issue 28) only ever lower a
     /// bound: every task's response under the refined iteration is at most
     /// its response under the fixed forms alone, with synchronization CPUs
@@ -313,15 +331,7 @@ proptest! {
         util in 0.3f64..1.0,
         spread in any::<u64>(),
     ) {
-        let p = if fmlp { Protocol::FmlpL } else { Protocol::Dpcp };
-        let mut s = system(p, seed, 10, util, 4);
-        if !fmlp {
-            let cpus = s.platform.cpus;
-            for (r, res) in s.resources.iter_mut().enumerate() {
-                res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
-            }
-        }
-        let placed = rtsync_analysis::place(&s, Heuristic::WorstFit).unwrap();
+        let placed = windowed_system(fmlp, seed, util, spread);
         let cx = rtsync_analysis::Context::new(&placed);
         let refined = rtsync_analysis::fp::analyse(&cx, false).responses;
         let fixed = rtsync_analysis::fp::analyse_fixed(&cx);
@@ -330,6 +340,31 @@ proptest! {
         }
     }
 
+    /// The LP bounds (issue 28) only ever lower a bound: with
+    /// `--analysis lp` every task's response is at most its classic one,
+    /// so the LP form accepts every system the classic form accepts.
+    #[test]
+    fn lp_bounds_never_exceed_classic(
+        fmlp in any::<bool>(),
+        seed in any::<u64>(),
+        util in 0.3f64..1.0,
+        spread in any::<u64>(),
+    ) {
+        let placed = windowed_system(fmlp, seed, util, spread);
+        let classic = rtsync_analysis::Context::new(&placed);
+        let lp = rtsync_analysis::Context::with_form(&placed, BoundForm::Lp);
+        let c = rtsync_analysis::fp::analyse(&classic, false).responses;
+        let l = rtsync_analysis::fp::analyse(&lp, false).responses;
+        for (i, (a, b)) in l.iter().zip(&c).enumerate() {
+            prop_assert!(key(*a) <= key(*b), "task {}: LP {:?} above classic {:?}\n{}", i, a, b, to_toml(&placed));
+        }
+        if rtsync_analysis::fp::schedulable(&classic) {
+            prop_assert!(rtsync_analysis::fp::schedulable(&lp));
+        }
+    }
+
+    /// Generation is reproducible: the same seed and index give the same
+    /// system, and different indices give different ones.
     #[test]
     fn generation_is_seeded(seed in any::<u64>()) {
         let c = GenConfig::default();

@@ -13,7 +13,9 @@ use crate::Error;
 use crate::schedcat::{self, Peer, Relation, Why};
 use rayon::prelude::*;
 use rtsync_analysis::generate::{GenConfig, generate};
-use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze_result, verdict};
+use rtsync_analysis::{
+    BoundForm, Heuristic, Options, TestSelection, Verdict, analyze_result, verdict,
+};
 use rtsync_model::{Protocol, System};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -34,6 +36,9 @@ pub struct Config {
     pub protocol: Option<String>,
     /// A SchedCAT port to run on the same sets (`scripts/schedcat/build.sh`).
     pub schedcat: Option<PathBuf>,
+    /// Classic bounds, or the LP bounds (then only the protocols with one,
+    /// beside SchedCAT's LP analyses).
+    pub form: BoundForm,
 }
 
 /// The protocols measured: those SchedCAT has a classic analysis of.
@@ -94,10 +99,11 @@ pub fn sets(shape: &Shape, p: Protocol, n: u64, seed: u64) -> Vec<System> {
 /// stops at the first miss and builds no per-task rows
 /// ([`rtsync_analysis::verdict`]; SchedCAT's `is_schedulable` likewise
 /// returns a verdict alone).
-fn once(s: &System) -> bool {
+fn once(s: &System, form: BoundForm) -> bool {
     let o = Options {
         tests: TestSelection::Rta,
         first_miss: true,
+        form,
         ..Options::default()
     };
     matches!(verdict(s, &o), Ok(Verdict::Schedulable))
@@ -152,16 +158,27 @@ pub fn run(a: Config) -> Result<(), Error> {
         .iter()
         .filter(|s| a.shape.as_deref().is_none_or(|k| k == s.key))
         .collect();
-    let protocols: Vec<Protocol> = PROTOCOLS
-        .into_iter()
+    let lp = a.form == BoundForm::Lp;
+    let measured = || {
+        PROTOCOLS
+            .into_iter()
+            .filter(move |&p| !lp || rtsync_analysis::blocking::has_lp_form(p))
+    };
+    let protocols: Vec<Protocol> = measured()
         .filter(|p| a.protocol.as_deref().is_none_or(|k| k == p.to_string()))
         .collect();
     if protocols.is_empty() {
         return Err(Error::BadInput(format!(
-            "--protocol {}: the analysis bench measures {}",
+            "--protocol {}: the analysis bench measures {} with --analysis {}",
             a.protocol.unwrap_or_default(),
-            PROTOCOLS.map(|p| p.name()).join(", ")
+            measured().map(|p| p.name()).collect::<Vec<_>>().join(", "),
+            a.form
         )));
+    }
+    if lp {
+        println!(
+            "bounds: rtsync's LP form (each term the smaller of classic and LP); SchedCAT's LP analyses (GLPK)\n"
+        );
     }
     let bar = indicatif::ProgressBar::new((shapes.len() * protocols.len()) as u64);
     let mut rows = Vec::new();
@@ -169,11 +186,11 @@ pub fn run(a: Config) -> Result<(), Error> {
         for &p in &protocols {
             let sets = sets(shape, p, a.sets, a.seed);
             // Warm-up pass (also the verdict count).
-            let ok = sets.iter().filter(|s| once(s)).count();
+            let ok = sets.iter().filter(|s| once(s, a.form)).count();
             let t0 = Instant::now();
             let mut acc = 0usize;
             for s in &sets {
-                acc += once(s) as usize;
+                acc += once(s, a.form) as usize;
             }
             let single = t0.elapsed().as_secs_f64();
             assert_eq!(acc, ok, "analysis must be deterministic");
@@ -181,12 +198,12 @@ pub fn run(a: Config) -> Result<(), Error> {
                 None
             } else {
                 let t1 = Instant::now();
-                let n: usize = sets.par_iter().map(|s| once(s) as usize).sum();
+                let n: usize = sets.par_iter().map(|s| once(s, a.form) as usize).sum();
                 assert_eq!(n, ok);
                 Some(t1.elapsed().as_secs_f64())
             };
-            let peer = match (&peer, schedcat::peer_of(p, false)) {
-                (Some(peer), Some(name)) => Some(beside(peer, name, p, &sets)?),
+            let peer = match (&peer, schedcat::peer_of(p, lp)) {
+                (Some(peer), Some(name)) => Some(beside(peer, name, p, &sets, a.form)?),
                 _ => None,
             };
             rows.push(Row {
@@ -219,6 +236,7 @@ fn beside(
     analysis: &'static str,
     p: Protocol,
     sets: &[System],
+    form: BoundForm,
 ) -> Result<PeerRow, Error> {
     let run = peer.run(analysis, sets, 1)?;
     let mut row = PeerRow {
@@ -230,6 +248,7 @@ fn beside(
     };
     let o = Options {
         tests: TestSelection::Rta,
+        form,
         ..Options::default()
     };
     for (k, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {

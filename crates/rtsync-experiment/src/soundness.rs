@@ -15,7 +15,7 @@ use rtsync_analysis::components;
 use rtsync_analysis::generate::components::component_system;
 use rtsync_analysis::generate::generate;
 use rtsync_analysis::sweep::Curve;
-use rtsync_analysis::{Options as AnalysisOptions, Response, analyze};
+use rtsync_analysis::{BoundForm, Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Scheduler, System, Time};
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
@@ -94,9 +94,18 @@ pub struct Checked {
 
 /// Analyses `sys`; when schedulable, samples four runs and (with
 /// `search`) searches for each task's worst case.
-pub fn check_system(sys: &System, seed: u64, search_opts: Option<&SearchOptions>) -> Checked {
+pub fn check_system(
+    sys: &System,
+    form: BoundForm,
+    seed: u64,
+    search_opts: Option<&SearchOptions>,
+) -> Checked {
     let mut c = Checked::default();
-    let Ok(an) = analyze(sys, &AnalysisOptions::default()) else {
+    let opts = AnalysisOptions {
+        form,
+        ..AnalysisOptions::default()
+    };
+    let Ok(an) = analyze(sys, &opts) else {
         return c;
     };
     let mut bounds = Vec::with_capacity(an.result.tasks.len());
@@ -298,7 +307,11 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
                     sys
                 }
             };
-            let c = check_system(&sys, cfg.seed ^ i, cfg.search.as_ref());
+            let form = match cfg.drawn {
+                Drawn::Systems(Curve::Lp(_)) => BoundForm::Lp,
+                _ => BoundForm::Classic,
+            };
+            let c = check_system(&sys, form, cfg.seed ^ i, cfg.search.as_ref());
             let mut t = Tally {
                 systems: 1,
                 schedulable: c.schedulable as u64,
@@ -315,6 +328,7 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
                     Drawn::Systems(curve) => {
                         let name = match curve {
                             Curve::One(p) => p.name().to_string(),
+                            Curve::Lp(p) => format!("{}-lp", p.name()),
                             Curve::Mix(m) => m.name().to_string(),
                         };
                         let shape = cfg.shape.of(i);

@@ -535,6 +535,75 @@ fn schedulability_sweep_writes_csv_and_plot() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `--analysis both` draws each protocol with an LP bound twice on the same
+/// systems, `lp:<protocol>` beside the classic curve, and the LP curve is
+/// never below it (the LP form only lowers bounds); with several requests
+/// per job it accepts more DPCP systems somewhere on the range. A
+/// protocol without an LP bound keeps its one curve; `--analysis lp` with
+/// only such protocols is refused with a hint.
+#[test]
+fn schedulability_sweep_puts_lp_curves_beside_classic() {
+    let dir = std::env::temp_dir().join(format!("rtsync-sweep-lp-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = rtsync(&[
+        "experiment",
+        "schedulability",
+        "--protocols",
+        "dpcp,msrp",
+        "--analysis",
+        "both",
+        "--requests",
+        "3",
+        "--from",
+        "2",
+        "--to",
+        "3",
+        "--step",
+        "0.2",
+        "--sets",
+        "60",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
+    let share = |u: &str, curve: &str| -> u64 {
+        let row = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{u},{curve},")))
+            .unwrap_or_else(|| panic!("no {curve} at {u}:\n{csv}"));
+        row.split(',').nth(3).unwrap().parse().unwrap()
+    };
+    assert!(!csv.contains("lp:msrp"), "{csv}");
+    let mut gained = false;
+    for u in ["2", "2.2", "2.4", "2.6", "2.8", "3"] {
+        let (classic, lp) = (share(u, "dpcp"), share(u, "lp:dpcp"));
+        assert!(lp >= classic, "U = {u}: lp {lp} < classic {classic}\n{csv}");
+        gained |= lp > classic;
+    }
+    assert!(gained, "the LP bound accepted no more DPCP systems:\n{csv}");
+    let svg = std::fs::read_to_string(dir.join("schedulability.svg")).unwrap();
+    assert_eq!(svg.matches("<polyline").count(), 3);
+    let o = rtsync(&[
+        "experiment",
+        "schedulability",
+        "--protocols",
+        "msrp",
+        "--analysis",
+        "lp",
+        "--out",
+        d,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(
+        err.contains("no") && err.contains("--analysis both"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// A mix is a curve beside the protocols, on the same systems: MPCP for
 /// global resources and PCP for local ones (`--mixes by-scope`) against
 /// MPCP alone, which gives local resources the same rules, so the two

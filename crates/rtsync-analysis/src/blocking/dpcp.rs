@@ -48,7 +48,7 @@
 
 use super::mpcp::beyond_deadline;
 use super::{Demand, jobs, own_sections, sync_cpu, times};
-use crate::context::Context;
+use crate::context::{BoundForm, Context};
 use crate::recurrence::{self, Term};
 use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
 use std::cell::RefCell;
@@ -64,13 +64,13 @@ type User = (Priority, TaskId, u32, Time, ResourceId);
 /// Per-system tables, computed once.
 pub struct Tables {
     /// Per resource: its synchronization CPU.
-    sync: Vec<Option<Cpu>>,
+    pub(crate) sync: Vec<Option<Cpu>>,
     /// Per synchronization CPU: the resources it serves.
-    served: Vec<Vec<ResourceId>>,
+    pub(crate) served: Vec<Vec<ResourceId>>,
     /// Per synchronization CPU: `(priority, period, load, task)` of every
     /// task with sections there, highest priority first, where
     /// `load = Σ_{r on s} N_{x,r} L_{x,r}`.
-    load: Vec<Vec<(Priority, Time, Time, TaskId)>>,
+    pub(crate) load: Vec<Vec<(Priority, Time, Time, TaskId)>>,
     /// Per resource: its users' `(priority, running max of cs)` sorted by
     /// priority, for "longest section of a task below priority p".
     below: Vec<Vec<(Priority, Time)>>,
@@ -85,7 +85,7 @@ pub struct Tables {
     split: RefCell<Vec<Vec<Split>>>,
     /// Per synchronization CPU, per resource served there, its users
     /// `(priority, period, count, length)`: the job window's candidates.
-    users_on: Vec<Vec<User>>,
+    pub(crate) users_on: Vec<Vec<User>>,
 }
 
 impl Tables {
@@ -171,7 +171,7 @@ impl Tables {
     }
 
     /// Longest section on `r` of a task with priority strictly below `p`.
-    fn longest_below(&self, r: ResourceId, p: Priority) -> Time {
+    pub(crate) fn longest_below(&self, r: ResourceId, p: Priority) -> Time {
         let v = &self.below[r];
         let k = v.partition_point(|e| e.0 < p);
         if k == 0 { Time::ZERO } else { v[k - 1].1 }
@@ -333,7 +333,11 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
                 left -= k;
             }
         }
-        remote = remote.saturating_add(w.min(per_request));
+        let mut best = w.min(per_request);
+        if cx.form == BoundForm::Lp {
+            best = best.min(sections.saturating_add(super::lp::dpcp::bound(cx, tb, i, s, resp)));
+        }
+        remote = remote.saturating_add(best);
     }
     Demand { remote, ..fixed }
 }

@@ -46,17 +46,17 @@
 //! searched soundness experiment.
 
 use super::{Demand, jobs, times};
-use crate::context::Context;
+use crate::context::{BoundForm, Context};
 use rtsync_model::{TaskId, Time};
 
 /// Per-system tables the job-window form reads, computed once.
 pub struct Tables {
     /// Per task, its outermost requests per group `(group, count,
     /// longest)`, longest first.
-    groups: Vec<Vec<(usize, u64, Time)>>,
+    pub(crate) groups: Vec<Vec<(usize, u64, Time)>>,
     /// `count[x * n_groups + g]`: outermost requests of `x` for group `g`.
-    count: Vec<u64>,
-    n_groups: usize,
+    pub(crate) count: Vec<u64>,
+    pub(crate) n_groups: usize,
 }
 
 impl Tables {
@@ -92,7 +92,7 @@ impl Tables {
 
     /// The sum of `x`'s `k` longest sections, each kind at most `count ·
     /// jobs` times.
-    fn longest(&self, x: TaskId, jobs: u64, k: u64) -> Time {
+    pub(crate) fn longest(&self, x: TaskId, jobs: u64, k: u64) -> Time {
         let (mut left, mut sum) = (k, Time::ZERO);
         for &(_, count, len) in &self.groups[x] {
             if left == 0 {
@@ -214,9 +214,21 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         local,
         ..fixed
     };
-    if window.remote.saturating_add(window.local) < fixed.remote.saturating_add(fixed.local) {
-        window
+    let classic =
+        if window.remote.saturating_add(window.local) < fixed.remote.saturating_add(fixed.local) {
+            window
+        } else {
+            fixed
+        };
+    if cx.form == BoundForm::Lp {
+        // Each part is a sound bound on its own delay in every form.
+        let (local, remote) = super::lp::fmlp_l::bound(cx, tb, i, resp);
+        Demand {
+            local: classic.local.min(local),
+            remote: classic.remote.min(remote),
+            ..classic
+        }
     } else {
-        fixed
+        classic
     }
 }

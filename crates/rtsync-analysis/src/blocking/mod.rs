@@ -19,6 +19,7 @@ pub mod dpcp;
 pub mod fmlp;
 pub mod fmlp_l;
 pub mod fmlp_s;
+pub mod lp;
 pub mod mix;
 pub mod mpcp;
 pub mod mrsp;
@@ -31,6 +32,12 @@ pub mod srp;
 use crate::context::Context;
 use rtsync_model::{Cpu, Mix, Protocol, ResourceId, TaskId, Time};
 use std::cell::{Cell, OnceCell};
+
+/// Whether rtsync has an LP bound for `p` ([`lp`]): the protocols for
+/// which `--analysis lp` can answer differently from `classic`.
+pub fn has_lp_form(p: Protocol) -> bool {
+    matches!(p, Protocol::Dpcp | Protocol::FmlpL)
+}
 
 /// What a job of one task asks of the platform.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 use super::{NOT_SCHEDULABLE, OK, bad_input};
-use rtsync_analysis::{Heuristic, Options, TestSelection, Verdict, analyze};
+use rtsync_analysis::{BoundForm, Heuristic, Options, TestSelection, Verdict, analyze};
 use rtsync_report::analysis as report;
 
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
@@ -23,6 +23,11 @@ pub struct Args {
     /// (keeps resource-sharing tasks together).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
     pub partition: Heuristic,
+    /// Blocking bounds: classic (closed forms) or lp (also Brandenburg's
+    /// LP bounds where the protocol has one, DPCP and FMLP-L; each term
+    /// the smaller of the two, so never above classic).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>())]
+    pub analysis: BoundForm,
 }
 
 pub fn run(a: Args) -> u8 {
@@ -35,6 +40,7 @@ pub fn run(a: Args) -> u8 {
         overheads: overheads.clone(),
         heuristic: a.partition,
         first_miss: false,
+        form: a.analysis,
     };
     let analysis = match analyze(&loaded.system, &opts) {
         Ok(x) => x,

@@ -77,6 +77,10 @@ pub struct Args {
     /// run and compares speed, verdicts and per-task bounds.
     #[arg(long, value_name = "DIR")]
     pub schedcat: Option<std::path::PathBuf>,
+    /// Analysis: classic bounds, or lp (DPCP and FMLP-L with their LP
+    /// bounds, beside SchedCAT's LP analyses with --schedcat).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>())]
+    pub analysis: rtsync_analysis::BoundForm,
     /// Largest spec, in tasks (parse).
     #[arg(long, default_value_t = 100_000)]
     pub tasks: usize,
@@ -99,6 +103,7 @@ pub fn run(a: Args) -> u8 {
             shape: a.shape,
             protocol: a.protocol,
             schedcat: a.schedcat,
+            form: a.analysis,
         }),
         What::Parse => bench::parse::run(a.tasks),
         What::Sim => bench::sim::run(bench::sim::Config {

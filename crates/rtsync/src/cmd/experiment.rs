@@ -118,6 +118,10 @@ pub struct SoundnessArgs {
     /// system (0: no search, the four sampled runs only).
     #[arg(long, default_value_t = 60_000)]
     pub search_budget: u64,
+    /// Which bounds to check: classic, lp (the LP bounds of DPCP and
+    /// FMLP-L), or both.
+    #[arg(long, value_enum, default_value = "classic")]
+    pub analysis: super::Forms,
     /// Print every violation (by default the first five per protocol).
     #[arg(long)]
     pub verbose: bool,
@@ -353,22 +357,33 @@ fn soundness(a: SoundnessArgs) -> u8 {
             Protocol::ALL
                 .into_iter()
                 .filter(|&p| (all || a.protocol == Some(p)) && p.supports(sched))
-                .map(|p| (Some(Curve::One(p)), sched)),
+                .flat_map(|p| a.analysis.curves(p))
+                .map(|c| (Some(c), sched)),
         );
         cases.extend(
             Mixing::ALL
                 .into_iter()
                 .filter(|&m| (all || a.mix == Some(m)) && m.supports(sched))
+                // The mixes have no LP bound.
+                .filter(|_| a.analysis != super::Forms::Lp)
                 .map(|m| (Some(Curve::Mix(m)), sched)),
         );
     }
-    if all || a.components {
+    if (all || a.components) && a.analysis != super::Forms::Lp {
         cases.push((None, Scheduler::Fp));
     }
     if cases.is_empty() {
-        eprintln!(
-            "error: nothing to draw: the protocol or mix given is not analysed under fp\n  hint: add --edf, or name another"
-        );
+        if a.analysis == super::Forms::Lp {
+            eprintln!(
+                "error: nothing to draw: {} has no LP bound\n  hint: --analysis lp covers dpcp and fmlp-l",
+                a.protocol
+                    .map_or("the protocol given".into(), |p| p.to_string())
+            );
+        } else {
+            eprintln!(
+                "error: nothing to draw: the protocol or mix given is not analysed under fp\n  hint: add --edf, or name another"
+            );
+        }
         return BAD_INPUT;
     }
     let search = (a.search_budget > 0).then(|| SearchOptions {

@@ -56,3 +56,31 @@ impl Input {
         Ok((loaded, load_overheads(self.overheads.as_deref())?))
     }
 }
+
+/// Which bounds an experiment compares: the classic ones, the LP ones
+/// (for the protocols that have them), or both side by side.
+#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Debug)]
+pub enum Forms {
+    /// The closed-form bounds.
+    Classic,
+    /// The LP bounds (DPCP, FMLP-L); other protocols are left out.
+    Lp,
+    /// Each protocol with its classic bounds and, where it has them, its
+    /// LP bounds beside.
+    Both,
+}
+
+impl Forms {
+    /// The curves of `p` under this choice, classic first.
+    pub fn curves(self, p: rtsync_model::Protocol) -> Vec<rtsync_analysis::sweep::Curve> {
+        use rtsync_analysis::sweep::Curve;
+        let lp = rtsync_analysis::blocking::has_lp_form(p);
+        match self {
+            Forms::Classic => vec![Curve::One(p)],
+            Forms::Lp if lp => vec![Curve::Lp(p)],
+            Forms::Lp => vec![],
+            Forms::Both if lp => vec![Curve::One(p), Curve::Lp(p)],
+            Forms::Both => vec![Curve::One(p)],
+        }
+    }
+}

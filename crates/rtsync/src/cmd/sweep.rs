@@ -15,7 +15,8 @@ use std::path::PathBuf;
   rtsync experiment schedulability --cpus 4 --tasks 16 --sets 1000
   rtsync experiment schedulability --protocols mpcp,dpcp,fmlp-s,msrp --overheads overheads.toml
   rtsync experiment schedulability --cpus 1 --tasks 8 --cs 300us,3ms --access-prob 0.5
-  rtsync experiment schedulability --protocols fmlp-s,fmlp-l --mixes by-length --nest-prob 0.3")]
+  rtsync experiment schedulability --protocols fmlp-s,fmlp-l --mixes by-length --nest-prob 0.3
+  rtsync experiment schedulability --protocols dpcp,fmlp-l --analysis both --requests 3")]
 pub struct Args {
     /// Protocols to compare, comma-separated. Default: the multiprocessor
     /// protocols (those that support the scheduler) on several CPUs, the
@@ -52,6 +53,12 @@ pub struct Args {
     /// if missing).
     #[arg(long, default_value = "sweep")]
     pub out: PathBuf,
+    /// Which bounds: classic (closed forms), lp (Brandenburg's LP
+    /// bounds, for DPCP and FMLP-L), or both (each protocol's classic
+    /// curve with its LP curve beside, `lp:<protocol>`, on the same
+    /// systems).
+    #[arg(long, value_enum, default_value = "classic")]
+    pub analysis: super::Forms,
     #[command(flatten)]
     pub shape: Shape,
 }
@@ -90,9 +97,15 @@ pub fn run(a: Args) -> u8 {
     };
     let curves: Vec<Curve> = protocols
         .iter()
-        .map(|&p| Curve::One(p))
+        .flat_map(|&p| a.analysis.curves(p))
         .chain(a.mixes.iter().map(|&m| Curve::Mix(m)))
         .collect();
+    if curves.is_empty() {
+        eprintln!(
+            "error: none of these protocols has an LP bound\n  hint: --analysis lp covers dpcp and fmlp-l; use --analysis both to see the others beside them"
+        );
+        return BAD_INPUT;
+    }
     let to = a.to.unwrap_or(cpus.min(a.shape.tasks as f64));
     let utilizations = match points(
         a.from.unwrap_or(cpus / 10.0),
