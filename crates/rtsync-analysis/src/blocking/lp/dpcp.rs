@@ -57,7 +57,14 @@ fn requests_on(cx: &Context, tb: &Tables, i: TaskId, s: Cpu) -> Vec<Time> {
 /// Per task `x` at or above `π_i` with sections on `s`, the cap of (8)
 /// divided by `N_{x,r}`: `Σ_y ⌈(W_y + R_x) / T_x⌉`, or `None` where some
 /// `W_y` passes the deadline.
-fn wait_jobs(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Vec<Option<u64>> {
+fn wait_jobs(
+    cx: &Context,
+    tb: &Tables,
+    i: TaskId,
+    s: Cpu,
+    mine: &[Time],
+    resp: &[Time],
+) -> Vec<Option<u64>> {
     let f = &cx.f;
     let pi = cx.prio(i);
     let mut low = Time::ZERO;
@@ -74,7 +81,7 @@ fn wait_jobs(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Vec
         .map(|&&(_, period, load, x)| Term::new(load, resp[x], period))
         .collect();
     let mut out = vec![Some(0u64); cx.n()];
-    for len in requests_on(cx, tb, i, s) {
+    for &len in mine {
         let w = recurrence::solve(len.saturating_add(low), cx.deadline[i], &mut terms);
         for &&(_, period, _, x) in &above {
             out[x] = match (out[x], w) {
@@ -91,8 +98,9 @@ fn wait_jobs(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Vec
 /// estimates `resp`.
 pub fn bound(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Time {
     let pi = cx.prio(i);
-    let n_s = requests_on(cx, tb, i, s).len() as u64;
-    let caps = wait_jobs(cx, tb, i, s, resp);
+    let mine = requests_on(cx, tb, i, s);
+    let n_s = mine.len() as u64;
+    let caps = wait_jobs(cx, tb, i, s, &mine, resp);
     let mut delay = Time::ZERO;
     let mut left = n_s;
     // Longest sections first, for the knapsack of (7).
@@ -117,8 +125,9 @@ pub fn bound(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Tim
 /// the tests solve with a general LP solver to check [`bound`].
 pub fn program(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Program {
     let pi = cx.prio(i);
-    let n_s = requests_on(cx, tb, i, s).len() as u64;
-    let caps = wait_jobs(cx, tb, i, s, resp);
+    let mine = requests_on(cx, tb, i, s);
+    let n_s = mine.len() as u64;
+    let caps = wait_jobs(cx, tb, i, s, &mine, resp);
     let mut p = Program::default();
     let mut lower = Vec::new();
     for &(prio, x, count, len, r) in &tb.users_on[s] {
