@@ -111,14 +111,9 @@ fn protocol() -> impl Strategy<Value = Protocol> {
 
 /// A placed FMLP-L or DPCP system with several requests per job; for DPCP
 /// the synchronization CPUs are spread by `spread`, hosting tasks too.
-fn windowed_system(fmlp: bool, seed: u64, util: f64, spread: u64) -> System {
-    let p = if fmlp {
-        Protocol::FmlpL
-    } else {
-        Protocol::Dpcp
-    };
+fn windowed_system(p: Protocol, seed: u64, util: f64, spread: u64) -> System {
     let mut s = system(p, seed, 10, util, 4);
-    if !fmlp {
+    if p == Protocol::Dpcp {
         let cpus = s.platform.cpus;
         for (r, res) in s.resources.iter_mut().enumerate() {
             res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
@@ -331,7 +326,8 @@ proptest! {
         util in 0.3f64..1.0,
         spread in any::<u64>(),
     ) {
-        let placed = windowed_system(fmlp, seed, util, spread);
+        let p = if fmlp { Protocol::FmlpL } else { Protocol::Dpcp };
+        let placed = windowed_system(p, seed, util, spread);
         let cx = rtsync_analysis::Context::new(&placed);
         let refined = rtsync_analysis::fp::analyse(&cx, false).responses;
         let fixed = rtsync_analysis::fp::analyse_fixed(&cx);
@@ -345,12 +341,12 @@ proptest! {
     /// so the LP form accepts every system the classic form accepts.
     #[test]
     fn lp_bounds_never_exceed_classic(
-        fmlp in any::<bool>(),
+        p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp]),
         seed in any::<u64>(),
         util in 0.3f64..1.0,
         spread in any::<u64>(),
     ) {
-        let placed = windowed_system(fmlp, seed, util, spread);
+        let placed = windowed_system(p, seed, util, spread);
         let classic = rtsync_analysis::Context::new(&placed);
         let lp = rtsync_analysis::Context::with_form(&placed, BoundForm::Lp);
         let c = rtsync_analysis::fp::analyse(&classic, false).responses;

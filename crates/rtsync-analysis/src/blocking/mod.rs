@@ -29,14 +29,14 @@ pub mod pcp;
 pub mod pip;
 pub mod srp;
 
-use crate::context::Context;
+use crate::context::{BoundForm, Context};
 use rtsync_model::{Cpu, Mix, Protocol, ResourceId, TaskId, Time};
 use std::cell::{Cell, OnceCell};
 
 /// Whether rtsync has an LP bound for `p` ([`lp`]): the protocols for
 /// which `--analysis lp` can answer differently from `classic`.
 pub fn has_lp_form(p: Protocol) -> bool {
-    matches!(p, Protocol::Dpcp | Protocol::FmlpL)
+    matches!(p, Protocol::Dpcp | Protocol::FmlpL | Protocol::Mpcp)
 }
 
 /// What a job of one task asks of the platform.
@@ -143,7 +143,11 @@ impl<'c> DemandTable<'c> {
     /// Whether some task's bound has a job-window form, which reads
     /// response times: the engine then iterates the bounds with them.
     pub fn windowed(&self) -> bool {
-        matches!(self.rule, Method::Dpcp(_) | Method::FmlpL(_))
+        match self.rule {
+            Method::Dpcp(_) | Method::FmlpL(_) => true,
+            Method::Mpcp(_) => self.cx.form == BoundForm::Lp,
+            _ => false,
+        }
     }
 
     /// Refines `i`'s demand with the job-window form at the response-time
@@ -157,6 +161,7 @@ impl<'c> DemandTable<'c> {
         let d = match &self.rule {
             Method::Dpcp(tb) => dpcp::window_demand(self.cx, tb, i, fixed, resp),
             Method::FmlpL(tb) => fmlp_l::window_demand(self.cx, tb, i, fixed, resp),
+            Method::Mpcp(tb) => mpcp::window_demand(self.cx, tb, i, fixed, resp),
             _ => fixed,
         };
         self.refined[i].set(Some(d));

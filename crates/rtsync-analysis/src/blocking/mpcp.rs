@@ -44,7 +44,7 @@
 //! 2018) or, whichever is tighter, as execution (suspension-oblivious).
 
 use super::{Demand, ceiling_blocking, times};
-use crate::context::Context;
+use crate::context::{BoundForm, Context};
 use crate::recurrence::{self, Term};
 use rtsync_model::{ResourceId, TaskId, Time};
 use std::cell::RefCell;
@@ -58,7 +58,16 @@ pub struct Tables {
     nr: usize,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
+    /// Per task, once asked for: its global resources `q` with `N_{i,q}`
+    /// and the per-request wait `W_{i,q}`, which the LP form reads at
+    /// every refinement ([`Tables::waits`]).
+    waits: RefCell<Vec<Option<Vec<Wait>>>>,
+    /// The LP form's last bounds, reused while their counts hold.
+    lp: super::lp::mpcp::Memo,
 }
+
+/// `(q, N_{i,q}, W_{i,q})` for a global resource `q` of task `i`.
+pub(crate) type Wait = (ResourceId, u64, Time);
 
 impl Tables {
     /// The per-system tables the MPCP bound reads.
@@ -115,6 +124,8 @@ impl Tables {
             longest_global,
             nr,
             scratch: RefCell::new(Vec::new()),
+            waits: RefCell::new(vec![None; n]),
+            lp: Default::default(),
         }
     }
 
@@ -125,6 +136,22 @@ impl Tables {
     /// so it cannot issue a second request while the section runs).
     pub fn gcs_response(&self, x: TaskId, q: ResourceId) -> Time {
         self.gcs[x * self.nr + q]
+    }
+
+    /// Task `i`'s global resources with their request counts and waits,
+    /// computed the first time they are asked for.
+    pub(crate) fn waits(&self, cx: &Context, i: TaskId) -> std::cell::Ref<'_, [Wait]> {
+        if self.waits.borrow()[i].is_none() {
+            let f = &cx.f;
+            let w: Vec<Wait> = (0..f.n_resources)
+                .filter(|&q| f.global[q] && f.requests(i, q) > 0)
+                .map(|q| (q, f.requests(i, q) as u64, request_wait(cx, self, i, q)))
+                .collect();
+            self.waits.borrow_mut()[i] = Some(w);
+        }
+        std::cell::Ref::map(self.waits.borrow(), |w| {
+            w[i].as_deref().expect("filled above")
+        })
     }
 }
 
@@ -152,6 +179,29 @@ pub fn request_wait(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> Time
     beyond_deadline(recurrence::solve(base, cx.deadline[i], &mut terms))
 }
 
+/// Task `i`'s demand refined at the response-time estimates `resp`: with
+/// `--analysis lp`, the remote term the smaller of the classic bound
+/// (`fixed`, from [`demand`]) and the LP's ([`super::lp::mpcp`]), and the
+/// local term the smaller of the classic one, the LP's, and what the LP's
+/// joint optimum leaves beside the remote term. The engine reads `remote`
+/// alone (suspension charged to lower tasks) and `local + remote` (the
+/// job's own blocking), never `local` alone under P-FP, the only
+/// scheduler MPCP runs under, so both reads stay bounds; the local column
+/// of a report is then the rest of the joint bound. The classic analysis
+/// has no job-window form and keeps `fixed`.
+pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
+    if cx.form != BoundForm::Lp {
+        return fixed;
+    }
+    let b = tb.lp.bound(cx, tb, i, resp);
+    let remote = fixed.remote.min(b.remote);
+    Demand {
+        local: fixed.local.min(b.local).min(b.total.saturating_sub(remote)),
+        remote,
+        ..fixed
+    }
+}
+
 /// A request wait that passes `limit` (the task's deadline) alone makes
 /// the task miss it: reported as [`Time::MAX`] ("beyond the deadline"),
 /// never a partial value of the iteration, which would not be a bound.
@@ -165,12 +215,9 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_global = 0u64;
-    for q in 0..f.n_resources {
-        let n = f.requests(i, q) as u64;
-        if n > 0 && f.global[q] {
-            n_global += n;
-            remote = remote.saturating_add(times(request_wait(cx, tb, i, q), n));
-        }
+    for &(_, n, w) in tb.waits(cx, i).iter() {
+        n_global += n;
+        remote = remote.saturating_add(times(w, n));
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
     let mut local = times(ceiling_blocking(cx, i, |r| !f.global[r]), resumptions);

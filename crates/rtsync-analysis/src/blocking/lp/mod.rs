@@ -36,7 +36,9 @@
 //! above `--analysis classic` (a property test checks it on random sets).
 
 pub mod dpcp;
+mod flow;
 pub mod fmlp_l;
+pub mod mpcp;
 
 /// How a request delays the job (the paper's `X^D`, `X^I`, `X^P`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
