@@ -13,7 +13,10 @@
 //!
 //! The LP forms (`--analysis lp`) against SchedCAT's LP analyses (GLPK):
 //! no set `lp-dpcp` or `lp-fmlp+` accepts is refused by rtsync, and no
-//! task's bound is above SchedCAT's LP bound.
+//! task's bound is above SchedCAT's LP bound. `lp-mpcp` is reported, as
+//! the classic MPCP is: rtsync's MPCP boosts to global ceilings and counts
+//! equal ceilings as preempting (docs/ANALYSIS.md), so some of its tasks'
+//! bounds are above SchedCAT's for a different protocol.
 
 use rtsync_analysis::generate::{GenConfig, generate};
 use rtsync_analysis::{BoundForm, Heuristic, Options, TestSelection, analyze_result};
@@ -57,7 +60,7 @@ fn sets(p: Protocol, k: usize) -> Vec<rtsync_model::System> {
 #[test]
 fn rtsync_lp_bounds_against_schedcats_lp() {
     let Some(peer) = peer() else { return };
-    for p in [Protocol::Dpcp, Protocol::FmlpL] {
+    for p in [Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp] {
         for k in 0..SHAPES.len() {
             let sets = sets(p, k);
             let run = peer.run(peer_of(p, true).unwrap(), &sets, 1).unwrap();
@@ -69,14 +72,25 @@ fn rtsync_lp_bounds_against_schedcats_lp() {
             for (i, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {
                 let ours = analyze_result(sys, &o).unwrap();
                 let (a, b) = verdicts(&ours, theirs);
-                assert!(
-                    a || !b,
-                    "{p} LP shape {k} set {i}: SchedCAT's LP accepts, rtsync's refuses"
-                );
                 let looser = compare(sys, &ours, theirs, p)
                     .into_iter()
                     .filter(|r| matches!(r, Relation::Looser(_)))
                     .count();
+                if p == Protocol::Mpcp {
+                    if b && !a {
+                        eprintln!(
+                            "{p} LP shape {k} set {i}: SchedCAT's LP accepts, rtsync's refuses"
+                        );
+                    }
+                    if looser > 0 {
+                        eprintln!("{p} LP shape {k} set {i}: {looser} task(s) above SchedCAT's LP");
+                    }
+                    continue;
+                }
+                assert!(
+                    a || !b,
+                    "{p} LP shape {k} set {i}: SchedCAT's LP accepts, rtsync's refuses"
+                );
                 assert_eq!(
                     looser, 0,
                     "{p} LP shape {k} set {i}: rtsync above SchedCAT's LP"
