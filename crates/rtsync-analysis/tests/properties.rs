@@ -109,11 +109,11 @@ fn protocol() -> impl Strategy<Value = Protocol> {
     proptest::sample::select(Protocol::ALL.to_vec())
 }
 
-/// A placed FMLP-L or DPCP system with several requests per job; for DPCP
+/// A placed system with several requests per job; for DPCP and DFLP
 /// the synchronization CPUs are spread by `spread`, hosting tasks too.
 fn windowed_system(p: Protocol, seed: u64, util: f64, spread: u64) -> System {
     let mut s = system(p, seed, 10, util, 4);
-    if p == Protocol::Dpcp {
+    if matches!(p, Protocol::Dpcp | Protocol::Dflp) {
         let cpus = s.platform.cpus;
         for (r, res) in s.resources.iter_mut().enumerate() {
             res.sync_cpu = Some((spread >> (2 * r)) as usize % cpus);
@@ -341,7 +341,7 @@ proptest! {
     /// so the LP form accepts every system the classic form accepts.
     #[test]
     fn lp_bounds_never_exceed_classic(
-        p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp]),
+        p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp, Protocol::Dflp]),
         seed in any::<u64>(),
         util in 0.3f64..1.0,
         spread in any::<u64>(),

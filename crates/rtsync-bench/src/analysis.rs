@@ -41,12 +41,15 @@ pub struct Config {
     pub form: BoundForm,
 }
 
-/// The protocols measured: those SchedCAT has a classic analysis of.
-pub const PROTOCOLS: [Protocol; 4] = [
+/// The protocols measured: with `--analysis classic`, those SchedCAT has a
+/// classic analysis of; with `--analysis lp`, those rtsync has an LP form
+/// of ([`rtsync_analysis::blocking::has_lp_form`]).
+pub const PROTOCOLS: [Protocol; 5] = [
     Protocol::Mpcp,
     Protocol::Dpcp,
     Protocol::FmlpL,
     Protocol::Msrp,
+    Protocol::Dflp,
 ];
 
 /// One shape of generated task sets.
@@ -160,9 +163,13 @@ pub fn run(a: Config) -> Result<(), Error> {
         .collect();
     let lp = a.form == BoundForm::Lp;
     let measured = || {
-        PROTOCOLS
-            .into_iter()
-            .filter(move |&p| !lp || rtsync_analysis::blocking::has_lp_form(p))
+        PROTOCOLS.into_iter().filter(move |&p| {
+            if lp {
+                rtsync_analysis::blocking::has_lp_form(p)
+            } else {
+                schedcat::peer_of(p, false).is_some()
+            }
+        })
     };
     let protocols: Vec<Protocol> = measured()
         .filter(|p| a.protocol.as_deref().is_none_or(|k| k == p.to_string()))

@@ -12,8 +12,8 @@
 //! here, not asserted.
 //!
 //! The LP forms (`--analysis lp`) against SchedCAT's LP analyses (GLPK):
-//! no set `lp-dpcp` or `lp-fmlp+` accepts is refused by rtsync, and no
-//! task's bound is above SchedCAT's LP bound. `lp-mpcp` is reported, as
+//! no set `lp-dpcp`, `lp-fmlp+` or `lp-dflp` accepts is refused by rtsync,
+//! and no task's bound is above SchedCAT's LP bound. `lp-mpcp` is reported, as
 //! the classic MPCP is: rtsync's MPCP boosts to global ceilings and counts
 //! equal ceilings as preempting (docs/ANALYSIS.md), so some of its tasks'
 //! bounds are above SchedCAT's for a different protocol.
@@ -60,7 +60,12 @@ fn sets(p: Protocol, k: usize) -> Vec<rtsync_model::System> {
 #[test]
 fn rtsync_lp_bounds_against_schedcats_lp() {
     let Some(peer) = peer() else { return };
-    for p in [Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp] {
+    for p in [
+        Protocol::Dpcp,
+        Protocol::FmlpL,
+        Protocol::Dflp,
+        Protocol::Mpcp,
+    ] {
         for k in 0..SHAPES.len() {
             let sets = sets(p, k);
             let run = peer.run(peer_of(p, true).unwrap(), &sets, 1).unwrap();

@@ -18,8 +18,76 @@
 //! simulator's `distributed_protocols_have_no_local_blocking_to_reopen`.
 
 use super::{Demand, own_sections, sync_cpu};
-use crate::context::Context;
-use rtsync_model::{ResourceId, TaskId, Time};
+use crate::context::{BoundForm, Context};
+use rtsync_model::{Cpu, ResourceId, TaskId, Time};
+
+/// A task's sections on one resource: `(longest, how many per job, the
+/// resource)`.
+pub(crate) type Pair = (Time, u32, ResourceId);
+
+/// A job's requests on one synchronization CPU: `(CPU, requests there,
+/// its own sections there, the classic bound on their responses)`.
+type Split = (Option<Cpu>, u64, Time, Time);
+
+/// What the LP form ([`super::lp::dflp`]) reads, built once per system.
+pub struct Tables {
+    /// Per synchronization CPU, per task with sections there, its pairs,
+    /// longest first.
+    pub(crate) users_on: Vec<Vec<(TaskId, Vec<Pair>)>>,
+    /// Per task, its requests per synchronization CPU.
+    split: Vec<Vec<Split>>,
+}
+
+impl Tables {
+    /// The tables of the system in `cx`.
+    pub fn new(cx: &Context) -> Tables {
+        let f = &cx.f;
+        let mut users_on = vec![Vec::new(); f.cpus];
+        let mut split = Vec::with_capacity(cx.n());
+        for x in 0..cx.n() {
+            let mut per: Vec<Vec<Pair>> = vec![Vec::new(); f.cpus];
+            let mut mine: Vec<Split> = Vec::new();
+            for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
+                let q = rq.resource;
+                let s = sync_cpu(cx, q);
+                if let Some(c) = s.filter(|&c| c < f.cpus) {
+                    match per[c].iter_mut().find(|p| p.2 == q) {
+                        Some(p) => {
+                            p.0 = p.0.max(rq.length);
+                            p.1 += 1;
+                        }
+                        None => per[c].push((rq.length, 1, q)),
+                    }
+                }
+                let w = request_response(cx, x, q);
+                match mine.iter_mut().find(|m| m.0 == s) {
+                    Some(m) => {
+                        m.1 += 1;
+                        m.2 = m.2.saturating_add(rq.length);
+                        m.3 = m.3.saturating_add(w);
+                    }
+                    None => mine.push((s, 1, rq.length, w)),
+                }
+            }
+            for (c, mut pairs) in per.into_iter().enumerate() {
+                if !pairs.is_empty() {
+                    pairs.sort_by_key(|p| std::cmp::Reverse(p.0));
+                    users_on[c].push((x, pairs));
+                }
+            }
+            split.push(mine);
+        }
+        Tables { users_on, split }
+    }
+
+    /// `N_{i,s}`: task `i`'s requests served on `s`.
+    pub fn requests_on(&self, i: TaskId, s: Cpu) -> u64 {
+        self.split[i]
+            .iter()
+            .find(|m| m.0 == Some(s))
+            .map_or(0, |m| m.1)
+    }
+}
 
 /// The longest a request of task `i` for `q` takes from issue to the end
 /// of its section on the synchronization CPU.
@@ -51,5 +119,31 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
         exec: f.tasks[i].wcet.saturating_sub(own),
         remote,
         ..Demand::default()
+    }
+}
+
+/// Task `i`'s demand refined at the response-time estimates `resp`: with
+/// `--analysis lp`, per synchronization CPU other than `i`'s own, the
+/// smaller of the classic bound on its requests there and their own
+/// sections plus the LP's bound ([`super::lp::dflp`]). Requests served on
+/// `i`'s own CPU keep the classic bound. The classic analysis has no
+/// job-window form and keeps `fixed`.
+pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
+    if cx.form != BoundForm::Lp {
+        return fixed;
+    }
+    let mut remote = Time::ZERO;
+    for &(s, n, own, classic) in &tb.split[i] {
+        let best = match s {
+            Some(c) if cx.cpu(i) != Some(c) && c < cx.f.cpus => {
+                classic.min(own.saturating_add(super::lp::dflp::bound(cx, tb, i, c, n, resp)))
+            }
+            _ => classic,
+        };
+        remote = remote.saturating_add(best);
+    }
+    Demand {
+        remote: remote.min(fixed.remote),
+        ..fixed
     }
 }

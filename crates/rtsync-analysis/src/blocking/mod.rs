@@ -36,7 +36,10 @@ use std::cell::{Cell, OnceCell};
 /// Whether rtsync has an LP bound for `p` ([`lp`]): the protocols for
 /// which `--analysis lp` can answer differently from `classic`.
 pub fn has_lp_form(p: Protocol) -> bool {
-    matches!(p, Protocol::Dpcp | Protocol::FmlpL | Protocol::Mpcp)
+    matches!(
+        p,
+        Protocol::Dpcp | Protocol::FmlpL | Protocol::Mpcp | Protocol::Dflp
+    )
 }
 
 /// What a job of one task asks of the platform.
@@ -95,6 +98,8 @@ enum Method {
     Plain,
     Mpcp(mpcp::Tables),
     Dpcp(dpcp::Tables),
+    Dflp(dflp::Tables),
+    Msrp(msrp::Tables),
     Fmlp(fmlp::Tables),
     FmlpL(fmlp_l::Tables),
     Uni(mix::Tables),
@@ -110,17 +115,21 @@ impl<'c> DemandTable<'c> {
             Mix::Fmlp => Method::Fmlp(fmlp::Tables::new(cx)),
             Mix::One(Protocol::Mpcp) => Method::Mpcp(mpcp::Tables::new(cx)),
             Mix::One(Protocol::Dpcp) => Method::Dpcp(dpcp::Tables::new(cx)),
+            // DFLP's tables serve its LP form alone.
+            Mix::One(Protocol::Dflp) if cx.form == BoundForm::Lp => {
+                Method::Dflp(dflp::Tables::new(cx))
+            }
             Mix::One(Protocol::FmlpL) => Method::FmlpL(fmlp_l::Tables::new(cx)),
+            Mix::One(Protocol::Msrp) => Method::Msrp(msrp::Tables::new(cx)),
             Mix::One(p) => Method::Each(match p {
                 Protocol::Npcs => npcs::demand,
                 Protocol::Pip => pip::demand,
                 Protocol::Pcp | Protocol::Ipcp => pcp::demand,
                 Protocol::Srp => srp::demand,
                 Protocol::FmlpS => fmlp_s::demand,
-                Protocol::Dflp => dflp::demand,
-                Protocol::Msrp => msrp::demand,
                 Protocol::Mrsp => mrsp::demand,
-                Protocol::Mpcp | Protocol::Dpcp | Protocol::FmlpL => {
+                Protocol::Dflp => dflp::demand,
+                Protocol::Mpcp | Protocol::Dpcp | Protocol::FmlpL | Protocol::Msrp => {
                     unreachable!("handled above")
                 }
             }),
@@ -145,7 +154,7 @@ impl<'c> DemandTable<'c> {
     pub fn windowed(&self) -> bool {
         match self.rule {
             Method::Dpcp(_) | Method::FmlpL(_) => true,
-            Method::Mpcp(_) => self.cx.form == BoundForm::Lp,
+            Method::Mpcp(_) | Method::Dflp(_) => self.cx.form == BoundForm::Lp,
             _ => false,
         }
     }
@@ -162,6 +171,7 @@ impl<'c> DemandTable<'c> {
             Method::Dpcp(tb) => dpcp::window_demand(self.cx, tb, i, fixed, resp),
             Method::FmlpL(tb) => fmlp_l::window_demand(self.cx, tb, i, fixed, resp),
             Method::Mpcp(tb) => mpcp::window_demand(self.cx, tb, i, fixed, resp),
+            Method::Dflp(tb) => dflp::window_demand(self.cx, tb, i, fixed, resp),
             _ => fixed,
         };
         self.refined[i].set(Some(d));
@@ -187,6 +197,8 @@ impl<'c> DemandTable<'c> {
                 },
                 Method::Mpcp(tb) => mpcp::demand(cx, tb, i),
                 Method::Dpcp(tb) => dpcp::demand(cx, tb, i),
+                Method::Dflp(_) => dflp::demand(cx, i),
+                Method::Msrp(tb) => msrp::demand(cx, tb, i),
                 Method::Fmlp(tb) => fmlp::demand(cx, tb, i),
                 Method::FmlpL(_) => fmlp_l::demand(cx, i),
                 Method::Uni(tb) => mix::demand(cx, tb, i),

@@ -19,38 +19,67 @@ use super::{Demand, ceiling_blocking, times};
 use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 
-/// Spin of one request of `x` on global `q`.
-pub fn spin(cx: &Context, x: TaskId, q: ResourceId) -> Time {
-    let mut s = Time::ZERO;
-    for cpu in 0..cx.f.cpus {
-        if Some(cpu) != cx.cpu(x) {
-            let longest =
-                cx.f.on_cpu(cpu)
-                    .iter()
-                    .map(|&y| cx.f.cs(y, q))
-                    .max()
-                    .unwrap_or(Time::ZERO);
-            s = s.saturating_add(longest);
+/// Per CPU and global resource, the spin of one request issued there,
+/// built once per system: `Σ_{k ≠ c} max_{x on k} L_{x,q}` is the sum over
+/// all CPUs less CPU `c`'s own term, so each is two lookups rather than a
+/// walk over every task (a job's bound reads one per section of every
+/// lower task of its CPU).
+pub struct Tables {
+    /// `longest[c · nr + q]`: the longest section on `q` of a task of `c`.
+    longest: Vec<Time>,
+    /// Per resource, the sum of `longest` over all CPUs.
+    all: Vec<Time>,
+    nr: usize,
+}
+
+impl Tables {
+    /// The tables of the system in `cx`.
+    pub fn new(cx: &Context) -> Tables {
+        let f = &cx.f;
+        let nr = f.n_resources;
+        let mut longest = vec![Time::ZERO; f.cpus * nr];
+        for x in 0..cx.n() {
+            let Some(c) = cx.cpu(x).filter(|&c| c < f.cpus) else {
+                continue;
+            };
+            for q in (0..nr).filter(|&q| f.global[q] && f.requests(x, q) > 0) {
+                let l = &mut longest[c * nr + q];
+                *l = (*l).max(f.cs(x, q));
+            }
+        }
+        let all = (0..nr)
+            .map(|q| (0..f.cpus).fold(Time::ZERO, |a, c| a.saturating_add(longest[c * nr + q])))
+            .collect();
+        Tables { longest, all, nr }
+    }
+
+    /// Spin of one request of `x` on global `q`: one section of each other
+    /// CPU, its longest.
+    pub fn spin(&self, cx: &Context, x: TaskId, q: ResourceId) -> Time {
+        match cx.cpu(x).filter(|&c| c < cx.f.cpus) {
+            // A saturated sum is kept: never less than the true one.
+            Some(_) if self.all[q] == Time::MAX => Time::MAX,
+            Some(c) => self.all[q].saturating_sub(self.longest[c * self.nr + q]),
+            None => self.all[q],
         }
     }
-    s
 }
 
 /// Task `i`'s blocking and execution terms under this protocol (the
 /// module's bound).
-pub fn demand(cx: &Context, i: TaskId) -> Demand {
+pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut total_spin = Time::ZERO;
     for q in (0..f.n_resources).filter(|&q| f.global[q]) {
         let n = f.requests(i, q) as u64;
         if n > 0 {
-            total_spin = total_spin.saturating_add(times(spin(cx, i, q), n));
+            total_spin = total_spin.saturating_add(times(tb.spin(cx, i, q), n));
         }
     }
     let mut b = ceiling_blocking(cx, i, |r| !f.global[r]);
     for j in cx.lower_local(i) {
         for rq in f.sections(j).iter().filter(|rq| f.global[rq.resource]) {
-            b = b.max(spin(cx, j, rq.resource).saturating_add(rq.length));
+            b = b.max(tb.spin(cx, j, rq.resource).saturating_add(rq.length));
         }
     }
     Demand {
@@ -58,5 +87,54 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
         spin: total_spin,
         local: times(b, cx.suspensions(i) + 1),
         remote: Time::ZERO,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three CPUs; `q` is held 2 ms by `a` (CPU 0), 3 and 5 ms by `b` and
+    /// `c` (CPU 1), 1 ms by `d` (CPU 2). A request from CPU 1 spins for
+    /// one section of CPU 0 and one of CPU 2: 2 + 1 = 3 ms; from CPU 0,
+    /// 5 + 1 = 6 ms; from CPU 2, 2 + 5 = 7 ms.
+    #[test]
+    fn one_section_of_each_other_cpu_its_longest() {
+        let sys = rtsync_model::load_str(
+            r#"
+[platform]
+cpus = 3
+protocol = "msrp"
+[[resource]]
+name = "q"
+[[task]]
+name = "a"
+period = "100ms"
+cpu = 0
+body = [ { lock = "q", hold = "2ms" } ]
+[[task]]
+name = "b"
+period = "100ms"
+cpu = 1
+body = [ { lock = "q", hold = "3ms" } ]
+[[task]]
+name = "c"
+period = "100ms"
+cpu = 1
+body = [ { lock = "q", hold = "5ms" } ]
+[[task]]
+name = "d"
+period = "100ms"
+cpu = 2
+body = [ { lock = "q", hold = "1ms" } ]
+"#,
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+        let cx = Context::new(&sys);
+        let tb = Tables::new(&cx);
+        let spins: Vec<Time> = (0..4).map(|x| tb.spin(&cx, x, 0)).collect();
+        assert_eq!(spins, [6, 3, 3, 7].map(Time::from_ms));
     }
 }

@@ -69,8 +69,10 @@ pub struct Args {
     /// Analysis: only this shape (`a` or `b`; both when absent).
     #[arg(long, value_parser = ["a", "b"])]
     pub shape: Option<String>,
-    /// Analysis: only this protocol (all four when absent).
-    #[arg(long, value_parser = ["mpcp", "dpcp", "fmlp-l", "msrp"])]
+    /// Analysis: only this protocol (when absent, every one measured:
+    /// MPCP, DPCP, FMLP-L, MSRP with --analysis classic; MPCP, DPCP,
+    /// FMLP-L, DFLP with --analysis lp).
+    #[arg(long, value_parser = ["mpcp", "dpcp", "fmlp-l", "msrp", "dflp"])]
     pub protocol: Option<String>,
     /// Analysis: a SchedCAT port built by `scripts/schedcat/build.sh
     /// SCHEDCAT_CHECKOUT DIR`; runs SchedCAT on the very same sets in this

@@ -35,6 +35,7 @@
 //! both sound bounds on the same delay, so `--analysis lp` never answers
 //! above `--analysis classic` (a property test checks it on random sets).
 
+pub mod dflp;
 pub mod dpcp;
 mod flow;
 pub mod fmlp_l;

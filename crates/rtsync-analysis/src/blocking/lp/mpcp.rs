@@ -56,7 +56,7 @@
 //! unit of `(x, r)` counts against `J_i`'s request (`D`) or against the
 //! holder it preempts (`I`), and which is better depends on the other
 //! pairs. Each row is an arc into the sink, each pair an arc to every row
-//! it may use, and the greedy over that network ([`super::flow`]) reaches
+//! it may use, and the greedy over that network (the private `flow` module) reaches
 //! the LP's optimum. The joint program adds, per lower task of `J_i`'s
 //! CPU, a row of (11) that its pairs may also use.
 //!
