@@ -122,6 +122,18 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
     }
 }
 
+/// [`demand`] read from the tables, which hold every request's classic
+/// bound already: the LP form's fixed demand, without solving them again.
+pub fn tabled_demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
+    Demand {
+        exec: cx.f.tasks[i].wcet.saturating_sub(own_sections(cx, i)),
+        remote: tb.split[i]
+            .iter()
+            .fold(Time::ZERO, |a, m| a.saturating_add(m.3)),
+        ..Demand::default()
+    }
+}
+
 /// Task `i`'s demand refined at the response-time estimates `resp`: with
 /// `--analysis lp`, per synchronization CPU other than `i`'s own, the
 /// smaller of the classic bound on its requests there and their own
@@ -142,8 +154,5 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         };
         remote = remote.saturating_add(best);
     }
-    Demand {
-        remote: remote.min(fixed.remote),
-        ..fixed
-    }
+    Demand { remote, ..fixed }
 }

@@ -197,7 +197,7 @@ impl<'c> DemandTable<'c> {
                 },
                 Method::Mpcp(tb) => mpcp::demand(cx, tb, i),
                 Method::Dpcp(tb) => dpcp::demand(cx, tb, i),
-                Method::Dflp(_) => dflp::demand(cx, i),
+                Method::Dflp(tb) => dflp::tabled_demand(cx, tb, i),
                 Method::Msrp(tb) => msrp::demand(cx, tb, i),
                 Method::Fmlp(tb) => fmlp::demand(cx, tb, i),
                 Method::FmlpL(_) => fmlp_l::demand(cx, i),

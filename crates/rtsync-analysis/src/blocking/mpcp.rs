@@ -157,23 +157,46 @@ impl Tables {
 
 /// Wait for one request of `i` on global `q` (its own section excluded).
 pub fn request_wait(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
+    wait(cx, tb, i, q, None)
+}
+
+/// The per-request wait on `q`: the least fixed point of `W = max_lower
+/// L' + Σ_{x ≥ π_i} k_x(W) N_{x,q} L'_{x,q}`, where `k_x(W)` counts the
+/// higher requests granted in the wait: `⌈W / T_x⌉ + 1` (classic), or with
+/// response-time estimates `window`, `⌈(W + R_x) / T_x⌉` (the job-window
+/// form the LP reads, [`super::lp::mpcp`]). [`Time::MAX`] past the
+/// deadline.
+pub(crate) fn wait(
+    cx: &Context,
+    tb: &Tables,
+    i: TaskId,
+    q: ResourceId,
+    window: Option<&[Time]>,
+) -> Time {
     let pi = cx.prio(i);
-    let users = cx.f.users(q);
-    let low = users
-        .iter()
-        .filter(|&&x| x != i && cx.prio(x) < pi)
-        .map(|&x| tb.gcs_response(x, q))
-        .max()
-        .unwrap_or(Time::ZERO);
-    // Each `(⌈W / T_x⌉ + 1) · c` term puts `c` into the base.
-    let mut base = low;
+    let mut base = Time::ZERO;
     let mut terms = tb.scratch.borrow_mut();
     terms.clear();
-    for &x in users {
+    for &x in cx.f.users(q) {
+        if x == i {
+            continue;
+        }
+        if cx.prio(x) < pi {
+            base = base.max(tb.gcs_response(x, q));
+        }
+    }
+    for &x in cx.f.users(q) {
         if x != i && cx.prio(x) >= pi {
             let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
-            base = base.saturating_add(c);
-            terms.push(Term::new(c, Time::ZERO, cx.period[x]));
+            let jitter = match window {
+                Some(resp) => resp[x],
+                // Each `(⌈W / T_x⌉ + 1) · c` term puts `c` into the base.
+                None => {
+                    base = base.saturating_add(c);
+                    Time::ZERO
+                }
+            };
+            terms.push(Term::new(c, jitter, cx.period[x]));
         }
     }
     beyond_deadline(recurrence::solve(base, cx.deadline[i], &mut terms))

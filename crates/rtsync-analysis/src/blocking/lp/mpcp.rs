@@ -69,7 +69,6 @@ use super::{Kind, Program, Var};
 use crate::blocking::mpcp::{Tables, Wait};
 use crate::blocking::{jobs, times};
 use crate::context::Context;
-use crate::recurrence::{self, Term};
 use rtsync_model::{ResourceId, TaskId, Time};
 use std::cell::RefCell;
 
@@ -113,7 +112,13 @@ struct Remote {
 fn waits(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Vec<Wait> {
     tb.waits(cx, i)
         .iter()
-        .map(|&(q, n_iq, w)| (q, n_iq, w.min(window_wait(cx, tb, i, q, resp))))
+        .map(|&(q, n_iq, w)| {
+            (
+                q,
+                n_iq,
+                w.min(crate::blocking::mpcp::wait(cx, tb, i, q, Some(resp))),
+            )
+        })
         .collect()
 }
 
@@ -234,28 +239,6 @@ fn remote(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Remote {
 fn arrivals(w: Time, r: Time, t: Time) -> u64 {
     let t = t.ns().max(1);
     (w.ns().div_ceil(t) + 1).min(w.ns().saturating_add(r.ns()).div_ceil(t))
-}
-
-/// The job-window form of the classic per-request wait on `q`
-/// ([`crate::blocking::mpcp::request_wait`]): the least fixed point of
-/// `W = max_lower L' + Σ_{x ≥ π_i} ⌈(W + R_x) / T_x⌉ N_{x,q} L'_{x,q}`
-/// (the count of [`arrivals`]), or [`Time::MAX`] past the deadline.
-fn window_wait(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId, resp: &[Time]) -> Time {
-    let pi = cx.prio(i);
-    let mut low = Time::ZERO;
-    let mut terms = Vec::new();
-    for &x in cx.f.users(q) {
-        if x == i {
-            continue;
-        }
-        if cx.prio(x) < pi {
-            low = low.max(tb.gcs_response(x, q));
-        } else {
-            let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
-            terms.push(Term::new(c, resp[x], cx.period[x]));
-        }
-    }
-    recurrence::solve(low, cx.deadline[i], &mut terms).unwrap_or(Time::MAX)
 }
 
 /// The remote program's optimum, the greedy over its network; with
