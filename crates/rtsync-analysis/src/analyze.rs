@@ -177,6 +177,17 @@ fn task_row(
     } else {
         Verdict::NotSchedulable
     };
+    // With a joint spin bound (MSRP's LP), the response reads it in place
+    // of the job's own spin and local blocking: the row shows the local
+    // blocking it holds (at most the classic one) and the rest as spin,
+    // the job's own and that of the jobs above it in its busy window.
+    let (spin, local) = match d.joint {
+        Some(j) => {
+            let local = d.local.min(j);
+            (j.saturating_sub(local), local)
+        }
+        None => (d.spin, d.local),
+    };
     TaskResult {
         name: t.name.clone(),
         cpu: t.cpu,
@@ -185,9 +196,9 @@ fn task_row(
         deadline: t.deadline,
         wcet,
         blocking: Blocking {
-            local: Delay::from_saturated(d.local),
+            local: Delay::from_saturated(local),
             remote: Delay::from_saturated(d.remote),
-            spin: Delay::from_saturated(d.spin),
+            spin: Delay::from_saturated(spin),
             overhead: wcet.saturating_sub(base),
         },
         response,

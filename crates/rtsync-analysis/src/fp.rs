@@ -138,8 +138,12 @@ fn iterate<'c>(
         if !seen[x] {
             seen[x] = true;
             let start = if windowed {
-                let d = demands.fixed(x);
-                d.cpu_time().saturating_add(cx.f.tasks[x].suspension)
+                // Execution alone: a joint spin bound can be below the
+                // job's own classic spin.
+                demands
+                    .fixed(x)
+                    .exec
+                    .saturating_add(cx.f.tasks[x].suspension)
             } else {
                 e.own(x)
             };
@@ -303,13 +307,26 @@ impl<'a> Engine<'a> {
         self.cx.cpu(i).map_or(&[], |c| &self.foreign[c])
     }
 
-    /// The job's own demand: execution, spin, blocking, suspension.
+    /// The job's own demand: execution, spin, blocking, suspension; with
+    /// a joint spin bound ([`Demand::joint`]), that in place of spin and
+    /// local blocking.
+    ///
+    /// [`Demand::joint`]: crate::blocking::Demand::joint
     fn own(&self, i: TaskId) -> Time {
         let d = self.d.get(i);
-        d.cpu_time()
-            .saturating_add(d.local)
+        let blocking = d.joint.unwrap_or(d.spin.saturating_add(d.local));
+        d.exec
+            .saturating_add(blocking)
             .saturating_add(d.remote)
             .saturating_add(self.cx.f.tasks[i].suspension)
+    }
+
+    /// What a job of `h` above `i` executes on their CPU as `i` is
+    /// charged for it: its execution and spin, or its execution alone
+    /// where `i`'s joint bound holds the spin of the jobs above.
+    fn above(&self, i_joint: bool, h: TaskId) -> Time {
+        let d = self.d.get(h);
+        if i_joint { d.exec } else { d.cpu_time() }
     }
 
     /// The latest the busy window may end: deadline minus release jitter.
@@ -320,14 +337,14 @@ impl<'a> Engine<'a> {
     /// Form 2 (suspension as execution), `None` past the deadline.
     fn oblivious(&self, i: TaskId, resp: &[Time]) -> Option<Time> {
         let cx = self.cx;
+        let joint = self.d.get(i).joint.is_some();
         self.fixed_point(i, self.own(i), self.limit(i), resp, |h| {
-            let d = self.d.get(h);
+            let c = self.above(joint, h);
             let c = if self.suspends(h) {
-                d.cpu_time()
-                    .saturating_add(d.remote)
+                c.saturating_add(self.d.get(h).remote)
                     .saturating_add(cx.f.tasks[h].suspension)
             } else {
-                d.cpu_time()
+                c
             };
             (c, cx.jitter[h])
         })
@@ -346,8 +363,9 @@ impl<'a> Engine<'a> {
         // Form 1 need not look past form 2's answer: the smaller is kept.
         let cap = oblivious.map_or(limit, |o| o.min(limit));
         let jitter_form = if self.hp(i).any(|h| self.suspends(h)) || !self.agents(i).is_empty() {
+            let joint = self.d.get(i).joint.is_some();
             self.fixed_point(i, base, cap, resp, |h| {
-                let c = self.d.get(h).cpu_time();
+                let c = self.above(joint, h);
                 let j = if self.suspends(h) {
                     resp[h].saturating_sub(c).max(cx.jitter[h])
                 } else {

@@ -341,7 +341,7 @@ proptest! {
     /// so the LP form accepts every system the classic form accepts.
     #[test]
     fn lp_bounds_never_exceed_classic(
-        p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp, Protocol::Dflp]),
+        p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp, Protocol::Dflp, Protocol::Msrp]),
         seed in any::<u64>(),
         util in 0.3f64..1.0,
         spread in any::<u64>(),

@@ -12,7 +12,7 @@
 //! here, not asserted.
 //!
 //! The LP forms (`--analysis lp`) against SchedCAT's LP analyses (GLPK):
-//! no set `lp-dpcp`, `lp-fmlp+` or `lp-dflp` accepts is refused by rtsync,
+//! no set `lp-dpcp`, `lp-fmlp+`, `lp-dflp` or `lp-msrp` accepts is refused by rtsync,
 //! and no task's bound is above SchedCAT's LP bound. `lp-mpcp` is reported, as
 //! the classic MPCP is: rtsync's MPCP boosts to global ceilings and counts
 //! equal ceilings as preempting (docs/ANALYSIS.md), so some of its tasks'
@@ -64,6 +64,7 @@ fn rtsync_lp_bounds_against_schedcats_lp() {
         Protocol::Dpcp,
         Protocol::FmlpL,
         Protocol::Dflp,
+        Protocol::Msrp,
         Protocol::Mpcp,
     ] {
         for k in 0..SHAPES.len() {

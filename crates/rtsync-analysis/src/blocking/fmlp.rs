@@ -118,6 +118,10 @@ pub struct Tables {
     short_np: Vec<Time>,
     /// The longest such stretch of any task, per CPU.
     np_on: Vec<Time>,
+    /// Per group, the per-request costs of every task that can delay a
+    /// long request for it, the requester's included
+    /// ([`super::fmlp_l::ahead_sums`]).
+    ahead: Vec<Time>,
 }
 
 impl Tables {
@@ -131,10 +135,16 @@ impl Tables {
                 np_on[c] = np_on[c].max(np);
             }
         }
+        let cost = |x: TaskId| {
+            let np = cx.cpu(x).map_or(Time::ZERO, |c| np_on[c]);
+            long_eff[x].saturating_add(np)
+        };
+        let ahead = super::fmlp_l::ahead_sums(cx, super::fmlp_l::n_groups(cx), cost);
         Tables {
             long_eff,
             short_np,
             np_on,
+            ahead,
         }
     }
 
@@ -143,10 +153,8 @@ impl Tables {
     /// ahead or boosted ahead, as [`super::fmlp_l::request_wait`] counts
     /// them.
     fn request_wait(&self, cx: &Context, i: TaskId, g: usize) -> Time {
-        super::fmlp_l::ahead(cx, i, g, |x| {
-            let np = cx.cpu(x).map_or(Time::ZERO, |c| self.np_on[c]);
-            self.long_eff[x].saturating_add(np)
-        })
+        let np = cx.cpu(i).map_or(Time::ZERO, |c| self.np_on[c]);
+        super::fmlp_l::excluding(self.ahead[g], self.long_eff[i].saturating_add(np))
     }
 }
 
@@ -175,6 +183,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
         spin: spin_total,
         local: times(boosted.saturating_add(np), resumptions),
         remote,
+        joint: None,
     }
 }
 
@@ -227,12 +236,15 @@ mod tests {
     /// With one kind only, the composition is the published bound.
     #[test]
     fn one_kind_alone_gives_the_published_bound() {
+        let fmlp_l = |cx: &Context, i: TaskId| {
+            super::super::fmlp_l::demand(cx, &super::super::fmlp_l::Tables::new(cx), i)
+        };
         for (p, one) in [
             (
                 "fmlp-s",
-                super::super::fmlp_s::demand as fn(&Context, TaskId) -> Demand,
+                &super::super::fmlp_s::demand as &dyn Fn(&Context, TaskId) -> Demand,
             ),
-            ("fmlp-l", super::super::fmlp_l::demand),
+            ("fmlp-l", &fmlp_l),
         ] {
             let s = sys(p, p);
             let cx = Context::new(&s);

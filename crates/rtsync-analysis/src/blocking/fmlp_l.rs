@@ -48,29 +48,53 @@
 use super::{Demand, jobs, times};
 use crate::context::{BoundForm, Context};
 use rtsync_model::{TaskId, Time};
+use std::cell::RefCell;
 
 /// Per-system tables the job-window form reads, computed once.
 pub struct Tables {
     /// Per task, its outermost requests per group `(group, count,
     /// longest)`, longest first.
     pub(crate) groups: Vec<Vec<(usize, u64, Time)>>,
-    /// `count[x * n_groups + g]`: outermost requests of `x` for group `g`.
-    pub(crate) count: Vec<u64>,
     pub(crate) n_groups: usize,
+    /// Per task, its longest outermost section (any group).
+    longest_outer: Vec<Time>,
+    /// Per group, [`ahead`]'s sum of longest outermost sections over every
+    /// task that can delay a request for the group, its requester
+    /// included: a request's fixed wait is this less its own task's.
+    ahead: Vec<Time>,
+    /// [`window_demand`]'s working space, kept between calls.
+    scratch: RefCell<Scratch>,
+}
+
+/// Per-look working space of [`window_demand`].
+#[derive(Default)]
+struct Scratch {
+    /// Per task `i`, row `i`: every task's jobs in `J_i`'s window at the
+    /// last look at `i` (`n × n`, allocated at the first look).
+    jobs: Vec<u64>,
+    /// Per task, the job-window `(remote, local)` computed from its row:
+    /// the form is a function of those counts alone, so a look whose
+    /// counts did not move reuses it.
+    memo: Vec<Option<(Time, Time)>>,
+    /// Per CPU, the direct-blocking count `D_c`.
+    direct: Vec<u64>,
+    /// Per CPU, which of `J_i`'s groups (by their index in `J_i`'s list)
+    /// its tasks use.
+    touched: Vec<u64>,
+    /// Per group, `1 +` its index in `J_i`'s list, 0 if `J_i` uses none.
+    mine: Vec<usize>,
 }
 
 impl Tables {
     /// Each task's requests per group.
     pub fn new(cx: &Context) -> Tables {
         let f = &cx.f;
-        let n_groups = f.group.iter().map(|&g| g + 1).max().unwrap_or(0);
-        let mut count = vec![0u64; cx.n() * n_groups];
+        let n_groups = n_groups(cx);
         let groups = (0..cx.n())
             .map(|x| {
                 let mut v: Vec<(usize, u64, Time)> = Vec::new();
                 for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
                     let g = f.group[rq.resource];
-                    count[x * n_groups + g] += 1;
                     match v.iter_mut().find(|e| e.0 == g) {
                         Some(e) => {
                             e.1 += 1;
@@ -82,12 +106,24 @@ impl Tables {
                 v.sort_by_key(|e| std::cmp::Reverse(e.2));
                 v
             })
+            .collect::<Vec<_>>();
+        let longest_outer: Vec<Time> = groups
+            .iter()
+            .map(|v| v.first().map_or(Time::ZERO, |e| e.2))
             .collect();
+        let ahead = ahead_sums(cx, n_groups, |x| longest_outer[x]);
         Tables {
             groups,
-            count,
             n_groups,
+            longest_outer,
+            ahead,
+            scratch: RefCell::new(Scratch::default()),
         }
+    }
+
+    /// [`request_wait`] from the per-group sums: `i` must use `g`.
+    fn request_wait(&self, i: TaskId, g: usize) -> Time {
+        excluding(self.ahead[g], self.longest_outer[i])
     }
 
     /// The sum of `x`'s `k` longest sections, each kind at most `count ·
@@ -139,76 +175,114 @@ pub(crate) fn ahead(cx: &Context, i: TaskId, g: usize, cost: impl Fn(TaskId) -> 
     w
 }
 
+/// The number of resource groups.
+pub(crate) fn n_groups(cx: &Context) -> usize {
+    cx.f.group.iter().map(|&g| g + 1).max().unwrap_or(0)
+}
+
+/// Per group `g`, [`ahead`]`(cx, i, g, cost)` plus `cost(i)` for any user
+/// `i` of `g` (the set [`ahead`] sums over is the same for every user of
+/// the group but for the user itself): one pass over the tasks instead of
+/// one per request.
+pub(crate) fn ahead_sums(
+    cx: &Context,
+    n_groups: usize,
+    cost: impl Fn(TaskId) -> Time,
+) -> Vec<Time> {
+    let f = &cx.f;
+    let (n, cpus) = (cx.n(), f.cpus);
+    // uses[x * n_groups + g]: x has a section in g; hosts[g * cpus + c]:
+    // CPU c hosts a user of g.
+    let mut uses = vec![false; n * n_groups];
+    let mut hosts = vec![false; n_groups * cpus];
+    for x in 0..n {
+        for rq in f.sections(x) {
+            let g = f.group[rq.resource];
+            uses[x * n_groups + g] = true;
+            if let Some(c) = cx.cpu(x) {
+                hosts[g * cpus + c] = true;
+            }
+        }
+    }
+    (0..n_groups)
+        .map(|g| {
+            (0..n)
+                .filter(|&x| {
+                    uses[x * n_groups + g] || cx.cpu(x).is_some_and(|c| hosts[g * cpus + c])
+                })
+                .fold(Time::ZERO, |a, x| a.saturating_add(cost(x)))
+        })
+        .collect()
+}
+
+/// A sum from [`ahead_sums`] without one task's cost; a saturated sum
+/// stays saturated.
+pub(crate) fn excluding(sum: Time, own: Time) -> Time {
+    if sum == Time::MAX {
+        sum
+    } else {
+        sum.saturating_sub(own)
+    }
+}
+
 /// Task `i`'s blocking and execution terms under this protocol (the
-/// module's bound).
-pub fn demand(cx: &Context, i: TaskId) -> Demand {
+/// module's bound), each request's wait [`request_wait`] read from the
+/// tables.
+pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_req = 0u64;
     for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
         n_req += 1;
-        remote = remote.saturating_add(request_wait(cx, i, f.group[rq.resource]));
+        remote = remote.saturating_add(tb.request_wait(i, f.group[rq.resource]));
     }
     let resumptions = n_req + cx.suspensions(i) + 1;
     let local = cx.lower_local(i).fold(Time::ZERO, |a, j| {
-        a.saturating_add(times(cx.f.longest_outer_cs(j), resumptions))
+        a.saturating_add(times(tb.longest_outer[j], resumptions))
     });
     Demand {
         exec: f.tasks[i].wcet,
         remote,
         local,
         spin: Time::ZERO,
+        joint: None,
     }
 }
 
 /// Task `i`'s demand under the job-window form (see the module's doc) at
 /// the response-time estimates `resp`, or `fixed` where that is smaller.
 pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
-    let f = &cx.f;
     let r_i = resp[i];
-    let mine = &tb.groups[i];
-    let n_i: u64 = mine.iter().map(|e| e.1).sum();
-    let ng = tb.n_groups;
-    // Per CPU: the direct-blocking count D_c, and which of `J_i`'s groups
-    // its tasks use (for I_c).
-    let mut direct = vec![0u64; f.cpus];
-    let mut touched = vec![0u64; f.cpus];
-    for x in (0..cx.n()).filter(|&x| x != i) {
-        let Some(c) = cx.cpu(x) else { continue };
-        let jx = jobs(r_i, resp[x], cx.period[x]);
-        for (k, &(g, n, _)) in mine.iter().enumerate() {
-            let m = tb.count[x * ng + g];
-            if m > 0 {
-                direct[c] = direct[c].saturating_add(m.saturating_mul(jx).min(n));
-                touched[c] |= 1u64 << k.min(63);
-            }
+    let n = cx.n();
+    let mut scratch = tb.scratch.borrow_mut();
+    let Scratch {
+        jobs: rows,
+        memo,
+        direct,
+        touched,
+        mine: index,
+    } = &mut *scratch;
+    if rows.is_empty() {
+        rows.resize(n * n, 0);
+        memo.resize(n, None);
+    }
+    let jx = &mut rows[i * n..(i + 1) * n];
+    let mut same = memo[i].is_some();
+    for (x, j) in jx.iter_mut().enumerate() {
+        let now = jobs(r_i, resp[x], cx.period[x]);
+        if *j != now {
+            *j = now;
+            same = false;
         }
     }
-    let contended = |c: usize| -> u64 {
-        if mine.len() > 64 {
-            // More groups than the mask holds: all of them, an upper bound.
-            return n_i;
+    let (remote, local) = match memo[i] {
+        Some(m) if same => m,
+        _ => {
+            let m = job_window(cx, tb, i, jx, direct, touched, index);
+            memo[i] = Some(m);
+            m
         }
-        mine.iter()
-            .enumerate()
-            .filter(|(k, _)| touched[c] >> k & 1 == 1)
-            .map(|(_, e)| e.1)
-            .sum()
     };
-    let own = cx.cpu(i);
-    let mut remote = Time::ZERO;
-    for c in (0..f.cpus).filter(|&c| Some(c) != own && direct[c] > 0) {
-        let k = direct[c].min(contended(c));
-        for &x in f.on_cpu(c) {
-            remote = remote.saturating_add(tb.longest(x, jobs(r_i, resp[x], cx.period[x]), k));
-        }
-    }
-    let blocked: u64 = direct.iter().sum();
-    let arrivals = n_i.min(blocked) + cx.suspensions(i) + 1;
-    let mut local = Time::ZERO;
-    for x in cx.lower_local(i) {
-        local = local.saturating_add(tb.longest(x, jobs(r_i, resp[x], cx.period[x]), arrivals));
-    }
     let window = Demand {
         remote,
         local,
@@ -230,5 +304,117 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         }
     } else {
         classic
+    }
+}
+
+/// The job-window `(remote, local)` of `i` from every task's jobs in its
+/// window `jx` (the module's doc), in the given working space.
+fn job_window(
+    cx: &Context,
+    tb: &Tables,
+    i: TaskId,
+    jx: &[u64],
+    direct: &mut Vec<u64>,
+    touched: &mut Vec<u64>,
+    index: &mut Vec<usize>,
+) -> (Time, Time) {
+    let f = &cx.f;
+    let mine = &tb.groups[i];
+    let n_i: u64 = mine.iter().map(|e| e.1).sum();
+    direct.clear();
+    direct.resize(f.cpus, 0);
+    touched.clear();
+    touched.resize(f.cpus, 0);
+    index.clear();
+    index.resize(tb.n_groups, 0);
+    for (k, e) in mine.iter().enumerate() {
+        index[e.0] = k + 1;
+    }
+    // Per CPU: the direct-blocking count D_c, and which of `J_i`'s groups
+    // its tasks use (for I_c); each task's groups looked up in `J_i`'s.
+    for x in (0..cx.n()).filter(|&x| x != i) {
+        let Some(c) = cx.cpu(x) else { continue };
+        for &(g, m, _) in &tb.groups[x] {
+            if index[g] > 0 {
+                let k = index[g] - 1;
+                let n = mine[k].1;
+                direct[c] = direct[c].saturating_add(m.saturating_mul(jx[x]).min(n));
+                touched[c] |= 1u64 << k.min(63);
+            }
+        }
+    }
+    let contended = |c: usize| -> u64 {
+        if mine.len() > 64 {
+            // More groups than the mask holds: all of them, an upper bound.
+            return n_i;
+        }
+        mine.iter()
+            .enumerate()
+            .filter(|(k, _)| touched[c] >> k & 1 == 1)
+            .map(|(_, e)| e.1)
+            .sum()
+    };
+    let own = cx.cpu(i);
+    let mut remote = Time::ZERO;
+    for c in (0..f.cpus).filter(|&c| Some(c) != own && direct[c] > 0) {
+        let k = direct[c].min(contended(c));
+        for &x in f.on_cpu(c) {
+            remote = remote.saturating_add(tb.longest(x, jx[x], k));
+        }
+    }
+    let blocked: u64 = direct.iter().sum();
+    let arrivals = n_i.min(blocked) + cx.suspensions(i) + 1;
+    let mut local = Time::ZERO;
+    for x in cx.lower_local(i) {
+        local = local.saturating_add(tb.longest(x, jx[x], arrivals));
+    }
+    (remote, local)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenConfig, generate};
+    use crate::partition::Heuristic;
+    use proptest::prelude::*;
+    use rtsync_model::Protocol;
+
+    proptest! {
+        /// Each request's fixed wait read from the per-group sums is the
+        /// sum over the tasks ahead of it, counted task by task, with
+        /// nesting (groups spanning resources), local resources and tasks
+        /// left unplaced.
+        #[test]
+        fn the_tabled_wait_is_the_sum_over_the_tasks_ahead(
+            seed in 0u64..10_000,
+            cpus in 1usize..5,
+            nest in 0.0f64..0.6,
+            unplaced in any::<bool>(),
+        ) {
+            let c = GenConfig {
+                cpus,
+                tasks: 3 * cpus + 1,
+                utilization: 0.5 * cpus as f64,
+                resources: 5,
+                protocol: Protocol::FmlpL,
+                requests_max: 3,
+                nest_prob: nest,
+                local_resources: 1,
+                partition: Some(Heuristic::WorstFit),
+                ..GenConfig::default()
+            };
+            let mut sys = generate(&c, seed, 0);
+            if unplaced {
+                sys.tasks[0].cpu = None;
+            }
+            let cx = Context::new(&sys);
+            let tb = Tables::new(&cx);
+            for i in 0..cx.n() {
+                for rq in cx.f.sections(i) {
+                    let g = cx.f.group[rq.resource];
+                    prop_assert_eq!(tb.request_wait(i, g), request_wait(&cx, i, g), "task {}, group {}", i, g);
+                }
+            }
+        }
     }
 }

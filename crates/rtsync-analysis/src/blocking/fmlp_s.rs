@@ -70,5 +70,6 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
         spin,
         local: times(np, cx.suspensions(i) + 1),
         remote: Time::ZERO,
+        joint: None,
     }
 }

@@ -252,5 +252,6 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
         local,
         remote,
         spin: Time::ZERO,
+        joint: None,
     }
 }

@@ -74,5 +74,6 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
         spin,
         local: times(b, cx.suspensions(i) + 1),
         remote: Time::ZERO,
+        joint: None,
     }
 }

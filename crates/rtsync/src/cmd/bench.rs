@@ -71,7 +71,7 @@ pub struct Args {
     pub shape: Option<String>,
     /// Analysis: only this protocol (when absent, every one measured:
     /// MPCP, DPCP, FMLP-L, MSRP with --analysis classic; MPCP, DPCP,
-    /// FMLP-L, DFLP with --analysis lp).
+    /// FMLP-L, MSRP, DFLP with --analysis lp).
     #[arg(long, value_parser = ["mpcp", "dpcp", "fmlp-l", "msrp", "dflp"])]
     pub protocol: Option<String>,
     /// Analysis: a SchedCAT port built by `scripts/schedcat/build.sh

@@ -63,7 +63,8 @@ impl Input {
 pub enum Forms {
     /// The closed-form bounds.
     Classic,
-    /// The LP bounds (DPCP, FMLP-L); other protocols are left out.
+    /// The LP bounds, for the protocols that have one
+    /// ([`rtsync_analysis::blocking::has_lp_form`]); others are left out.
     Lp,
     /// Each protocol with its classic bounds and, where it has them, its
     /// LP bounds beside.

@@ -40,6 +40,7 @@ pub mod dpcp;
 mod flow;
 pub mod fmlp_l;
 pub mod mpcp;
+pub mod msrp;
 
 /// How a request delays the job (the paper's `X^D`, `X^I`, `X^P`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +52,9 @@ pub enum Kind {
     Indirect,
     /// The request's boosted section preempts the job on its own CPU.
     Preempt,
+    /// The request delays the job that blocks `J_i` when `J_i` arrives (a
+    /// spin lock's arrival blocking, [`msrp`]).
+    Arrival,
 }
 
 /// One aggregated variable: all instances of `task`'s requests for `key`
