@@ -341,7 +341,9 @@ proptest! {
     /// so the LP form accepts every system the classic form accepts.
     #[test]
     fn lp_bounds_never_exceed_classic(
-        p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp, Protocol::Dflp, Protocol::Msrp]),
+        p in prop::sample::select(
+            Protocol::ALL.into_iter().filter(|&p| rtsync_analysis::blocking::has_lp_form(p)).collect::<Vec<_>>()
+        ),
         seed in any::<u64>(),
         util in 0.3f64..1.0,
         spread in any::<u64>(),

@@ -16,6 +16,7 @@
 //! Checked by the simulator's
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
+use super::lp::spin::Keys;
 use super::{Demand, times};
 use crate::context::Context;
 use rtsync_model::{TaskId, Time};
@@ -71,5 +72,19 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
         local: times(np, cx.suspensions(i) + 1),
         remote: Time::ZERO,
         joint: None,
+    }
+}
+
+/// Task `i`'s demand refined at the response-time estimates `resp`: with
+/// `--analysis lp`, the joint bound of Wieder and Brandenburg's program
+/// over the groups ([`super::lp::spin`]) on the spin and arrival blocking
+/// in the job's busy window, which the engine charges in place of `spin +
+/// local` and of the spin of the jobs above; `fixed` where the program does
+/// not apply (a job that self-suspends). The keys are built with the LP
+/// form alone ([`super::DemandTable`]).
+pub fn window_demand(cx: &Context, keys: &Keys, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
+    Demand {
+        joint: super::lp::spin::bound(cx, keys, i, resp, Time::ZERO),
+        ..fixed
     }
 }

@@ -38,7 +38,12 @@ use std::cell::{Cell, OnceCell};
 pub fn has_lp_form(p: Protocol) -> bool {
     matches!(
         p,
-        Protocol::Dpcp | Protocol::FmlpL | Protocol::Mpcp | Protocol::Dflp | Protocol::Msrp
+        Protocol::Dpcp
+            | Protocol::FmlpL
+            | Protocol::Mpcp
+            | Protocol::Dflp
+            | Protocol::Msrp
+            | Protocol::FmlpS
     )
 }
 
@@ -110,6 +115,8 @@ enum Method {
     Msrp(msrp::Tables),
     Fmlp(fmlp::Tables),
     FmlpL(fmlp_l::Tables),
+    /// FMLP-S with `--analysis lp`: the spin-lock program's keys.
+    FmlpS(lp::spin::Keys),
     Uni(mix::Tables),
     Each(fn(&Context, TaskId) -> Demand),
 }
@@ -129,6 +136,9 @@ impl<'c> DemandTable<'c> {
             }
             Mix::One(Protocol::FmlpL) => Method::FmlpL(fmlp_l::Tables::new(cx)),
             Mix::One(Protocol::Msrp) => Method::Msrp(msrp::Tables::new(cx)),
+            Mix::One(Protocol::FmlpS) if cx.form == BoundForm::Lp => {
+                Method::FmlpS(lp::spin::Keys::groups(cx))
+            }
             Mix::One(p) => Method::Each(match p {
                 Protocol::Npcs => npcs::demand,
                 Protocol::Pip => pip::demand,
@@ -163,6 +173,7 @@ impl<'c> DemandTable<'c> {
         match self.rule {
             Method::Dpcp(_) | Method::FmlpL(_) => true,
             Method::Mpcp(_) | Method::Dflp(_) | Method::Msrp(_) => self.cx.form == BoundForm::Lp,
+            Method::FmlpS(_) => true,
             _ => false,
         }
     }
@@ -181,6 +192,7 @@ impl<'c> DemandTable<'c> {
             Method::Mpcp(tb) => mpcp::window_demand(self.cx, tb, i, fixed, resp),
             Method::Dflp(tb) => dflp::window_demand(self.cx, tb, i, fixed, resp),
             Method::Msrp(tb) => msrp::window_demand(self.cx, tb, i, fixed, resp),
+            Method::FmlpS(keys) => fmlp_s::window_demand(self.cx, keys, i, fixed, resp),
             _ => fixed,
         };
         self.refined[i].set(Some(d));
@@ -210,6 +222,7 @@ impl<'c> DemandTable<'c> {
                 Method::Msrp(tb) => msrp::demand(cx, tb, i),
                 Method::Fmlp(tb) => fmlp::demand(cx, tb, i),
                 Method::FmlpL(tb) => fmlp_l::demand(cx, tb, i),
+                Method::FmlpS(_) => fmlp_s::demand(cx, i),
                 Method::Uni(tb) => mix::demand(cx, tb, i),
                 Method::Each(one) => one(cx, i),
             }

@@ -17,7 +17,8 @@
 
 use super::{Demand, ceiling_blocking, times};
 use crate::context::{BoundForm, Context};
-use rtsync_model::{Cpu, ResourceId, TaskId, Time};
+use super::lp::spin::Keys;
+use rtsync_model::{ResourceId, TaskId, Time};
 
 /// Per CPU and global resource, the spin of one request issued there,
 /// built once per system: `Σ_{k ≠ c} max_{x on k} L_{x,q}` is the sum over
@@ -30,10 +31,9 @@ pub struct Tables {
     /// Per resource, the sum of `longest` over all CPUs.
     all: Vec<Time>,
     nr: usize,
-    /// With the LP form only, `users[c · nr + q]`: the tasks of `c` with
-    /// sections on global `q`, `(longest, task)`, longest first
-    /// ([`super::lp::msrp`]'s greedy order).
-    users: Vec<Vec<(Time, TaskId)>>,
+    /// With the LP form only, the spin-lock program's view of the system
+    /// ([`super::lp::spin`]).
+    keys: Option<Keys>,
 }
 
 impl Tables {
@@ -54,32 +54,12 @@ impl Tables {
         let all = (0..nr)
             .map(|q| (0..f.cpus).fold(Time::ZERO, |a, c| a.saturating_add(longest[c * nr + q])))
             .collect();
-        let mut users = Vec::new();
-        if cx.form == BoundForm::Lp {
-            users = vec![Vec::new(); f.cpus * nr];
-            for c in 0..f.cpus {
-                for &x in f.on_cpu(c) {
-                    for q in (0..nr).filter(|&q| f.global[q] && f.requests(x, q) > 0) {
-                        users[c * nr + q].push((f.cs(x, q), x));
-                    }
-                }
-            }
-            for u in &mut users {
-                u.sort_by_key(|e| std::cmp::Reverse(e.0));
-            }
-        }
         Tables {
             longest,
             all,
             nr,
-            users,
+            keys: (cx.form == BoundForm::Lp).then(|| Keys::resources(cx)),
         }
-    }
-
-    /// The tasks of CPU `c` with sections on global `q`, longest first
-    /// (built with the LP form only).
-    pub(crate) fn users(&self, c: Cpu, q: ResourceId) -> &[(Time, TaskId)] {
-        &self.users[c * self.nr + q]
     }
 
     /// Spin of one request of `x` on global `q`: one section of each other
@@ -122,16 +102,17 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
 
 /// Task `i`'s demand refined at the response-time estimates `resp`: with
 /// `--analysis lp`, the joint bound of Wieder and Brandenburg's program
-/// ([`super::lp::msrp`]) on the spin and arrival blocking in the job's
+/// ([`super::lp::spin`]) on the spin and arrival blocking in the job's
 /// busy window, which the engine charges in place of `spin + local` and
 /// of the spin of the jobs above; `fixed` where the program does not
 /// apply. The classic analysis has no job-window form and keeps `fixed`.
 pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: &[Time]) -> Demand {
-    if cx.form != BoundForm::Lp {
+    let Some(keys) = &tb.keys else {
         return fixed;
-    }
+    };
+    let local = ceiling_blocking(cx, i, |r| !cx.f.global[r]);
     Demand {
-        joint: super::lp::msrp::bound(cx, tb, i, resp),
+        joint: super::lp::spin::bound(cx, keys, i, resp, local),
         ..fixed
     }
 }

@@ -23,10 +23,13 @@ pub struct Args {
     /// (keeps resource-sharing tasks together).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
     pub partition: Heuristic,
-    /// Blocking bounds: classic (closed forms) or lp (also Brandenburg's
-    /// LP bounds where the protocol has one, DPCP and FMLP-L; each term
-    /// the smaller of the two, so never above classic).
-    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>())]
+    /// Blocking bounds: classic (closed forms) or lp (also the LP bounds,
+    /// where the protocol has one; never above classic).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>(),
+        long_help = super::lp_help(
+        "Blocking bounds: classic (closed forms) or lp (also the linear-programming bounds \
+         of Brandenburg 2013 and Wieder and Brandenburg 2013, where the protocol has one; \
+         each term the smaller of the two, so never above classic)."))]
     pub analysis: BoundForm,
 }
 

@@ -79,9 +79,12 @@ pub struct Args {
     /// run and compares speed, verdicts and per-task bounds.
     #[arg(long, value_name = "DIR")]
     pub schedcat: Option<std::path::PathBuf>,
-    /// Analysis: classic bounds, or lp (DPCP and FMLP-L with their LP
-    /// bounds, beside SchedCAT's LP analyses with --schedcat).
-    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>())]
+    /// Analysis: classic bounds, or lp (the LP bounds, beside SchedCAT's
+    /// LP analyses with --schedcat).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>(),
+        long_help = super::lp_help(
+        "Analysis: classic bounds, or lp (the protocols with an LP form, timed with it, \
+         beside SchedCAT's LP analyses with --schedcat)."))]
     pub analysis: rtsync_analysis::BoundForm,
     /// Largest spec, in tasks (parse).
     #[arg(long, default_value_t = 100_000)]

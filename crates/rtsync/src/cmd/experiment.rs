@@ -118,9 +118,11 @@ pub struct SoundnessArgs {
     /// system (0: no search, the four sampled runs only).
     #[arg(long, default_value_t = 60_000)]
     pub search_budget: u64,
-    /// Which bounds to check: classic, lp (the LP bounds of DPCP and
-    /// FMLP-L), or both.
-    #[arg(long, value_enum, default_value = "classic")]
+    /// Which bounds to check: classic, lp (the LP bounds, where the
+    /// protocol has one), or both.
+    #[arg(long, value_enum, default_value = "classic", long_help = super::lp_help(
+        "Which bounds to check: classic, lp (the LP bounds, where the protocol has one; \
+         the others are left out), or both."))]
     pub analysis: super::Forms,
     /// Print every violation (by default the first five per protocol).
     #[arg(long)]

@@ -57,6 +57,25 @@ impl Input {
     }
 }
 
+/// The long help of an `--analysis` flag: `head`, then the protocols that
+/// have an LP form, read from the analysis crate (their one home).
+pub fn lp_help(head: &str) -> String {
+    format!(
+        "{head}\n\nProtocols with an LP form: {} (the others keep their classic bounds).",
+        lp_protocols()
+    )
+}
+
+/// The names of the protocols that have an LP form, comma-separated.
+pub fn lp_protocols() -> String {
+    let names: Vec<&str> = rtsync_model::Protocol::ALL
+        .into_iter()
+        .filter(|&p| rtsync_analysis::blocking::has_lp_form(p))
+        .map(rtsync_model::Protocol::name)
+        .collect();
+    names.join(", ")
+}
+
 /// Which bounds an experiment compares: the classic ones, the LP ones
 /// (for the protocols that have them), or both side by side.
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Debug)]

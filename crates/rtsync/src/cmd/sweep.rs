@@ -53,11 +53,13 @@ pub struct Args {
     /// if missing).
     #[arg(long, default_value = "sweep")]
     pub out: PathBuf,
-    /// Which bounds: classic (closed forms), lp (Brandenburg's LP
-    /// bounds, for DPCP and FMLP-L), or both (each protocol's classic
-    /// curve with its LP curve beside, `lp:<protocol>`, on the same
-    /// systems).
-    #[arg(long, value_enum, default_value = "classic")]
+    /// Which bounds: classic (closed forms), lp (the LP bounds, where the
+    /// protocol has one), or both (side by side).
+    #[arg(long, value_enum, default_value = "classic", long_help = super::lp_help(
+        "Which bounds: classic (closed forms), lp (the linear-programming bounds of \
+         Brandenburg 2013 and Wieder and Brandenburg 2013, where the protocol has one), \
+         or both (each protocol's classic curve with its LP curve beside, `lp:<protocol>`, \
+         on the same systems)."))]
     pub analysis: super::Forms,
     #[command(flatten)]
     pub shape: Shape,
@@ -102,7 +104,8 @@ pub fn run(a: Args) -> u8 {
         .collect();
     if curves.is_empty() {
         eprintln!(
-            "error: none of these protocols has an LP bound\n  hint: --analysis lp covers dpcp and fmlp-l; use --analysis both to see the others beside them"
+            "error: none of these protocols has an LP bound\n  hint: --analysis lp covers {}; use --analysis both to see the others beside them",
+            super::lp_protocols()
         );
         return BAD_INPUT;
     }

@@ -163,9 +163,8 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> P
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocking::lp::check::optimum;
+    use crate::blocking::lp::check::{config, optimum, windows};
     use crate::generate::{GenConfig, generate};
-    use crate::partition::Heuristic;
     use proptest::prelude::*;
     use rtsync_model::Protocol;
 
@@ -229,16 +228,8 @@ body = [ { lock = "r", hold = "3ms" }, { compute = "1ms" }, { lock = "r", hold =
             spread in any::<u64>(),
         ) {
             let c = GenConfig {
-                cpus,
-                tasks: 3 * cpus,
-                utilization: 0.5 * cpus as f64,
-                resources: 4,
-                protocol: Protocol::Dpcp,
-                requests_max,
                 nest_prob: 0.0,
-                cs_max: Time::from_us(300),
-                partition: Some(Heuristic::WorstFit),
-                ..GenConfig::default()
+                ..config(Protocol::Dpcp, cpus, requests_max, 4)
             };
             let mut sys = generate(&c, seed, 0);
             for (r, res) in sys.resources.iter_mut().enumerate() {
@@ -246,9 +237,7 @@ body = [ { lock = "r", hold = "3ms" }, { compute = "1ms" }, { lock = "r", hold =
             }
             let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
-            let resp: Vec<Time> = (0..cx.n())
-                .map(|x| Time::from_ns(cx.period[x].ns() * scale / 4 + 1))
-                .collect();
+            let resp = windows(&cx, scale);
             for i in 0..cx.n() {
                 for s in 0..cpus {
                     let b = bound(&cx, &tb, i, s, &resp);

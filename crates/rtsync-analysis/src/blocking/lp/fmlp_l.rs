@@ -216,9 +216,8 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocking::lp::check::optimum;
+    use crate::blocking::lp::check::{config, optimum, windows};
     use crate::generate::{GenConfig, generate};
-    use crate::partition::Heuristic;
     use proptest::prelude::*;
     use rtsync_model::Protocol;
 
@@ -282,16 +281,8 @@ body = [ { lock = "r", hold = "4ms" } ]
 
     fn system(seed: u64, cpus: usize, requests_max: u32, groups: usize) -> rtsync_model::System {
         let c = GenConfig {
-            cpus,
-            tasks: 3 * cpus,
-            utilization: 0.5 * cpus as f64,
-            resources: groups,
-            protocol: Protocol::FmlpL,
-            requests_max,
             nest_prob: 0.2,
-            cs_max: Time::from_us(300),
-            partition: Some(Heuristic::WorstFit),
-            ..GenConfig::default()
+            ..config(Protocol::FmlpL, cpus, requests_max, groups)
         };
         generate(&c, seed, 0)
     }
@@ -311,9 +302,7 @@ body = [ { lock = "r", hold = "4ms" } ]
             let sys = system(seed, cpus, requests_max, groups);
             let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
-            let resp: Vec<Time> = (0..cx.n())
-                .map(|x| Time::from_ns(cx.period[x].ns() * scale / 4 + 1))
-                .collect();
+            let resp = windows(&cx, scale);
             for i in 0..cx.n() {
                 let (local, remote) = bound(&cx, &tb, i, &resp);
                 let p = program(&cx, &tb, i, &resp);

@@ -40,7 +40,7 @@ pub mod dpcp;
 mod flow;
 pub mod fmlp_l;
 pub mod mpcp;
-pub mod msrp;
+pub mod spin;
 
 /// How a request delays the job (the paper's `X^D`, `X^I`, `X^P`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub enum Kind {
     /// The request's boosted section preempts the job on its own CPU.
     Preempt,
     /// The request delays the job that blocks `J_i` when `J_i` arrives (a
-    /// spin lock's arrival blocking, [`msrp`]).
+    /// spin lock's arrival blocking, [`spin`]).
     Arrival,
 }
 
@@ -121,7 +121,36 @@ pub(crate) mod check {
     //! Solves a [`Program`] with a general LP solver, for the tests that
     //! check the greedy forms.
     use super::Program;
+    use crate::context::Context;
+    use crate::generate::GenConfig;
+    use crate::partition::Heuristic;
     use microlp::{ComparisonOp, OptimizationDirection, Problem, SolveOutcome};
+    use rtsync_model::{Protocol, Time};
+
+    /// The random systems the greedy forms are checked on: `3 · cpus`
+    /// tasks partitioned worst-fit, short sections (up to 300 us) so that
+    /// windows hold many requests; the callers set what else they vary.
+    pub fn config(protocol: Protocol, cpus: usize, requests_max: u32, resources: usize) -> GenConfig {
+        GenConfig {
+            cpus,
+            tasks: 3 * cpus,
+            utilization: 0.5 * cpus as f64,
+            resources,
+            protocol,
+            requests_max,
+            cs_max: Time::from_us(300),
+            partition: Some(Heuristic::WorstFit),
+            ..GenConfig::default()
+        }
+    }
+
+    /// Response-time estimates for the checks: each task's period times
+    /// `scale / 4` (so from a quarter period to past two), never zero.
+    pub fn windows(cx: &Context, scale: u64) -> Vec<rtsync_model::Time> {
+        (0..cx.n())
+            .map(|x| Time::from_ns(cx.period[x].ns() * scale / 4 + 1))
+            .collect()
+    }
 
     /// The optimum of `p` with the objective restricted to the variables
     /// `keep` accepts: `(local, remote)` are then two calls.

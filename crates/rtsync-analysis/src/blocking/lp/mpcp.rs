@@ -541,7 +541,7 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocking::lp::check::optimum;
+    use crate::blocking::lp::check::{config, optimum, windows};
     use crate::generate::{GenConfig, generate};
     use crate::partition::Heuristic;
     use proptest::prelude::*;
@@ -640,25 +640,15 @@ body = [ { lock = "h", hold = "1ms" } ]
             suspend_prob in 0.0f64..0.5,
         ) {
             let c = GenConfig {
-                cpus,
-                tasks: 3 * cpus,
-                utilization: 0.5 * cpus as f64,
-                resources,
-                protocol: Protocol::Mpcp,
-                requests_max,
                 local_resources,
                 suspend_prob,
                 suspend_max: Time::from_us(200),
-                cs_max: Time::from_us(300),
-                partition: Some(Heuristic::WorstFit),
-                ..GenConfig::default()
+                ..config(Protocol::Mpcp, cpus, requests_max, resources)
             };
             let sys = generate(&c, seed, 0);
             let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
-            let resp: Vec<Time> = (0..cx.n())
-                .map(|x| Time::from_ns(cx.period[x].ns() * scale / 4 + 1))
-                .collect();
+            let resp = windows(&cx, scale);
             for i in 0..cx.n() {
                 let b = bound(&cx, &tb, i, &resp);
                 let mut p = program(&cx, &tb, i, &resp);
