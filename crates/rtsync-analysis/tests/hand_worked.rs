@@ -329,6 +329,48 @@ fn dflp_hand_worked() {
     assert_eq!(bounded(task(&r, "t1").response), us(5500));
 }
 
+/// DPCP and DFLP run each section on the synchronization CPU while the job
+/// suspends, so a job waits for *each* of its sections as it is. `a`
+/// (CPU 0) locks G for 1ms and then for 3ms; `b` (CPU 1, lower priority)
+/// holds G for 2ms, once per job; CPU 2 serves G. DPCP, per request: its
+/// own section plus one lower section (b's 2ms, G's ceiling is a's
+/// priority): (1 + 2) + (3 + 2) = 8ms; the job window, one section of b
+/// in the window (b's period 100ms), caps it at 1 + 3 + 2 = 6ms. DFLP,
+/// per request: its own section plus one section of every other task
+/// there (b's 2ms): the same 8ms, and no job-window form in the classic
+/// analysis. Counting the task's longest section for each request (3ms
+/// twice) gave 8 and 10ms.
+#[test]
+fn distributed_protocols_wait_for_each_section_as_it_is() {
+    let text = r#"
+[platform]
+cpus = 3
+protocol = "PROTO"
+[[resource]]
+name = "G"
+sync_cpu = 2
+[[task]]
+name = "a"
+period = "20ms"
+priority = 2
+cpu = 0
+body = [ { lock = "G", hold = "1ms" }, { compute = "1ms" }, { lock = "G", hold = "3ms" } ]
+[[task]]
+name = "b"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "G", hold = "2ms" } ]
+"#;
+    for (p, want) in [("dpcp", 6), ("dflp", 8)] {
+        let r = run(&sys(&text.replace("PROTO", p)));
+        let a = task(&r, "a");
+        assert_eq!(a.blocking.remote, Time::from_ms(want), "{p}");
+        // Execution 1ms on its CPU, and the wait.
+        assert_eq!(bounded(a.response), Time::from_ms(1 + want), "{p}");
+    }
+}
+
 /// FMLP-S and MSRP: non-preemptive FIFO spin, one request per other CPU.
 /// t1 (CPU 0) spins for CPU 1's 0.5ms section (CPU 0's other user, t3, is
 /// not counted: it cannot spin while t1 runs non-preemptively... but it

@@ -19,7 +19,7 @@
 
 use super::{Demand, own_sections, sync_cpu};
 use crate::context::{BoundForm, Context};
-use rtsync_model::{Cpu, ResourceId, TaskId, Time};
+use rtsync_model::{Cpu, Request, ResourceId, TaskId, Time};
 
 /// A task's sections on one resource: `(longest, how many per job, the
 /// resource)`.
@@ -59,7 +59,7 @@ impl Tables {
                         None => per[c].push((rq.length, 1, q)),
                     }
                 }
-                let w = request_response(cx, x, q);
+                let w = request_response(cx, x, rq);
                 match mine.iter_mut().find(|m| m.0 == s) {
                     Some(m) => {
                         m.1 += 1;
@@ -89,12 +89,14 @@ impl Tables {
     }
 }
 
-/// The longest a request of task `i` for `q` takes from issue to the end
-/// of its section on the synchronization CPU.
-pub fn request_response(cx: &Context, i: TaskId, q: ResourceId) -> Time {
+/// The longest the request `rq` of task `i` takes from issue to the end
+/// of its section on the synchronization CPU: its own section as it is
+/// (not the task's longest on the resource), and one section of every
+/// other task there.
+pub fn request_response(cx: &Context, i: TaskId, rq: &Request) -> Time {
     let f = &cx.f;
-    let s = sync_cpu(cx, q);
-    let mut w = f.cs(i, q);
+    let s = sync_cpu(cx, rq.resource);
+    let mut w = rq.length;
     for x in (0..cx.n()).filter(|&x| x != i) {
         let longest = (0..f.n_resources)
             .filter(|&r| sync_cpu(cx, r) == s)
@@ -113,7 +115,7 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
     let own = own_sections(cx, i);
     let mut remote = Time::ZERO;
     for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
-        remote = remote.saturating_add(request_response(cx, i, rq.resource));
+        remote = remote.saturating_add(request_response(cx, i, rq));
     }
     Demand {
         exec: f.tasks[i].wcet.saturating_sub(own),

@@ -11,7 +11,10 @@
 //!      + Σ_{h ≠ i, π_h ≥ π_i} (⌈W / T_h⌉ + 1) · Σ_{r on s} N_{h,r} · L_{h,r}`
 //!
 //! (the request-driven bound of Rajkumar, Sha and Lehoczky 1988 and
-//! Rajkumar 1991, Ch. 5). Each request is a busy window of its own on `s`,
+//! Rajkumar 1991, Ch. 5), where `L_{i,q}` is *this request's* section, not
+//! the task's longest on `q` (a job with a short and a long section on `q`
+//! waits for each as it is; charging the longest for both was rtsync's
+//! last gap to SchedCAT's DPCP). Each request is a busy window of its own on `s`,
 //! solved by itself; the job's wait on `s` is the sum over its requests
 //! served there.
 //!
@@ -50,7 +53,7 @@ use super::mpcp::beyond_deadline;
 use super::{Demand, jobs, own_sections, sync_cpu, times};
 use crate::context::{BoundForm, Context};
 use crate::recurrence::{self, Term};
-use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
+use rtsync_model::{Cpu, Priority, Request, ResourceId, TaskId, Time};
 use std::cell::RefCell;
 
 /// A job's per-request wait on one synchronization CPU: `(CPU, wait,
@@ -181,18 +184,18 @@ impl Tables {
 /// Response of one request of `i` on `q`, own section included: the
 /// bound as the equation states it, one request at a time. [`demand`]
 /// computes the same values grouped; the tests compare the two.
-pub fn request_response(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> Time {
-    let Some(s) = tb.sync[q] else {
+pub fn request_response(cx: &Context, tb: &Tables, i: TaskId, rq: &Request) -> Time {
+    let Some(s) = tb.sync[rq.resource] else {
         return Time::MAX;
     };
     if cx.cpu(i) == Some(s) {
         // Other agents' sections there are interference `A_i` already.
-        return cx.f.cs(i, q);
+        return rq.length;
     }
     let mut terms = tb.scratch.borrow_mut();
     let rest = window(cx, tb, i, s, &mut terms);
     beyond_deadline(recurrence::solve(
-        cx.f.cs(i, q).saturating_add(rest),
+        rq.length.saturating_add(rest),
         cx.deadline[i],
         &mut terms,
     ))
@@ -239,7 +242,10 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     asks.clear();
     for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
         match tb.sync[rq.resource] {
-            Some(s) => asks.push((s, f.cs(i, rq.resource))),
+            // The request's own section, not the task's longest on the
+            // resource: a job with a short and a long section on `q`
+            // waits for each as it is.
+            Some(s) => asks.push((s, rq.length)),
             None => remote = Time::MAX,
         }
     }
@@ -356,7 +362,7 @@ mod tests {
             .iter()
             .filter(|rq| rq.is_outermost())
             .fold(Time::ZERO, |a, rq| {
-                a.saturating_add(request_response(cx, tb, i, rq.resource))
+                a.saturating_add(request_response(cx, tb, i, rq))
             })
     }
 
