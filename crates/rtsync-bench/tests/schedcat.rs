@@ -152,4 +152,3 @@ fn rtsync_bounds_are_at_most_schedcats() {
         }
     }
 }
-

@@ -15,9 +15,9 @@
 //! local term is charged `S_i + 1` times. Checked by the simulator's
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
+use super::lp::spin::Keys;
 use super::{Demand, ceiling_blocking, times};
 use crate::context::{BoundForm, Context};
-use super::lp::spin::Keys;
 use rtsync_model::{ResourceId, TaskId, Time};
 
 /// Per CPU and global resource, the spin of one request issued there,

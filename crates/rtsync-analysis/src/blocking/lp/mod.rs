@@ -130,7 +130,12 @@ pub(crate) mod check {
     /// The random systems the greedy forms are checked on: `3 · cpus`
     /// tasks partitioned worst-fit, short sections (up to 300 us) so that
     /// windows hold many requests; the callers set what else they vary.
-    pub fn config(protocol: Protocol, cpus: usize, requests_max: u32, resources: usize) -> GenConfig {
+    pub fn config(
+        protocol: Protocol,
+        cpus: usize,
+        requests_max: u32,
+        resources: usize,
+    ) -> GenConfig {
         GenConfig {
             cpus,
             tasks: 3 * cpus,

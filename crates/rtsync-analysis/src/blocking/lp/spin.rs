@@ -98,7 +98,10 @@ impl Keys {
                 length[x * nr + q] = f.cs(x, q);
             }
         }
-        let applies = !f.nesting.iter().any(|&(a, b, _)| f.global[a] || f.global[b]);
+        let applies = !f
+            .nesting
+            .iter()
+            .any(|&(a, b, _)| f.global[a] || f.global[b]);
         Keys::build(cx, count, length, f.global.clone(), applies)
     }
 
@@ -165,6 +168,8 @@ impl Keys {
 /// What the program reads at the response-time estimates: the jobs above
 /// `J_i` in its window and `ncs_k`.
 struct Window {
+    /// The job's task.
+    i: TaskId,
     cpu: usize,
     /// `(h, its jobs in J_i's window)` for every task above `J_i`.
     hp: Vec<(TaskId, u64)>,
@@ -207,31 +212,39 @@ impl Window {
                 })
             })
             .collect();
-        Some(Window { cpu, hp, ncs })
+        Some(Window { i, cpu, hp, ncs })
     }
 
     /// `m_{x,k}`: `x`'s requests for `k` that can overlap the window.
-    fn instances(&self, cx: &Context, keys: &Keys, i: TaskId, x: TaskId, k: usize, resp: &[Time]) -> u64 {
-        jobs(resp[i], resp[x], cx.period[x]).saturating_mul(keys.count(x, k))
+    fn instances(&self, cx: &Context, keys: &Keys, x: TaskId, k: usize, resp: &[Time]) -> u64 {
+        jobs(resp[self.i], resp[x], cx.period[x]).saturating_mul(keys.count(x, k))
     }
 
     /// The cap on `D_{x,k}` where `J_i` does not request `k` itself: the
     /// contention window, `m` (`x`'s instances) otherwise.
-    fn direct_cap(&self, cx: &Context, keys: &Keys, i: TaskId, x: TaskId, k: usize, m: u64, resp: &[Time]) -> u64 {
-        if keys.count(i, k) > 0 {
+    fn direct_cap(
+        &self,
+        cx: &Context,
+        keys: &Keys,
+        x: TaskId,
+        k: usize,
+        m: u64,
+        resp: &[Time],
+    ) -> u64 {
+        if keys.count(self.i, k) > 0 {
             return m;
         }
         let per_job = keys.count(x, k);
-        let window = self
-            .hp
-            .iter()
-            .filter(|&&(h, _)| keys.count(h, k) > 0)
-            .fold(0u64, |a, &(h, n)| {
-                a.saturating_add(
-                    n.saturating_mul(jobs(resp[h], resp[x], cx.period[x]))
-                        .saturating_mul(per_job),
-                )
-            });
+        let window =
+            self.hp
+                .iter()
+                .filter(|&&(h, _)| keys.count(h, k) > 0)
+                .fold(0u64, |a, &(h, n)| {
+                    a.saturating_add(
+                        n.saturating_mul(jobs(resp[h], resp[x], cx.period[x]))
+                            .saturating_mul(per_job),
+                    )
+                });
         m.min(window)
     }
 }
@@ -265,8 +278,8 @@ pub fn bound(cx: &Context, keys: &Keys, i: TaskId, resp: &[Time], base: Time) ->
             let mut slots = w.ncs[k];
             let mut spare: Option<Time> = None;
             for &(len, x) in keys.users(c, k) {
-                let m = w.instances(cx, keys, i, x, k, resp);
-                let take = w.direct_cap(cx, keys, i, x, k, m, resp).min(slots);
+                let m = w.instances(cx, keys, x, k, resp);
+                let take = w.direct_cap(cx, keys, x, k, m, resp).min(slots);
                 direct = direct.saturating_add(times(len, take));
                 slots -= take;
                 if spare.is_none() && m > take {
@@ -338,7 +351,7 @@ pub fn program(
         let mut lower = Vec::new();
         for x in cx.lower_local(i).filter(|&x| keys.count(x, k) > 0) {
             let a = p.var(var(x, Kind::Arrival, true));
-            p.at_most(1, &[a], w.instances(cx, keys, i, x, k, resp));
+            p.at_most(1, &[a], w.instances(cx, keys, x, k, resp));
             lower.push(a);
         }
         p.at_most(6, &lower, allowed(k));
@@ -348,11 +361,11 @@ pub fn program(
         for c in (0..f.cpus).filter(|&c| c != w.cpu) {
             let (mut ds, mut as_) = (Vec::new(), Vec::new());
             for &x in f.on_cpu(c).iter().filter(|&&x| keys.count(x, k) > 0) {
-                let m = w.instances(cx, keys, i, x, k, resp);
+                let m = w.instances(cx, keys, x, k, resp);
                 let d = p.var(var(x, Kind::Direct, false));
                 let a = p.var(var(x, Kind::Arrival, false));
                 p.at_most(1, &[d, a], m);
-                p.at_most(10, &[d], w.direct_cap(cx, keys, i, x, k, m, resp));
+                p.at_most(10, &[d], w.direct_cap(cx, keys, x, k, m, resp));
                 ds.push(d);
                 as_.push(a);
             }
@@ -422,7 +435,10 @@ body = [ { lock = "q", hold = "3ms" } ]
         let cx = Context::with_form(&sys, crate::BoundForm::Lp);
         let keys = Keys::resources(&cx);
         let resp = [5, 10, 20, 10].map(Time::from_ms);
-        assert_eq!(bound(&cx, &keys, 1, &resp, Time::ZERO), Some(Time::from_ms(5)));
+        assert_eq!(
+            bound(&cx, &keys, 1, &resp, Time::ZERO),
+            Some(Time::from_ms(5))
+        );
         // With `x`'s period 10 ms it has two instances, both direct
         // delays (`ncs_q = 3`): 6 + 2 ms. With 5 ms, four: three direct,
         // the fourth the arrival blocking's spin, 9 + 2 + 3 = 14 ms, the
@@ -433,7 +449,10 @@ body = [ { lock = "q", hold = "3ms" } ]
             sys2.tasks[3].deadline = Time::from_ms(period);
             let cx2 = Context::with_form(&sys2, crate::BoundForm::Lp);
             let keys2 = Keys::resources(&cx2);
-            assert_eq!(bound(&cx2, &keys2, 1, &resp, Time::ZERO), Some(Time::from_ms(want)));
+            assert_eq!(
+                bound(&cx2, &keys2, 1, &resp, Time::ZERO),
+                Some(Time::from_ms(want))
+            );
         }
     }
 
@@ -493,7 +512,10 @@ body = [ {{ lock = "a", body = [ {{ compute = "3ms" }}, {{ lock = "b", hold = "1
             assert_eq!(got, Some(Time::from_ms(want)), "y's period {period} ms");
             // The classic bound is the dense-contention case.
             let classic = crate::blocking::fmlp_s::demand(&cx, 0);
-            assert_eq!(classic.spin.saturating_add(classic.local), Time::from_ms(14));
+            assert_eq!(
+                classic.spin.saturating_add(classic.local),
+                Time::from_ms(14)
+            );
         }
     }
 
