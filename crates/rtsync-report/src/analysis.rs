@@ -215,3 +215,48 @@ pub fn json(a: &Analysis, label: &str) -> serde_json::Value {
         "result": a.result,
     })
 }
+
+/// One CSV row per task: the analysis's terms, and the worst simulated
+/// response beside them where a simulation ran (times in nanoseconds,
+/// empty where unbounded or not seen).
+pub fn csv(a: &Analysis, worst: Option<&[Option<Time>]>) -> String {
+    let ns = |d: &rtsync_analysis::Delay| match d {
+        rtsync_analysis::Delay::Bounded(t) => t.ns().to_string(),
+        rtsync_analysis::Delay::Unbounded => String::new(),
+    };
+    let mut o = String::from(
+        "task,cpu,priority,period_ns,deadline_ns,wcet_ns,local_ns,remote_ns,spin_ns,overhead_ns,response_ns,simulated_worst_ns,verdict\n",
+    );
+    for (i, x) in a.result.tasks.iter().enumerate() {
+        let response = match x.response {
+            rtsync_analysis::Response::Bounded(t) => t.ns().to_string(),
+            _ => String::new(),
+        };
+        let seen = worst
+            .and_then(|w| w.get(i).copied().flatten())
+            .map_or(String::new(), |t| t.ns().to_string());
+        // Names are identifiers in specs; quote anyway, doubling quotes.
+        let _ = writeln!(
+            o,
+            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{}",
+            x.name.replace('"', "\"\""),
+            x.cpu.map_or(String::new(), |c| c.to_string()),
+            x.priority,
+            x.period.ns(),
+            x.deadline.ns(),
+            x.wcet.ns(),
+            ns(&x.blocking.local),
+            ns(&x.blocking.remote),
+            ns(&x.blocking.spin),
+            x.blocking.overhead.ns(),
+            response,
+            seen,
+            if x.verdict == Verdict::Schedulable {
+                "ok"
+            } else {
+                "miss"
+            }
+        );
+    }
+    o
+}

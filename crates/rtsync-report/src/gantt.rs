@@ -69,6 +69,7 @@ fn subtract((a, b): (Time, Time), cut: &[(Time, Time)]) -> Vec<(Time, Time)> {
 pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
     let mut c = Chart::new(sys, end);
     c.threads = component_lanes(sys, rec);
+    c.jobs = Jobs::new(sys, rec);
     c.header();
     c.grid();
     c.lanes();
@@ -114,7 +115,54 @@ struct Chart<'a> {
     task_top: f64,
     /// The component threads' lanes, below the tasks'.
     threads: Vec<String>,
+    /// Which job of a task runs at a time, and at what priority.
+    jobs: Jobs,
     s: String,
+}
+
+/// Per task, its releases and effective-priority changes in time order,
+/// so that a hover can name the job and the priority of any span.
+#[derive(Default)]
+struct Jobs {
+    releases: Vec<Vec<Time>>,
+    priority: Vec<Vec<(Time, String)>>,
+    base: Vec<String>,
+}
+
+impl Jobs {
+    fn new(sys: &System, rec: &Recording) -> Jobs {
+        let n = sys.tasks.len();
+        let mut j = Jobs {
+            releases: vec![Vec::new(); n],
+            priority: vec![Vec::new(); n],
+            base: sys.tasks.iter().map(|t| t.priority.to_string()).collect(),
+        };
+        for m in &rec.marks {
+            match &m.kind {
+                MarkKind::Release => j.releases[m.task].push(m.t),
+                MarkKind::Priority(label) => j.priority[m.task].push((m.t, label.clone())),
+                _ => {}
+            }
+        }
+        for v in &mut j.releases {
+            v.sort();
+        }
+        for v in &mut j.priority {
+            v.sort_by_key(|e| e.0);
+        }
+        j
+    }
+
+    /// `job k, priority p` for `task` at `t` (jobs counted from 1).
+    fn at(&self, task: usize, t: Time) -> String {
+        let k = self.releases[task].partition_point(|&r| r <= t).max(1);
+        let pr = self.priority[task].partition_point(|e| e.0 <= t);
+        let p = match pr {
+            0 => &self.base[task],
+            k => &self.priority[task][k - 1].1,
+        };
+        format!("job {k}, priority {}", esc(p))
+    }
 }
 
 /// The component threads that served a request, by interface and number.
@@ -150,6 +198,7 @@ impl<'a> Chart<'a> {
             end_ns: end.ns().max(1) as f64,
             task_top: TOP + sys.platform.cpus as f64 * LANE + 30.0,
             threads: Vec::new(),
+            jobs: Jobs::default(),
             s: String::new(),
         }
     }
@@ -230,7 +279,7 @@ impl<'a> Chart<'a> {
             let y = TOP + c as f64 * LANE;
             let _ = writeln!(
                 self.s,
-                r##"<text x="8" y="{:.1}" font-weight="bold">CPU {c}</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#999"/>"##,
+                r##"<text class="lane" x="8" y="{:.1}" font-weight="bold">CPU {c}</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#999"/>"##,
                 y + LANE * 0.6,
                 y + LANE - 2.0,
                 LEFT + WIDTH,
@@ -241,7 +290,7 @@ impl<'a> Chart<'a> {
             let y = self.task_top + i as f64 * LANE;
             let _ = writeln!(
                 self.s,
-                r##"<rect x="8" y="{:.1}" width="10" height="10" fill="{}"/><text x="22" y="{:.1}">{} (p{}, cpu {})</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ccc"/>"##,
+                r##"<rect x="8" y="{:.1}" width="10" height="10" fill="{}"/><text class="lane" x="22" y="{:.1}">{} (p{}, cpu {})</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ccc"/>"##,
                 y + LANE * 0.6 - 9.0,
                 colour(i),
                 y + LANE * 0.6,
@@ -261,7 +310,7 @@ impl<'a> Chart<'a> {
             let y = self.thread_top() + k as f64 * LANE;
             let _ = writeln!(
                 self.s,
-                r##"<text x="8" y="{:.1}" font-style="italic">{}</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ccc"/>"##,
+                r##"<text class="lane" x="8" y="{:.1}" font-style="italic">{}</text><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#ccc"/>"##,
                 y + LANE * 0.6,
                 esc(&self.threads[k]),
                 y + LANE - 2.0,
@@ -364,20 +413,29 @@ impl<'a> Chart<'a> {
                 };
                 let _ = writeln!(
                     self.s,
-                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="{}"{dash}><title>{} on CPU {cpu}, {} .. {}</title></rect>"##,
+                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="{}"{dash}><title>{} ({}) on CPU {cpu}{}, {} .. {}</title></rect>"##,
                     cy + 6.0,
                     LANE - 12.0,
                     colour(sp.task),
                     esc(&self.sys.tasks[sp.task].name),
+                    self.jobs.at(sp.task, sp.start),
+                    resource.map_or(String::new(), |r| format!(
+                        ", holding {}",
+                        esc(&self.sys.resources[r].name)
+                    )),
                     sp.start,
                     sp.end
                 );
                 let _ = writeln!(
                     self.s,
-                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="{}"/>"##,
+                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="{}"><title>{} ({}) runs on CPU {cpu}, {} .. {}</title></rect>"##,
                     ty + 8.0,
                     LANE - 16.0,
-                    colour(sp.task)
+                    colour(sp.task),
+                    esc(&self.sys.tasks[sp.task].name),
+                    self.jobs.at(sp.task, sp.start),
+                    sp.start,
+                    sp.end
                 );
                 if let Some(r) = resource {
                     for yy in [cy + LANE - 10.0, ty + LANE - 10.0] {
@@ -404,10 +462,11 @@ impl<'a> Chart<'a> {
                 for yy in [cy + 6.0, ty + 8.0] {
                     let _ = writeln!(
                         self.s,
-                        r##"<rect x="{x0:.2}" y="{yy:.1}" width="{w:.2}" height="{:.1}" fill="url(#spin)" stroke="{}"><title>{} spins for {}, {} .. {}</title></rect>"##,
+                        r##"<rect x="{x0:.2}" y="{yy:.1}" width="{w:.2}" height="{:.1}" fill="url(#spin)" stroke="{}"><title>{} ({}) spins for {}, {} .. {}</title></rect>"##,
                         LANE - 14.0,
                         colour(sp.task),
                         esc(&self.sys.tasks[sp.task].name),
+                        self.jobs.at(sp.task, sp.start),
                         esc(&self.sys.resources[resource].name),
                         sp.start,
                         sp.end
@@ -417,17 +476,21 @@ impl<'a> Chart<'a> {
             State::Ready => {
                 let _ = writeln!(
                     self.s,
-                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="#ddd"><title>ready, not running</title></rect>"##,
+                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="#ddd"><title>{} ({}) ready, not running</title></rect>"##,
                     ty + 13.0,
-                    LANE - 26.0
+                    LANE - 26.0,
+                    esc(&self.sys.tasks[sp.task].name),
+                    self.jobs.at(sp.task, sp.start)
                 );
             }
             State::Blocked { resource } => {
                 let _ = writeln!(
                     self.s,
-                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="#f4b6b6" stroke="#c33"><title>blocked on {}, {} .. {}</title></rect>"##,
+                    r##"<rect x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{:.1}" fill="#f4b6b6" stroke="#c33"><title>{} ({}) blocked on {}, {} .. {}</title></rect>"##,
                     ty + 11.0,
                     LANE - 22.0,
+                    esc(&self.sys.tasks[sp.task].name),
+                    self.jobs.at(sp.task, sp.start),
                     esc(&self.sys.resources[resource].name),
                     sp.start,
                     sp.end

@@ -1,8 +1,8 @@
 //! What a person looks at, in one place: aligned text tables, the
 //! analysis report (text and JSON), Gantt charts of a simulation, the
-//! plots of a sweep and of the soundness experiment. `simulate`,
-//! `analyze`, `check`, `experiment` and the benches render through here,
-//! and a later HTML report will too.
+//! plots of a sweep and of the soundness experiment, and the HTML page of
+//! `rtsync report` that puts them together. `simulate`, `analyze`,
+//! `check`, `experiment`, `report` and the benches render through here.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -10,6 +10,7 @@
 pub mod analysis;
 pub mod components;
 pub mod gantt;
+pub mod html;
 pub mod plot;
 mod svg;
 pub mod table;

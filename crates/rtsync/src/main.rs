@@ -56,6 +56,10 @@ enum Command {
     /// Run a system on real Linux threads (SCHED_FIFO, pinned, real
     /// locks) and print bound, simulated and measured worst per task.
     Run(cmd::run::Args),
+    /// Write one self-contained HTML page for a system: the analysis
+    /// with every blocking term and its source, the worst schedule the
+    /// simulator's search found, its Gantt chart; CSV and JSON beside.
+    Report(cmd::report::Args),
     /// Measure rtsync's speed beside its peers: analysis, simulator, channels, locks.
     Bench(cmd::bench::Args),
     /// Experiments over many random systems: soundness of the analysis
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Report(a) => cmd::report::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Experiment(a) => cmd::experiment::run(a),
     };

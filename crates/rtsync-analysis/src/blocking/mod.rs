@@ -47,6 +47,86 @@ pub fn has_lp_form(p: Protocol) -> bool {
     )
 }
 
+/// Where a protocol's bound comes from: the module that holds it, the
+/// paper and equation it implements, and what it charges, as a reader of
+/// a report wants them beside the numbers (docs/ANALYSIS.md is the same
+/// index, with the choices explained).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The module under `crates/rtsync-analysis/src/blocking/`.
+    pub module: &'static str,
+    /// The paper and equation.
+    pub paper: &'static str,
+    /// What the bound charges, in a sentence.
+    pub charges: &'static str,
+}
+
+/// The source of `p`'s classic bound.
+pub fn source(p: Protocol) -> Source {
+    let (module, paper, charges) = match p {
+        Protocol::Npcs => (
+            "npcs.rs",
+            "Mok 1983; paper 001 Eq. 6",
+            "the longest lower-priority section on the CPU, once per release and per self-suspension",
+        ),
+        Protocol::Pip => (
+            "pip.rs",
+            "Sha, Rajkumar, Lehoczky 1990, Theorem 6",
+            "min(one section per lower job, one per semaphore), ceilings closed over nesting",
+        ),
+        Protocol::Pcp | Protocol::Ipcp => (
+            "pcp.rs",
+            "Sha, Rajkumar, Lehoczky 1990, Theorem 12; paper 001 Eq. 5",
+            "one lower section on a resource whose ceiling reaches the task",
+        ),
+        Protocol::Srp => (
+            "srp.rs",
+            "Baker 1991",
+            "one section of a lower preemption level",
+        ),
+        Protocol::Mpcp => (
+            "mpcp.rs",
+            "Rajkumar 1990; Lakshmanan, de Niz, Rajkumar 2009 (corrected)",
+            "per request a fixed point with (⌈W/T⌉+1) higher requests; locally one PCP section and one lower global section per start or resumption",
+        ),
+        Protocol::Dpcp => (
+            "dpcp.rs",
+            "Rajkumar, Sha, Lehoczky 1988; Rajkumar 1991; SchedCAT's job window",
+            "per synchronization CPU the smaller of the per-request fixed point and the job-window bound",
+        ),
+        Protocol::FmlpS => (
+            "fmlp_s.rs",
+            "Block, Leontyev, Brandenburg, Anderson 2007",
+            "FIFO spin, one section per other CPU (group locks); non-preemptive arrival blocking",
+        ),
+        Protocol::FmlpL => (
+            "fmlp_l.rs",
+            "Block et al. 2007; Brandenburg 2011, Sec. 6.4.3 (FMLP+)",
+            "the smaller of one section of each task queued or boosted ahead and the job-window FMLP+ bound",
+        ),
+        Protocol::Dflp => (
+            "dflp.rs",
+            "Brandenburg 2013",
+            "per request one section of each other task served on the same synchronization CPU",
+        ),
+        Protocol::Msrp => (
+            "msrp.rs",
+            "Gai, Lipari, Di Natale 2001",
+            "FIFO spin, one section per other CPU; SRP locally; a lower non-preemptive spin plus section as blocking",
+        ),
+        Protocol::Mrsp => (
+            "mrsp.rs",
+            "Burns and Wellings 2013",
+            "access cost |G(r)| · c_r, blocking of one access",
+        ),
+    };
+    Source {
+        module,
+        paper,
+        charges,
+    }
+}
+
 /// What a job of one task asks of the platform.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Demand {

@@ -4,6 +4,7 @@ pub mod check;
 pub mod demo;
 pub mod experiment;
 pub mod generate;
+pub mod report;
 pub mod run;
 pub mod simulate;
 pub mod sweep;
@@ -55,6 +56,59 @@ impl Input {
             .map_err(|d| bad_input(&d))?;
         Ok((loaded, load_overheads(self.overheads.as_deref())?))
     }
+}
+
+/// The spec of `input` loaded (its warnings printed) and analysed as the
+/// simulator needs it: tasks placed by `heuristic`, overheads charged;
+/// with every task's response bound (`Time::MAX` where unbounded). On
+/// bad input, the diagnostics printed and the bad-input code.
+pub fn load_and_analyse(
+    input: &Input,
+    heuristic: rtsync_analysis::Heuristic,
+    form: rtsync_analysis::BoundForm,
+) -> Result<
+    (
+        crate::spec_arg::Loaded,
+        rtsync_analysis::Analysis,
+        Vec<rtsync_model::Time>,
+    ),
+    u8,
+> {
+    let (loaded, overheads) = input.load()?;
+    for d in loaded.diagnostics.iter() {
+        eprintln!("{d}");
+    }
+    let opts = rtsync_analysis::Options {
+        overheads,
+        heuristic,
+        form,
+        ..rtsync_analysis::Options::default()
+    };
+    // The analysis places the tasks and inflates the bodies by the
+    // overheads; the simulator runs exactly that system.
+    let analysis = rtsync_analysis::analyze(&loaded.system, &opts).map_err(|d| bad_input(&d))?;
+    let bounds = analysis
+        .result
+        .tasks
+        .iter()
+        .map(|t| match t.response {
+            rtsync_analysis::Response::Bounded(r) => r,
+            _ => rtsync_model::Time::MAX,
+        })
+        .collect();
+    Ok((loaded, analysis, bounds))
+}
+
+/// The task whose worst simulated response came closest to its bound
+/// (past it, if any did): the schedule worth showing.
+pub fn closest_to_bound(tightness: &[Option<f64>]) -> Option<usize> {
+    (0..tightness.len())
+        .filter(|&i| tightness[i].is_some())
+        .max_by(|&x, &y| {
+            tightness[x]
+                .unwrap_or(0.0)
+                .total_cmp(&tightness[y].unwrap_or(0.0))
+        })
 }
 
 /// The long help of an `--analysis` flag: `head`, then the protocols that

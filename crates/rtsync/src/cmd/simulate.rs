@@ -1,8 +1,8 @@
 //! `rtsync simulate`: run a system in the discrete-event simulator and
 //! print per-task results beside the analysis bounds.
 
-use super::{BAD_INPUT, NOT_SCHEDULABLE, OK, bad_input};
-use rtsync_analysis::{Heuristic, Options as AnalysisOptions, Response, analyze};
+use super::{BAD_INPUT, NOT_SCHEDULABLE, OK};
+use rtsync_analysis::{BoundForm, Heuristic};
 use rtsync_model::{System, Time};
 use rtsync_report::Table;
 use rtsync_sim::search::{SearchOptions, search};
@@ -138,34 +138,12 @@ fn positive(t: Time, text: &str) -> Result<Time, String> {
 }
 
 pub fn run(a: Args) -> u8 {
-    let (loaded, overheads) = match a.input.load() {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
-    for d in loaded.diagnostics.iter() {
-        eprintln!("{d}");
-    }
-    let opts = AnalysisOptions {
-        overheads,
-        heuristic: a.partition,
-        ..AnalysisOptions::default()
-    };
-    // The analysis places the tasks and inflates the bodies by the
-    // overheads; the simulator runs exactly that system.
-    let analysis = match analyze(&loaded.system, &opts) {
-        Ok(x) => x,
-        Err(d) => return bad_input(&d),
-    };
+    let (loaded, analysis, bounds) =
+        match super::load_and_analyse(&a.input, a.partition, BoundForm::Classic) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     let sys = &analysis.system;
-    let bounds: Vec<Time> = analysis
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            Response::Bounded(r) => r,
-            _ => Time::MAX,
-        })
-        .collect();
     let mut plan = match &a.plan {
         None => None,
         Some(path) => match std::fs::read_to_string(path)
@@ -206,9 +184,7 @@ pub fn run(a: Args) -> u8 {
         print!("{}", t.render());
         // Show the schedule of the task that came closest to its bound
         // (past it, if any did).
-        let pick = (0..tight.len())
-            .filter(|&i| tight[i].is_some())
-            .max_by(|&x, &y| tight[x].unwrap_or(0.0).total_cmp(&tight[y].unwrap_or(0.0)));
+        let pick = super::closest_to_bound(&tight);
         plan = pick.and_then(|i| found.worst[i].as_ref().map(|(_, p)| p.clone()));
         if let Some(i) = pick {
             println!(

@@ -1,0 +1,208 @@
+//! `rtsync report`: one self-contained HTML page for a system (the
+//! analysis with every blocking term and where it comes from, the worst
+//! schedule the simulator's search found, its Gantt chart), with the CSV
+//! and JSON beside it.
+
+use super::{BAD_INPUT, NOT_SCHEDULABLE, OK};
+use rtsync_analysis::{BoundForm, Heuristic};
+use rtsync_model::Time;
+use rtsync_report::html::{Page, Simulated};
+use rtsync_sim::search::{SearchOptions, search};
+use rtsync_sim::{Options, simulate};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+rtsync report --out report            (the bundled example)\n  \
+rtsync report examples/pip-chained.toml --out pip\n  \
+rtsync report my.toml --protocol mrsp --search 1000000 --out my-mrsp\n\n\
+Writes DIR/report.html (open it in a browser; it needs no network), DIR/analysis.json,\n\
+DIR/analysis.csv and DIR/gantt.svg. Each file is written whole or not at all.\n\n\
+Exit codes: 0 schedulable and every simulated response within its bound; 1 not schedulable,\n\
+or a response above its bound; 2 bad input or a folder that cannot be written.")]
+pub struct Args {
+    #[command(flatten)]
+    pub input: super::Input,
+    /// Folder for the page and its files (created if missing; files of
+    /// the same names are replaced).
+    #[arg(long, default_value = "report")]
+    pub out: PathBuf,
+    /// Simulated events the worst-case search may spend looking for the
+    /// schedule closest to the bounds (offsets, arrival delays, jitter,
+    /// execution times); 0 for one synchronous periodic run instead.
+    #[arg(long, default_value_t = 200_000)]
+    pub search: u64,
+    /// Seed of the search.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How to place tasks that have no CPU (as in `rtsync analyze`).
+    #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
+    pub partition: Heuristic,
+    /// Blocking bounds: classic, or lp (as in `rtsync analyze`).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>())]
+    pub analysis: BoundForm,
+}
+
+/// Writes `text` to `dir/name` whole or not at all: into a hidden
+/// partial file first, renamed over the name once written.
+fn write_whole(dir: &Path, name: &str, text: &str) -> Result<(), String> {
+    let part = dir.join(format!(".{name}.partial"));
+    let fin = dir.join(name);
+    std::fs::write(&part, text)
+        .and_then(|()| std::fs::rename(&part, &fin))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&part);
+            format!("cannot write {}: {e}", fin.display())
+        })
+}
+
+pub fn run(a: Args) -> u8 {
+    let (loaded, analysis, bounds) =
+        match super::load_and_analyse(&a.input, a.partition, a.analysis) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        eprintln!(
+            "error: cannot create {}: {e}\n  hint: give --out a folder you can write",
+            a.out.display()
+        );
+        return BAD_INPUT;
+    }
+    let sys = &analysis.system;
+
+    // The schedule to show: the search's worst for the task that came
+    // closest to its bound, or one synchronous periodic run.
+    let (worst, plan, how) = if a.search > 0 {
+        eprintln!(
+            "searching {} simulated events for the worst schedule...",
+            a.search
+        );
+        let found = search(
+            sys,
+            &bounds,
+            &SearchOptions {
+                budget: a.search,
+                seed: a.seed,
+                ..SearchOptions::default()
+            },
+        );
+        let tight = found.tightness(&bounds);
+        let pick = super::closest_to_bound(&tight);
+        let worst: Vec<Option<Time>> = found
+            .worst
+            .iter()
+            .map(|w| w.as_ref().map(|(r, _)| *r))
+            .collect();
+        let plan = pick.and_then(|i| found.worst[i].as_ref().map(|(_, p)| p.clone()));
+        let how = format!(
+            "The simulator's search tried {} schedules ({} events, seed {}; offsets, arrival \
+             delays, jitter and execution times) for the one that brings each task closest to \
+             its bound. The simulated worst column is the worst it saw per task; the chart shows \
+             the worst schedule it found{}.",
+            found.simulations,
+            found.events,
+            a.seed,
+            pick.map_or(String::new(), |i| format!(" for {}", sys.tasks[i].name))
+        );
+        (Some(worst), plan, how)
+    } else {
+        (
+            None,
+            None,
+            "One synchronous periodic run, every segment at its worst-case time.".to_string(),
+        )
+    };
+    let horizon = match &plan {
+        Some(p) => p.horizon(sys),
+        None => rtsync_sim::horizon::default_horizon(sys, 1).horizon,
+    };
+    let sim_opts = Options {
+        offsets: sys.tasks.iter().map(|t| t.offset).collect(),
+        horizon,
+        seed: a.seed,
+        record: true,
+        plan: plan.map(Arc::new),
+        ..Options::default()
+    };
+    let (res, rec) = match simulate(sys, &sim_opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return BAD_INPUT;
+        }
+    };
+    let rec = rec.expect("recording was asked for");
+    let worst = worst.unwrap_or_else(|| res.tasks.iter().map(|t| t.max_response).collect());
+    let gantt = rtsync_report::gantt::render(sys, &rec, res.end);
+
+    let sources = analysis
+        .result
+        .protocols
+        .iter()
+        .map(|&p| (p, rtsync_analysis::blocking::source(p)))
+        .collect();
+    let json = rtsync_report::analysis::json(&analysis, &loaded.label);
+    let files: Vec<(String, String)> = vec![
+        (
+            "analysis.json".into(),
+            "the analysis, as `rtsync analyze --format json` writes it".into(),
+        ),
+        (
+            "analysis.csv".into(),
+            "one row per task: the blocking terms, the bound, the simulated worst (ns)".into(),
+        ),
+        ("gantt.svg".into(), "the Gantt chart alone".into()),
+    ];
+    let page = rtsync_report::html::page(&Page {
+        label: &loaded.label,
+        analysis: &analysis,
+        sources,
+        simulated: Some(Simulated {
+            worst: worst.clone(),
+            how,
+            gantt: gantt.clone(),
+        }),
+        files,
+    });
+    let written = write_whole(
+        &a.out,
+        "analysis.json",
+        &serde_json::to_string_pretty(&json).expect("a JSON value serialises"),
+    )
+    .and_then(|()| {
+        write_whole(
+            &a.out,
+            "analysis.csv",
+            &rtsync_report::analysis::csv(&analysis, Some(&worst)),
+        )
+    })
+    .and_then(|()| write_whole(&a.out, "gantt.svg", &gantt))
+    // The page last: where it is, everything it links to is.
+    .and_then(|()| write_whole(&a.out, "report.html", &page));
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        return BAD_INPUT;
+    }
+    println!(
+        "{}: {} — report: {} (open it in a browser)",
+        loaded.label,
+        analysis.result.verdict,
+        a.out.join("report.html").display()
+    );
+    let above = worst
+        .iter()
+        .zip(&bounds)
+        .any(|(w, &b)| w.is_some_and(|w| w > b));
+    if above {
+        println!(
+            "ABOVE THE BOUND: a simulated response passed its analytic bound (see the tightness column); please report it with this spec"
+        );
+    }
+    if above || analysis.result.verdict != rtsync_analysis::Verdict::Schedulable {
+        NOT_SCHEDULABLE
+    } else {
+        OK
+    }
+}
