@@ -18,6 +18,7 @@ pub mod channels;
 pub mod components;
 pub mod locks;
 pub mod parse;
+pub mod reproduce;
 pub mod schedcat;
 pub mod sim;
 

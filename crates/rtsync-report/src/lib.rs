@@ -9,10 +9,12 @@
 
 pub mod analysis;
 pub mod components;
+pub mod files;
 pub mod gantt;
 pub mod html;
 pub mod plot;
 mod svg;
 pub mod table;
 
+pub use svg::esc;
 pub use table::Table;

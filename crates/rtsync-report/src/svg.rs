@@ -1,6 +1,6 @@
 //! What every SVG picture shares.
 
-/// `s` escaped for SVG text and attribute values.
+/// `s` escaped for SVG and HTML text and attribute values.
 pub fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -60,6 +60,9 @@ enum Command {
     /// with every blocking term and its source, the worst schedule the
     /// simulator's search found, its Gantt chart; CSV and JSON beside.
     Report(cmd::report::Args),
+    /// The papers' tables and figures, made on this machine beside the
+    /// published ones (`--list` names them).
+    Reproduce(cmd::reproduce::Args),
     /// Measure rtsync's speed beside its peers: analysis, simulator, channels, locks.
     Bench(cmd::bench::Args),
     /// Experiments over many random systems: soundness of the analysis
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => cmd::simulate::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Report(a) => cmd::report::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Experiment(a) => cmd::experiment::run(a),
     };

@@ -5,6 +5,7 @@ pub mod demo;
 pub mod experiment;
 pub mod generate;
 pub mod report;
+pub mod reproduce;
 pub mod run;
 pub mod simulate;
 pub mod sweep;

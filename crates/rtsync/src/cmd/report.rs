@@ -44,17 +44,10 @@ pub struct Args {
     pub analysis: BoundForm,
 }
 
-/// Writes `text` to `dir/name` whole or not at all: into a hidden
-/// partial file first, renamed over the name once written.
+/// Writes `dir/name` whole or not at all, the error naming the file.
 fn write_whole(dir: &Path, name: &str, text: &str) -> Result<(), String> {
-    let part = dir.join(format!(".{name}.partial"));
-    let fin = dir.join(name);
-    std::fs::write(&part, text)
-        .and_then(|()| std::fs::rename(&part, &fin))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&part);
-            format!("cannot write {}: {e}", fin.display())
-        })
+    rtsync_report::files::write_whole(dir, name, text)
+        .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))
 }
 
 pub fn run(a: Args) -> u8 {

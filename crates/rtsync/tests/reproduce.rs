@@ -1,0 +1,156 @@
+//! `rtsync reproduce` as a user meets it: the list, a quick run's files,
+//! the cache, and what bad input says.
+
+mod common;
+use common::{rtsync, text};
+
+fn out_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("rtsync-reproduce-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn the_list_names_every_target_and_its_state() {
+    let o = rtsync(&["reproduce", "--list"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0));
+    for name in [
+        "001-table2",
+        "001-fig6",
+        "002-tables",
+        "003-fig5",
+        "004-table1",
+        "004-fig2",
+        "004-figs3-4",
+    ] {
+        assert!(out.contains(name), "{name} missing:\n{out}");
+    }
+    assert!(out.contains("ready") && out.contains("waits on"), "{out}");
+}
+
+#[test]
+fn a_quick_run_writes_its_figures_and_is_cached() {
+    let dir = out_dir("figs");
+    let args = [
+        "reproduce",
+        "004-figs3-4",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    let o = rtsync(&args);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let t = dir.join("004-figs3-4");
+    // Seven panels (four of Fig. 3, three of Fig. 4), each a figure.
+    for k in 1..=7 {
+        let svg = std::fs::read_to_string(t.join(format!("panel-{k}.svg"))).unwrap();
+        assert!(svg.contains("<polyline"), "panel {k} has no curve");
+    }
+    // One row per panel, curve and cap; every count within the sets.
+    let csv = std::fs::read_to_string(t.join("schedulability.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(rows.len() > 100, "{} rows", rows.len());
+    for r in &rows {
+        let cells: Vec<&str> = r.rsplitn(3, ',').collect();
+        let (ok, sets): (u64, u64) = (cells[0].parse().unwrap(), cells[1].parse().unwrap());
+        assert!(ok <= sets, "{r}");
+    }
+    // The baseline without resources is never below a protocol's curve on
+    // the same sets: a protocol only adds blocking.
+    let share = |panel: &str, curve: &str, cap: &str| -> u64 {
+        rows.iter()
+            .find(|r| r.starts_with(panel) && r.contains(curve) && r.contains(&format!(",{cap},")))
+            .map(|r| r.rsplit(',').next().unwrap().parse().unwrap())
+            .unwrap_or_else(|| panic!("no row {panel} {curve} {cap}"))
+    };
+    for cap in ["4", "5.6", "7.2"] {
+        assert!(
+            share("4,8,16,", "no resources (RM)", cap) >= share("4,8,16,", "MPCP (P-RM)", cap),
+            "cap {cap}"
+        );
+    }
+    let note = std::fs::read_to_string(t.join("notes.txt")).unwrap();
+    assert!(note.contains("The paper's findings"), "{note}");
+    let index = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(index.contains("004-figs3-4/index.html"), "{index}");
+    // Unchanged inputs: nothing redone; --force redoes it.
+    let o = rtsync(&args);
+    assert!(text(&o).0.contains("up to date"), "{}", text(&o).0);
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    let o = rtsync(&forced);
+    assert!(text(&o).0.contains("wrote"), "{}", text(&o).0);
+}
+
+#[test]
+fn bad_input_names_the_targets_and_the_missing_profile() {
+    let dir = out_dir("bad");
+    let o = rtsync(&["reproduce", "004-fig9", "--out", dir.to_str().unwrap()]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err.contains("004-figs3-4") && err.contains("--list"),
+        "{err}"
+    );
+    let o = rtsync(&[
+        "reproduce",
+        "004-figs3-4",
+        "--quick",
+        "--overheads",
+        "/nonexistent/overheads.toml",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("rtsync bench locks --profile"), "{err}");
+    assert!(!dir.join("004-figs3-4").join("inputs.hash").exists());
+}
+
+/// With a profile, every protocol gets its curve with overheads beside,
+/// never above the curve without (overheads only inflate execution), and
+/// a changed profile is a changed input: the target is redone.
+#[test]
+fn a_profile_adds_the_overhead_curves_below_the_plain_ones() {
+    let dir = out_dir("profile");
+    let profile = common::temp(
+        "repro-overheads.toml",
+        "context_switch = \"5us\"\nrelease = \"2us\"\n\
+         [protocol.mpcp]\nlock = \"3us\"\nunlock = \"3us\"\nper_waiter = \"1us\"\n\
+         [protocol.msrp]\nlock = \"3us\"\nunlock = \"3us\"\nper_waiter = \"1us\"\n\
+         [protocol.pip]\nlock = \"3us\"\nunlock = \"3us\"\nper_waiter = \"1us\"\n",
+    );
+    let args = [
+        "reproduce",
+        "004-figs3-4",
+        "--quick",
+        "--overheads",
+        profile.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    let o = rtsync(&args);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("004-figs3-4/schedulability.csv")).unwrap();
+    let count = |prefix: &str| -> u64 { prefix.rsplit(',').next().unwrap().parse().unwrap() };
+    let mut compared = 0;
+    for row in csv.lines().filter(|r| r.contains(" + overheads")) {
+        let plain = row.replace(" + overheads", "");
+        let twin = csv
+            .lines()
+            .find(|r| r.rsplit_once(',').map(|x| x.0) == plain.rsplit_once(',').map(|x| x.0))
+            .unwrap_or_else(|| panic!("no plain twin of {row}"));
+        assert!(count(row) <= count(twin), "{row} above {twin}");
+        compared += 1;
+    }
+    assert!(compared > 50, "{compared} overhead rows");
+    std::fs::write(&profile, "context_switch = \"6us\"\n").unwrap();
+    let o = rtsync(&args);
+    assert!(
+        text(&o).0.contains("wrote"),
+        "a changed profile was not redone"
+    );
+}
