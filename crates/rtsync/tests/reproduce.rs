@@ -204,3 +204,30 @@ fn the_p_and_v_costs_cover_every_protocol() {
         assert!(dir.join("004-fig2").join(f).is_file(), "{f}");
     }
 }
+
+/// Paper 004 Table I from this binary: the state sizes, and code sizes
+/// read from its symbol table, every group found.
+#[test]
+fn the_footprint_is_read_from_this_binary() {
+    let dir = out_dir("table1");
+    let o = rtsync(&["reproduce", "004-table1", "--out", dir.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("004-table1/footprint.csv")).unwrap();
+    let bytes = |what: &str| -> u64 {
+        csv.lines()
+            .find(|l| l.starts_with(what))
+            .and_then(|l| l.rsplit(',').next())
+            .and_then(|b| b.parse().ok())
+            .unwrap_or_else(|| panic!("no `{what}` in\n{csv}"))
+    };
+    assert!(bytes("state per resource") > 0 && bytes("state per thread") > 0);
+    let core = bytes("code: the protocol core, all of it");
+    let p = bytes("code: p's entry points");
+    let v = bytes("code: v's entry points");
+    let rules = bytes("code: rules of all twelve");
+    // The parts are found and lie within the whole.
+    assert!(p > 0 && v > 0 && rules > 0, "{csv}");
+    assert!(p + v + rules <= core, "{csv}");
+    assert!(out.contains("MSRP Global") && out.contains("1674"), "{out}");
+}

@@ -193,6 +193,11 @@ impl Locks {
     /// configuration; a waiter's request lives with the waiting thread.
     pub const RESOURCE_STATE_BYTES: usize = std::mem::size_of::<Unit>();
 
+    /// The bytes of one thread's own mutable state in the machine (what
+    /// it holds and waits for, its base and effective priority, its
+    /// place), without the heap entries of what it holds.
+    pub const THREAD_STATE_BYTES: usize = std::mem::size_of::<Thread>();
+
     /// A machine with nothing held or requested; every thread's base
     /// priority is 0 until [`Locks::set_base`].
     pub fn new(cfg: Config) -> Locks {
