@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
 rtsync reproduce --list\n  \
-rtsync reproduce 004-figs3-4 --quick            (a small sample, about a minute)\n  \
+rtsync reproduce 004-figs3-4 --quick            (a small sample, about a second; the full run about half a minute)\n  \
 rtsync bench locks --profile overheads.toml && rtsync reproduce 004-figs3-4 --overheads overheads.toml\n\n\
 Each target writes DIR/NAME/ (a CSV, SVG figures, notes.txt setting the published result beside\n\
 the measured one, index.html) and refreshes DIR/index.html. A rerun with unchanged inputs\n\
