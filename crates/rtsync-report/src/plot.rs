@@ -357,6 +357,118 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The y axis's grid lines and labels, `0` to `top` by `step`.
+fn y_grid(s: &mut String, top: f64, step: f64, y: &dyn Fn(f64) -> f64) {
+    let mut v = 0.0;
+    while v <= top + step / 2.0 {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{4}</text>",
+            y(v),
+            LEFT + W,
+            LEFT - 6.0,
+            y(v) + 4.0,
+            trim(v)
+        );
+        v += step;
+    }
+}
+
+/// A chart's opening: the document of `width` by `height`, white, with
+/// `title` above the plot.
+fn open(width: f64, height: f64, title: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{LEFT}" y="28" font-size="15" font-weight="bold">{}</text>"#,
+        esc(title)
+    );
+    s
+}
+
+/// A grouped bar chart: one group per label (a protocol), one bar per
+/// `(series, value)` in it, coloured by series, y from 0, the values
+/// written above the bars.
+pub fn bars(groups: &[(String, Vec<(String, f64)>)], title: &str, y_label: &str) -> String {
+    let ymax = groups
+        .iter()
+        .flat_map(|g| g.1.iter().map(|b| b.1))
+        .fold(0.0f64, f64::max);
+    let step = tick(ymax.max(f64::MIN_POSITIVE) * 1.1);
+    let top = (ymax * 1.1 / step).ceil().max(1.0) * step;
+    let y = |v: f64| TOP + H * (1.0 - v / top);
+    let per = groups.iter().map(|g| g.1.len()).max().unwrap_or(1).max(1);
+    let slot = W / groups.len().max(1) as f64;
+    let bar = (slot * 0.8) / per as f64;
+    let mut s = open(LEFT + W + 120.0, TOP + H + 50.0, title);
+    y_grid(&mut s, top, step, &y);
+    let _ = writeln!(
+        s,
+        r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        TOP + H / 2.0,
+        esc(y_label)
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for (k, (label, values)) in groups.iter().enumerate() {
+        let x0 = LEFT + slot * k as f64 + slot * 0.1;
+        for (j, (series, value)) in values.iter().enumerate() {
+            let col = match names.iter().position(|n| n == series) {
+                Some(i) => i,
+                None => {
+                    names.push(series);
+                    names.len() - 1
+                }
+            };
+            let x = x0 + bar * j as f64;
+            let _ = writeln!(
+                s,
+                r#"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"><title>{}, {}: {}</title></rect><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="9">{}</text>"#,
+                y(*value),
+                bar * 0.9,
+                (TOP + H - y(*value)).max(0.0),
+                COLOURS[col % COLOURS.len()],
+                esc(label),
+                esc(series),
+                trim(*value),
+                x + bar * 0.45,
+                y(*value) - 3.0,
+                trim(*value)
+            );
+        }
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            LEFT + slot * (k as f64 + 0.5),
+            TOP + H + 16.0,
+            esc(label)
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<rect x="{LEFT}" y="{TOP}" width="{W}" height="{H}" fill="none" stroke="black"/>"#
+    );
+    for (i, n) in names.iter().enumerate() {
+        let ly = TOP + 10.0 + 18.0 * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{:.1}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            LEFT + W + 10.0,
+            ly,
+            COLOURS[i % COLOURS.len()],
+            LEFT + W + 28.0,
+            ly + 10.0,
+            esc(n)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
 /// A line chart of several series against a shared x axis, y from 0,
 /// with axis labels and an optional horizontal target line (drawn dashed
 /// red, labelled).
@@ -390,36 +502,12 @@ pub fn lines(
     };
     let x = |v: f64| LEFT + W * (v - lo) / (hi - lo);
     let y = |v: f64| TOP + H * (1.0 - v / top);
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" font-family="sans-serif" font-size="12">"#,
-        LEFT + W + 190.0,
-        TOP + H + 60.0
-    );
-    let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{LEFT}" y="28" font-size="15" font-weight="bold">{}</text>"#,
-        esc(title)
-    );
+    let mut s = open(LEFT + W + 190.0, TOP + H + 60.0, title);
     let _ = writeln!(
         s,
         r#"<rect x="{LEFT}" y="{TOP}" width="{W}" height="{H}" fill="none" stroke="black"/>"#
     );
-    let mut v = 0.0;
-    while v <= top + step / 2.0 {
-        let _ = writeln!(
-            s,
-            "<line x1=\"{LEFT}\" y1=\"{0:.1}\" x2=\"{1}\" y2=\"{0:.1}\" stroke=\"#ddd\"/><text x=\"{2}\" y=\"{3:.1}\" text-anchor=\"end\">{4}</text>",
-            y(v),
-            LEFT + W,
-            LEFT - 6.0,
-            y(v) + 4.0,
-            trim(v)
-        );
-        v += step;
-    }
+    y_grid(&mut s, top, step, &y);
     let xstep = tick(hi - lo);
     let mut v = (lo / xstep).ceil() * xstep;
     while v <= hi + xstep / 1e6 {

@@ -37,4 +37,4 @@ pub use error::RtError;
 pub use mutex::{Fail, Guard, Mutex};
 pub use prio::PrioMap;
 pub use rtsync_model::Protocol;
-pub use runner::{RunOptions, RunResult, TaskRun, run};
+pub use runner::{LockCall, RunOptions, RunResult, TaskRun, run};

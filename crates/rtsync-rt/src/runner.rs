@@ -30,6 +30,10 @@ pub struct RunOptions {
     pub domain: Options,
     /// Lock the process's memory first (`mlockall`).
     pub lock_memory: bool,
+    /// Time every lock and unlock call as its caller sees it and return
+    /// them ([`TaskRun::calls`]): two more clock reads per section, no
+    /// other change to the path a lock takes.
+    pub time_calls: bool,
 }
 
 impl Default for RunOptions {
@@ -40,6 +44,7 @@ impl Default for RunOptions {
             max_jobs: None,
             domain: Options::default(),
             lock_memory: false,
+            time_calls: false,
         }
     }
 }
@@ -60,6 +65,23 @@ pub struct TaskRun {
     pub max_blocking: Duration,
     /// Jobs that completed after their deadline.
     pub misses: u64,
+    /// With [`RunOptions::time_calls`], every lock and unlock call, in
+    /// order.
+    pub calls: Vec<LockCall>,
+}
+
+/// One section's lock and unlock calls, timed by their caller: the lock
+/// from the call to the grant (a wait included, where it waited; the
+/// migration to a synchronization CPU included, under DPCP and DFLP),
+/// the unlock from the call to its return (the migration back included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LockCall {
+    /// The resource.
+    pub resource: usize,
+    /// The lock call's duration.
+    pub lock: Duration,
+    /// The unlock call's duration.
+    pub unlock: Duration,
 }
 
 /// What a run measured.
@@ -124,6 +146,8 @@ struct Job<'a> {
     b: &'a Binding,
     limit: Instant,
     blocked: Duration,
+    /// With [`RunOptions::time_calls`], where the calls go.
+    calls: Option<&'a mut Vec<LockCall>>,
     /// The components serving the task's requests, if the system has any.
     asm: Option<&'a Arc<Assembly>>,
 }
@@ -149,9 +173,18 @@ impl Job<'_> {
                     } => {
                         let t0 = Instant::now();
                         self.b.lock(*resource, *units)?;
-                        self.blocked += t0.elapsed();
+                        let lock = t0.elapsed();
+                        self.blocked += lock;
                         let r = self.body(body, pre + 1, inner);
+                        let t1 = self.calls.is_some().then(Instant::now);
                         self.b.unlock(*resource)?;
+                        if let (Some(calls), Some(t1)) = (self.calls.as_deref_mut(), t1) {
+                            calls.push(LockCall {
+                                resource: *resource,
+                                lock,
+                                unlock: t1.elapsed(),
+                            });
+                        }
                         r?;
                     }
                 },
@@ -356,7 +389,7 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
             .copied()
             .unwrap_or(Duration::from_nanos(task.offset.ns()));
         let (duration, max_jobs) = (opts.duration, opts.max_jobs.unwrap_or(u64::MAX));
-        let lock_memory = opts.lock_memory;
+        let (lock_memory, time_calls) = (opts.lock_memory, opts.time_calls);
         handles.push(std::thread::spawn(move || {
             if lock_memory {
                 crate::sys::prefault_stack(STACK_PREFAULT);
@@ -382,12 +415,14 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
             let mut first = None;
             let mut sum = Duration::ZERO;
             let mut release = start + offset;
+            let mut calls = Vec::new();
             while release < end && run.jobs < max_jobs {
                 sleep_until(release);
                 let mut job = Job {
                     b: &b,
                     limit,
                     blocked: Duration::ZERO,
+                    calls: time_calls.then_some(&mut calls),
                     asm: asm.as_ref(),
                 };
                 let t0 = Instant::now();
@@ -419,6 +454,7 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
             if run.jobs > 0 {
                 run.mean_response = Some(sum / run.jobs as u32);
             }
+            run.calls = calls;
             drop(b);
             Ok::<_, RtError>((run, first))
         }));

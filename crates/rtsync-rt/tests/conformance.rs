@@ -137,6 +137,7 @@ fn attempt_once(path: &Path, paths: Paths, seen: &mut Exercised) -> Option<Vec<S
             ..Options::default()
         },
         lock_memory: false,
+        time_calls: false,
     };
     let res = match run(&sys, &opts) {
         Ok(r) => r,

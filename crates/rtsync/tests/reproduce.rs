@@ -231,3 +231,44 @@ fn the_footprint_is_read_from_this_binary() {
     assert!(p + v + rules <= core, "{csv}");
     assert!(out.contains("MSRP Global") && out.contains("1674"), "{out}");
 }
+
+/// Paper 003 Fig. 5 on SCHED_FIFO threads: every multiprocessor protocol
+/// has its lock and unlock row, from the same calls, with ordered order
+/// statistics. Skipped with a message where SCHED_FIFO is not permitted
+/// (the command says so with exit code 3).
+#[test]
+fn lock_costs_under_the_table1_application() {
+    let dir = out_dir("fig5");
+    let o = rtsync(&[
+        "reproduce",
+        "003-fig5",
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    if o.status.code() == Some(3) {
+        assert!(err.contains("SCHED_FIFO") && err.contains("hint:"), "{err}");
+        eprintln!("skipped: SCHED_FIFO is not permitted here ({err})");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("003-fig5/costs.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    for p in ["mpcp", "dpcp", "fmlp-s", "fmlp-l", "dflp", "msrp", "mrsp"] {
+        let mine: Vec<&Vec<&str>> = rows.iter().filter(|r| r[0] == p).collect();
+        let ops: Vec<&str> = mine.iter().map(|r| r[1]).collect();
+        assert_eq!(ops, ["lock", "unlock"], "{p}");
+        assert_eq!(mine[0][2], mine[1][2], "{p}: lock and unlock counts differ");
+        assert!(mine[0][2].parse::<u64>().unwrap() > 0, "{p}: no call");
+        for r in mine {
+            let q: Vec<f64> = r[4..].iter().map(|x| x.parse().unwrap()).collect();
+            assert!(q.windows(2).all(|w| w[0] <= w[1]), "{r:?}");
+        }
+    }
+    assert!(dir.join("003-fig5/costs.svg").is_file());
+}
