@@ -16,7 +16,7 @@
 use crate::svg::esc;
 use rtsync_analysis::blocking::Source;
 use rtsync_analysis::{Analysis, Response, Verdict};
-use rtsync_model::{Protocol, Time};
+use rtsync_model::Time;
 use std::fmt::Write;
 
 /// What the simulator contributes to the page.
@@ -35,8 +35,10 @@ pub struct Page<'a> {
     pub label: &'a str,
     /// The analysis.
     pub analysis: &'a Analysis,
-    /// The protocols in use and where their bounds come from.
-    pub sources: Vec<(Protocol, Source)>,
+    /// Where the bounds come from: the protocols in use (and the
+    /// components' analysis, where the system has components), each
+    /// with its name.
+    pub sources: Vec<(String, Source)>,
     /// The simulation, when one was run.
     pub simulated: Option<Simulated>,
     /// `(relative file name, what it holds)` written beside the page.
@@ -215,8 +217,8 @@ pub fn page(p: &Page) -> String {
     for (proto, s) in &p.sources {
         let _ = writeln!(
             o,
-            "<dt>{}</dt><dd>{}: {} (<code>crates/rtsync-analysis/src/blocking/{}</code>)</dd>",
-            esc(proto.name()),
+            "<dt>{}</dt><dd>{}: {} (<code>crates/rtsync-analysis/src/{}</code>)</dd>",
+            esc(proto),
             esc(s.paper),
             esc(s.charges),
             esc(s.module)

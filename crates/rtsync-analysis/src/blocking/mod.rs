@@ -53,7 +53,7 @@ pub fn has_lp_form(p: Protocol) -> bool {
 /// index, with the choices explained).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// The module under `crates/rtsync-analysis/src/blocking/`.
+    /// The module, under `crates/rtsync-analysis/src/`.
     pub module: &'static str,
     /// The paper and equation.
     pub paper: &'static str,
@@ -61,61 +61,69 @@ pub struct Source {
     pub charges: &'static str,
 }
 
+/// The source of the bounds of a component system's requests (paper 001),
+/// charged beside the protocols' where a system has components.
+pub const COMPONENTS_SOURCE: Source = Source {
+    module: "components.rs",
+    paper: "Sudvarg et al. 2024 (paper 001), Sect. 3.2, Eqs. 1, 5-8",
+    charges: "each task's WCET across the interfaces its requests traverse with their overheads, and its blocking by interface kind (PIP, IPCP, NPCS)",
+};
+
 /// The source of `p`'s classic bound.
 pub fn source(p: Protocol) -> Source {
     let (module, paper, charges) = match p {
         Protocol::Npcs => (
-            "npcs.rs",
+            "blocking/npcs.rs",
             "Mok 1983; paper 001 Eq. 6",
             "the longest lower-priority section on the CPU, once per release and per self-suspension",
         ),
         Protocol::Pip => (
-            "pip.rs",
+            "blocking/pip.rs",
             "Sha, Rajkumar, Lehoczky 1990, Theorem 6",
             "min(one section per lower job, one per semaphore), ceilings closed over nesting",
         ),
         Protocol::Pcp | Protocol::Ipcp => (
-            "pcp.rs",
+            "blocking/pcp.rs",
             "Sha, Rajkumar, Lehoczky 1990, Theorem 12; paper 001 Eq. 5",
             "one lower section on a resource whose ceiling reaches the task",
         ),
         Protocol::Srp => (
-            "srp.rs",
+            "blocking/srp.rs",
             "Baker 1991",
             "one section of a lower preemption level",
         ),
         Protocol::Mpcp => (
-            "mpcp.rs",
+            "blocking/mpcp.rs",
             "Rajkumar 1990; Lakshmanan, de Niz, Rajkumar 2009 (corrected)",
             "per request a fixed point with (⌈W/T⌉+1) higher requests; locally one PCP section and one lower global section per start or resumption",
         ),
         Protocol::Dpcp => (
-            "dpcp.rs",
+            "blocking/dpcp.rs",
             "Rajkumar, Sha, Lehoczky 1988; Rajkumar 1991; SchedCAT's job window",
             "per synchronization CPU the smaller of the per-request fixed point and the job-window bound",
         ),
         Protocol::FmlpS => (
-            "fmlp_s.rs",
+            "blocking/fmlp_s.rs",
             "Block, Leontyev, Brandenburg, Anderson 2007",
             "FIFO spin, one section per other CPU (group locks); non-preemptive arrival blocking",
         ),
         Protocol::FmlpL => (
-            "fmlp_l.rs",
+            "blocking/fmlp_l.rs",
             "Block et al. 2007; Brandenburg 2011, Sec. 6.4.3 (FMLP+)",
             "the smaller of one section of each task queued or boosted ahead and the job-window FMLP+ bound",
         ),
         Protocol::Dflp => (
-            "dflp.rs",
+            "blocking/dflp.rs",
             "Brandenburg 2013",
             "per request one section of each other task served on the same synchronization CPU",
         ),
         Protocol::Msrp => (
-            "msrp.rs",
+            "blocking/msrp.rs",
             "Gai, Lipari, Di Natale 2001",
             "FIFO spin, one section per other CPU; SRP locally; a lower non-preemptive spin plus section as blocking",
         ),
         Protocol::Mrsp => (
-            "mrsp.rs",
+            "blocking/mrsp.rs",
             "Burns and Wellings 2013",
             "access cost |G(r)| · c_r, blocking of one access",
         ),
@@ -418,4 +426,24 @@ pub(crate) fn own_sections(cx: &Context, i: TaskId) -> Time {
         .iter()
         .filter(|rq| rq.is_outermost())
         .fold(Time::ZERO, |a, rq| a.saturating_add(rq.length))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every source names a module that exists and a paper, so a report's
+    /// "where the bounds come from" never points at a moved file.
+    #[test]
+    fn every_source_names_a_module_that_exists() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let all = Protocol::ALL
+            .into_iter()
+            .map(source)
+            .chain([COMPONENTS_SOURCE]);
+        for s in all {
+            assert!(src.join(s.module).is_file(), "{} does not exist", s.module);
+            assert!(!s.paper.is_empty() && !s.charges.is_empty(), "{s:?}");
+        }
+    }
 }

@@ -130,12 +130,18 @@ pub fn run(a: Args) -> u8 {
     let worst = worst.unwrap_or_else(|| res.tasks.iter().map(|t| t.max_response).collect());
     let gantt = rtsync_report::gantt::render(sys, &rec, res.end);
 
-    let sources = analysis
+    let mut sources: Vec<(String, rtsync_analysis::blocking::Source)> = analysis
         .result
         .protocols
         .iter()
-        .map(|&p| (p, rtsync_analysis::blocking::source(p)))
+        .map(|&p| (p.name().to_string(), rtsync_analysis::blocking::source(p)))
         .collect();
+    if sys.components.is_some() {
+        sources.push((
+            "components".into(),
+            rtsync_analysis::blocking::COMPONENTS_SOURCE,
+        ));
+    }
     let json = rtsync_report::analysis::json(&analysis, &loaded.label);
     let files: Vec<(String, String)> = vec![
         (
