@@ -380,6 +380,14 @@ fn pi_handoffs(cpu: usize, rounds: usize) -> Result<Vec<f64>, String> {
 /// Push + pop nanoseconds on the notification manager's heap holding
 /// `n` requests (median of batches).
 fn heap_cost(n: usize) -> f64 {
+    summary(heap_samples(n, 200))[1]
+}
+
+/// Push + pop nanoseconds on the notification manager's heap holding `n`
+/// requests, one sample per batch of 2,000 (paper 001's Fig. 6 method:
+/// `n - 1` queued with random priorities, then one more pushed and the
+/// highest popped).
+pub(crate) fn heap_samples(n: usize, batches: usize) -> Vec<f64> {
     let mut q: NotifyQueue<u32> = NotifyQueue::with_capacity(n + 1);
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
@@ -394,7 +402,7 @@ fn heap_cost(n: usize) -> f64 {
     }
     let mut v = Vec::new();
     const OPS: usize = 2000;
-    for _ in 0..200 {
+    for _ in 0..batches {
         let t0 = Instant::now();
         for _ in 0..OPS {
             q.push(next(), 0);
@@ -402,7 +410,7 @@ fn heap_cost(n: usize) -> f64 {
         }
         v.push(t0.elapsed().as_nanos() as f64 / OPS as f64);
     }
-    summary(v)[1]
+    v
 }
 
 fn us(ns: f64) -> String {
@@ -413,12 +421,33 @@ fn us(ns: f64) -> String {
     }
 }
 
-/// Runs the bench and prints its tables.
-pub fn run(c: Config) -> Result<(), Error> {
+/// What the round trips and hand-offs measured, `[min, median, p99,
+/// max]` in ns each.
+pub struct Measured {
+    /// The CPU everything ran on.
+    pub cpu: usize,
+    /// The plain futex request/reply.
+    pub baseline: [f64; 4],
+    /// Per interface case: its name, its round trip, how many baselines
+    /// it is compared with, and the target ratio.
+    pub round_trips: Vec<(&'static str, [f64; 4], f64, Option<f64>)>,
+    /// glibc's PRIO_INHERIT hand-off.
+    pub pi: [f64; 4],
+    /// The inherited interface's hand-off.
+    pub locked: [f64; 4],
+    /// The hand-off through a nested request.
+    pub nest: [f64; 4],
+}
+
+/// Measures the round trips (`calls` each) and hand-offs (`rounds`) on
+/// the last CPU this process may use, under SCHED_FIFO.
+pub fn measure(calls: usize, rounds: usize) -> Result<Measured, Error> {
     sys::probe_realtime().map_err(|why| {
-        Error::Environment(format!("the component bench needs SCHED_FIFO: {why}"))
+        Error::Environment(format!(
+            "the component requests run on SCHED_FIFO threads: {why}"
+        ))
     })?;
-    if c.calls < BATCH || c.rounds == 0 {
+    if calls < BATCH || rounds == 0 {
         return Err(Error::BadInput(format!(
             "--ops must be at least {BATCH} (round trips per case) and --rounds at least 1"
         )));
@@ -427,33 +456,55 @@ pub fn run(c: Config) -> Result<(), Error> {
         .last()
         .ok_or_else(|| Error::Environment("no CPU allowed".into()))?;
     let env = |e: String| Error::Environment(e);
+    let baseline = summary(self::baseline(cpu, calls).map_err(env)?);
+    let mut round_trips = Vec::new();
+    for (name, kind, below, peers, target) in CASES {
+        let s = summary(self::round_trips(cpu, calls, kind, below).map_err(env)?);
+        round_trips.push((name, s, peers, target));
+    }
+    Ok(Measured {
+        cpu,
+        baseline,
+        round_trips,
+        pi: summary(pi_handoffs(cpu, rounds).map_err(env)?),
+        locked: summary(handoffs(cpu, rounds, false).map_err(env)?),
+        nest: summary(handoffs(cpu, rounds, true).map_err(env)?),
+    })
+}
+
+/// Name, kind, the kind it requests, baselines it is compared with,
+/// target ratio.
+type Case = (&'static str, Kind, Option<Kind>, f64, Option<f64>);
+
+/// The interface cases of the round trips.
+const CASES: [Case; 5] = [
+    ("fixed", Kind::Fixed, None, 1.0, Some(1.3)),
+    ("propagated", Kind::Propagated, None, 1.0, Some(1.3)),
+    ("inherited, unlocked", Kind::Inherited, None, 1.0, Some(1.5)),
+    (
+        "inherited to inherited",
+        Kind::Inherited,
+        Some(Kind::Inherited),
+        2.0,
+        None,
+    ),
+    (
+        "inherited to propagated",
+        Kind::Inherited,
+        Some(Kind::Propagated),
+        2.0,
+        None,
+    ),
+];
+
+/// Runs the bench and prints its tables.
+pub fn run(c: Config) -> Result<(), Error> {
+    let m = measure(c.calls, c.rounds)?;
+    let (cpu, base) = (m.cpu, m.baseline);
     println!(
         "Component requests on one CPU (CPU {cpu}), paper 001 Table 2: {} round trips per case, {} hand-offs",
         c.calls, c.rounds
     );
-    let base = summary(baseline(cpu, c.calls).map_err(env)?);
-    // Name, kind, the kind it requests, baselines it is compared with,
-    // target ratio.
-    type Row = (&'static str, Kind, Option<Kind>, f64, Option<f64>);
-    let rows: [Row; 5] = [
-        ("fixed", Kind::Fixed, None, 1.0, Some(1.3)),
-        ("propagated", Kind::Propagated, None, 1.0, Some(1.3)),
-        ("inherited, unlocked", Kind::Inherited, None, 1.0, Some(1.5)),
-        (
-            "inherited to inherited",
-            Kind::Inherited,
-            Some(Kind::Inherited),
-            2.0,
-            None,
-        ),
-        (
-            "inherited to propagated",
-            Kind::Inherited,
-            Some(Kind::Propagated),
-            2.0,
-            None,
-        ),
-    ];
     let mut t = rtsync_report::table::Table::new(&[
         "call and reply",
         "median",
@@ -472,8 +523,7 @@ pub fn run(c: Config) -> Result<(), Error> {
     ]);
     let mut misses = Vec::new();
     let mut tails = Vec::new();
-    for (name, kind, below, peers, target) in rows {
-        let s = summary(round_trips(cpu, c.calls, kind, below).map_err(env)?);
+    for &(name, s, peers, target) in &m.round_trips {
         let ratio = s[1] / (base[1] * peers);
         tails.push(s[2]);
         if let Some(tg) = target
@@ -495,9 +545,7 @@ pub fn run(c: Config) -> Result<(), Error> {
         ]);
     }
     print!("{}", t.render());
-    let pi = summary(pi_handoffs(cpu, c.rounds).map_err(env)?);
-    let locked = summary(handoffs(cpu, c.rounds, false).map_err(env)?);
-    let nest = summary(handoffs(cpu, c.rounds, true).map_err(env)?);
+    let (pi, locked, nest) = (m.pi, m.locked, m.nest);
     let mut t =
         rtsync_report::table::Table::new(&["hand-off", "median", "p99", "ratio", "peer", "target"]);
     t.row(vec![

@@ -4,6 +4,34 @@
 mod common;
 use common::{rtsync, text};
 
+/// The tests that run SCHED_FIFO threads take turns: on a two-CPU
+/// machine two of them at once would measure each other.
+static REAL_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `target` (`--quick`) into a fresh folder and returns the
+/// target's folder and the CSV `file` it wrote; `None`, after saying so, where the machine may not
+/// run it (exit code 3: SCHED_FIFO not permitted, named in the error).
+fn quick(target: &str, file: &str) -> Option<(std::path::PathBuf, String)> {
+    let dir = out_dir(target);
+    let o = rtsync(&[
+        "reproduce",
+        target,
+        "--quick",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    if o.status.code() == Some(3) {
+        assert!(err.contains("SCHED_FIFO") && err.contains("hint:"), "{err}");
+        eprintln!("skipped: SCHED_FIFO is not permitted here ({err})");
+        return None;
+    }
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let dir = dir.join(target);
+    let csv = std::fs::read_to_string(dir.join(file)).unwrap();
+    Some((dir, csv))
+}
+
 fn out_dir(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("rtsync-reproduce-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -26,7 +54,10 @@ fn the_list_names_every_target_and_its_state() {
     ] {
         assert!(out.contains(name), "{name} missing:\n{out}");
     }
-    assert!(out.contains("ready") && out.contains("waits on"), "{out}");
+    assert!(
+        out.contains("ready") && out.contains("not built yet"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -161,17 +192,7 @@ fn a_profile_adds_the_overhead_curves_below_the_plain_ones() {
 /// they are measurements on a shared machine.)
 #[test]
 fn the_p_and_v_costs_cover_every_protocol() {
-    let dir = out_dir("fig2");
-    let o = rtsync(&[
-        "reproduce",
-        "004-fig2",
-        "--quick",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let csv = std::fs::read_to_string(dir.join("004-fig2/costs.csv")).unwrap();
+    let (dir, csv) = quick("004-fig2", "costs.csv").expect("004-fig2 needs no real-time thread");
     let rows: Vec<Vec<&str>> = csv
         .lines()
         .skip(1)
@@ -201,7 +222,7 @@ fn the_p_and_v_costs_cover_every_protocol() {
         }
     }
     for f in ["p.svg", "v.svg", "notes.txt", "index.html"] {
-        assert!(dir.join("004-fig2").join(f).is_file(), "{f}");
+        assert!(dir.join(f).is_file(), "{f}");
     }
 }
 
@@ -238,22 +259,10 @@ fn the_footprint_is_read_from_this_binary() {
 /// (the command says so with exit code 3).
 #[test]
 fn lock_costs_under_the_table1_application() {
-    let dir = out_dir("fig5");
-    let o = rtsync(&[
-        "reproduce",
-        "003-fig5",
-        "--quick",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    let (out, err) = text(&o);
-    if o.status.code() == Some(3) {
-        assert!(err.contains("SCHED_FIFO") && err.contains("hint:"), "{err}");
-        eprintln!("skipped: SCHED_FIFO is not permitted here ({err})");
+    let _turn = REAL_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((dir, csv)) = quick("003-fig5", "costs.csv") else {
         return;
-    }
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let csv = std::fs::read_to_string(dir.join("003-fig5/costs.csv")).unwrap();
+    };
     let rows: Vec<Vec<&str>> = csv
         .lines()
         .skip(1)
@@ -270,5 +279,56 @@ fn lock_costs_under_the_table1_application() {
             assert!(q.windows(2).all(|w| w[0] <= w[1]), "{r:?}");
         }
     }
-    assert!(dir.join("003-fig5/costs.svg").is_file());
+    assert!(dir.join("costs.svg").is_file());
+}
+
+/// Paper 001 Fig. 6: one row per heap size, the mean within the batches'
+/// spread; needs no real-time thread.
+#[test]
+fn the_notification_heap_against_its_size() {
+    let (_, csv) = quick("001-fig6", "heap.csv").expect("001-fig6 needs no real-time thread");
+    let rows: Vec<Vec<f64>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.first().map(|r| r[0]), Some(1.0));
+    assert_eq!(rows.last().map(|r| r[0]), Some(100.0));
+    for r in &rows {
+        // mean > 0, std >= 0, the largest batch at least the mean.
+        assert!(r[1] > 0.0 && r[2] >= 0.0 && r[3] >= r[1], "{r:?}");
+    }
+}
+
+/// Paper 001 Table 2 on SCHED_FIFO threads: every interface case and
+/// the hand-offs, with the paper's ratio beside the single-interface
+/// cases. Skipped with a message where SCHED_FIFO is not permitted.
+#[test]
+fn component_overheads_against_the_built_in() {
+    let _turn = REAL_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((_, csv)) = quick("001-table2", "overheads.csv") else {
+        return;
+    };
+    for case in [
+        "built-in",
+        "\"fixed\"",
+        "\"propagated\"",
+        "inherited, unlocked",
+        "inherited to inherited",
+        "inherited to propagated",
+        "inherited, locked",
+        "nest",
+    ] {
+        assert!(csv.contains(case), "{case} missing:\n{csv}");
+    }
+    // The paper's ratios, from its Table 2: fixed 1.18, propagated 1.61.
+    let paper = |case: &str| -> String {
+        csv.lines()
+            .find(|l| l.starts_with(case))
+            .and_then(|l| l.rsplit(',').next())
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(paper("\"fixed\""), "1.182");
+    assert_eq!(paper("\"propagated\""), "1.613");
 }
