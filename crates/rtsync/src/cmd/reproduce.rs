@@ -15,7 +15,7 @@ the measured one, index.html) and refreshes DIR/index.html. A rerun with unchang
 (target, mode, overhead profile, rtsync version) redoes nothing; --force redoes it.")]
 pub struct Args {
     /// The target to run (`--list` names them).
-    #[arg(required_unless_present = "list")]
+    #[arg(required_unless_present_any = ["list", "peer"])]
     pub name: Option<String>,
     /// List the targets and whether each runs yet.
     #[arg(long)]
@@ -33,9 +33,22 @@ pub struct Args {
     /// Redo the target even when its inputs have not changed.
     #[arg(long)]
     pub force: bool,
+    /// The other side of a channel in its own process (002-tables starts
+    /// this program so): KIND:NAME:OPS.
+    #[arg(long, hide = true, value_name = "KIND:NAME:OPS")]
+    pub peer: Option<String>,
 }
 
 pub fn run(a: Args) -> u8 {
+    if let Some(spec) = &a.peer {
+        return match rtsync_bench::reproduce::peer(spec) {
+            Ok(()) => OK,
+            Err(e) => {
+                eprintln!("error: {e}");
+                BAD_INPUT
+            }
+        };
+    }
     if a.list {
         for t in &TARGETS {
             let state = match t.status {
