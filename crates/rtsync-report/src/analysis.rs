@@ -216,29 +216,36 @@ pub fn json(a: &Analysis, label: &str) -> serde_json::Value {
     })
 }
 
-/// One CSV row per task: the analysis's terms, and the worst simulated
-/// response beside them where a simulation ran (times in nanoseconds,
-/// empty where unbounded or not seen).
-pub fn csv(a: &Analysis, worst: Option<&[Option<Time>]>) -> String {
+/// One CSV row per task: the analysis's terms, and beside them the worst
+/// simulated response where a simulation ran and the worst measured one
+/// where the system ran on real threads (times in nanoseconds, empty
+/// where unbounded or not seen).
+pub fn csv(
+    a: &Analysis,
+    worst: Option<&[Option<Time>]>,
+    measured: Option<&[Option<Time>]>,
+) -> String {
     let ns = |d: &rtsync_analysis::Delay| match d {
         rtsync_analysis::Delay::Bounded(t) => t.ns().to_string(),
         rtsync_analysis::Delay::Unbounded => String::new(),
     };
     let mut o = String::from(
-        "task,cpu,priority,period_ns,deadline_ns,wcet_ns,local_ns,remote_ns,spin_ns,overhead_ns,response_ns,simulated_worst_ns,verdict\n",
+        "task,cpu,priority,period_ns,deadline_ns,wcet_ns,local_ns,remote_ns,spin_ns,overhead_ns,response_ns,simulated_worst_ns,verdict,measured_worst_ns\n",
     );
     for (i, x) in a.result.tasks.iter().enumerate() {
         let response = match x.response {
             rtsync_analysis::Response::Bounded(t) => t.ns().to_string(),
             _ => String::new(),
         };
-        let seen = worst
-            .and_then(|w| w.get(i).copied().flatten())
-            .map_or(String::new(), |t| t.ns().to_string());
+        let ns_of = |w: Option<&[Option<Time>]>| {
+            w.and_then(|w| w.get(i).copied().flatten())
+                .map_or(String::new(), |t| t.ns().to_string())
+        };
+        let (seen, ran) = (ns_of(worst), ns_of(measured));
         // Names are identifiers in specs; quote anyway, doubling quotes.
         let _ = writeln!(
             o,
-            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{}",
+            "\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{ran}",
             x.name.replace('"', "\"\""),
             x.cpu.map_or(String::new(), |c| c.to_string()),
             x.priority,

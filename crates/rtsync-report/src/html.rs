@@ -29,6 +29,21 @@ pub struct Simulated {
     pub gantt: String,
 }
 
+/// What real threads contribute: the worst response measured per task,
+/// or why nothing was measured.
+pub enum Measured {
+    /// Per task, the worst response measured on SCHED_FIFO threads (none
+    /// without a finished job), and how it was run.
+    Ran {
+        /// Per task.
+        worst: Vec<Option<Time>>,
+        /// How, in a sentence.
+        how: String,
+    },
+    /// Not run, and why (in a sentence that says what to do).
+    Not(String),
+}
+
 /// Everything the page shows.
 pub struct Page<'a> {
     /// What the system was loaded from.
@@ -41,6 +56,8 @@ pub struct Page<'a> {
     pub sources: Vec<(String, Source)>,
     /// The simulation, when one was run.
     pub simulated: Option<Simulated>,
+    /// The run on real threads, or why there was none.
+    pub measured: Measured,
     /// `(relative file name, what it holds)` written beside the page.
     pub files: Vec<(String, String)>,
 }
@@ -141,13 +158,14 @@ pub fn page(p: &Page) -> String {
     o.push_str(
         "<p class=\"note\">Per task: the blocking terms the protocol's bound charges, the \
          response-time bound they give, and, beside it, the worst response the simulator saw \
-         (its ratio to the bound is the tightness: 1 means the bound was reached).</p>\n",
+         (its ratio to the bound is the tightness: 1 means the bound was reached) and the worst \
+         measured on real threads.</p>\n",
     );
     o.push_str(
         "<table id=\"analysis\"><thead><tr><th class=\"name\">task</th><th>CPU</th><th>priority</th>\
          <th>period</th><th>deadline</th><th>WCET</th><th>local</th><th>remote</th><th>spin</th>\
          <th>overhead</th><th>response bound</th><th>simulated worst</th><th>tightness</th>\
-         <th>slack</th><th>verdict</th></tr></thead><tbody>\n",
+         <th>measured worst</th><th>slack</th><th>verdict</th></tr></thead><tbody>\n",
     );
     for (i, x) in r.tasks.iter().enumerate() {
         let worst = p
@@ -160,11 +178,15 @@ pub fn page(p: &Page) -> String {
             }
             _ => "-".into(),
         };
+        let measured = match &p.measured {
+            Measured::Ran { worst, .. } => worst.get(i).copied().flatten().map_or("-".into(), t),
+            Measured::Not(_) => "-".into(),
+        };
         let _ = writeln!(
             o,
             "<tr class=\"task\"><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><b>{}</b></td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&x.name),
             x.cpu.map_or("-".into(), |c| c.to_string()),
             x.priority,
@@ -178,6 +200,7 @@ pub fn page(p: &Page) -> String {
             x.response,
             worst.map_or("-".into(), t),
             tight,
+            measured,
             x.slack.map_or("-".into(), t),
             if x.verdict == Verdict::Schedulable {
                 "ok"
@@ -186,7 +209,16 @@ pub fn page(p: &Page) -> String {
             }
         );
     }
-    o.push_str("</tbody></table>\n<ul class=\"note\">");
+    o.push_str("</tbody></table>\n");
+    let _ = writeln!(
+        o,
+        "<p class=\"note\" id=\"measured\">{}</p>",
+        esc(match &p.measured {
+            Measured::Ran { how, .. } => how,
+            Measured::Not(why) => why,
+        })
+    );
+    o.push_str("<ul class=\"note\">");
     for t in &r.tests {
         let _ = write!(
             o,

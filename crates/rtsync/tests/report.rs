@@ -33,12 +33,15 @@ fn report(spec: &str, name: &str) -> PathBuf {
         spec,
         "--search",
         "20000",
+        "--run-for",
+        "300ms",
         "--out",
         dir.to_str().unwrap(),
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.contains("report.html"), "{out}");
+    measured_column(spec, &dir);
     let (tasks, cpus) = shape(spec);
     let html = std::fs::read_to_string(dir.join("report.html")).expect("the page");
     assert_eq!(html.matches("<tr class=\"task\">").count(), tasks);
@@ -68,6 +71,33 @@ fn report(spec: &str, name: &str) -> PathBuf {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     dir
+}
+
+/// The measured column: filled from real threads where SCHED_FIFO is
+/// permitted and the system fits this machine's CPUs; otherwise the page
+/// says why, and the column stays empty.
+fn measured_column(spec: &str, dir: &Path) {
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let csv = std::fs::read_to_string(dir.join("analysis.csv")).unwrap();
+    let filled = csv
+        .lines()
+        .skip(1)
+        .filter(|l| l.rsplit(',').next().is_some_and(|m| !m.is_empty()))
+        .count();
+    let (tasks, cpus) = shape(spec);
+    let fits = cpus <= rtsync_allowed_cpus();
+    if rtsync_rt::sys::probe_realtime().is_ok() && fits {
+        assert!(html.contains("The measured worst column"), "{spec}");
+        assert_eq!(filled, tasks, "{spec}: every task measured\n{csv}");
+    } else {
+        assert!(html.contains("Not run on real threads"), "{spec}");
+        assert_eq!(filled, 0, "{spec}\n{csv}");
+    }
+}
+
+/// The CPUs this process may use.
+fn rtsync_allowed_cpus() -> usize {
+    rtsync_rt::sys::allowed_cpus().len()
 }
 
 #[test]

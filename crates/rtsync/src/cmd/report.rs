@@ -6,7 +6,7 @@
 use super::{BAD_INPUT, NOT_SCHEDULABLE, OK};
 use rtsync_analysis::{BoundForm, Heuristic};
 use rtsync_model::Time;
-use rtsync_report::html::{Page, Simulated};
+use rtsync_report::html::{Measured, Page, Simulated};
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Options, simulate};
 use std::path::{Path, PathBuf};
@@ -39,6 +39,13 @@ pub struct Args {
     /// How to place tasks that have no CPU (as in `rtsync analyze`).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
     pub partition: Heuristic,
+    /// Run the system on real threads (SCHED_FIFO, pinned, the shipped
+    /// lock paths) for this long and show the worst measured response per
+    /// task beside the bound; 0 to skip. Where SCHED_FIFO is not
+    /// permitted, or the system has more CPUs than this machine, the page
+    /// says so instead.
+    #[arg(long, default_value = "1s")]
+    pub run_for: String,
     /// Blocking bounds: classic, or lp (as in `rtsync analyze`).
     #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>())]
     pub analysis: BoundForm,
@@ -50,7 +57,69 @@ fn write_whole(dir: &Path, name: &str, text: &str) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", dir.join(name).display()))
 }
 
+/// The system on real threads for `run_for`: the worst measured response
+/// per task, or why it did not run.
+fn measure(sys: &rtsync_model::System, run_for: std::time::Duration) -> Measured {
+    if run_for.is_zero() {
+        return Measured::Not("Not run on real threads (--run-for 0).".into());
+    }
+    if let Err(why) = rtsync_rt::sys::probe_realtime() {
+        return Measured::Not(format!(
+            "Not run on real threads: SCHED_FIFO is not permitted here ({why}); grant \
+             CAP_SYS_NICE or an rtprio limit (ulimit -r), or run as root, for the measured column."
+        ));
+    }
+    let placed = match rtsync_rt::placement::place(sys, None) {
+        Ok(p) if !p.folded() => p,
+        Ok(p) => {
+            return Measured::Not(format!(
+                "Not run on real threads: the system has {} CPUs and this process may use {}; \
+                 `rtsync run` runs it folded ({}) and compares with the folded system's bounds.",
+                sys.platform.cpus,
+                p.machine.len(),
+                p.describe()
+            ));
+        }
+        Err(e) => return Measured::Not(format!("Not run on real threads: {e}.")),
+    };
+    let o = rtsync_rt::RunOptions {
+        duration: run_for,
+        domain: rtsync_rt::Options {
+            cpu_map: Some(placed.machine.clone()),
+            ..rtsync_rt::Options::default()
+        },
+        lock_memory: rtsync_rt::sys::lock_memory().is_ok(),
+        ..rtsync_rt::RunOptions::default()
+    };
+    match rtsync_rt::run(&placed.system, &o) {
+        Ok(r) => Measured::Ran {
+            worst: r
+                .tasks
+                .iter()
+                .map(|t| t.max_response.map(|d| Time::from_ns(d.as_nanos() as u64)))
+                .collect(),
+            how: format!(
+                "The measured worst column: the system run for {run_for:?} on SCHED_FIFO threads \
+                 pinned to CPUs {:?}, with the locks' shipped paths (nothing recorded); a response \
+                 on real threads includes the machine's own interference, which the bound does not.",
+                placed.machine
+            ),
+        },
+        Err(e) => Measured::Not(format!("Not run on real threads: {e}.")),
+    }
+}
+
 pub fn run(a: Args) -> u8 {
+    let run_for = match Time::parse(&a.run_for) {
+        Ok(t) => std::time::Duration::from_nanos(t.ns()),
+        Err(e) => {
+            eprintln!(
+                "error: --run-for `{}`: {e}\n  hint: a duration such as 500ms or 2s, or 0",
+                a.run_for
+            );
+            return BAD_INPUT;
+        }
+    };
     let (loaded, analysis, bounds) =
         match super::load_and_analyse(&a.input, a.partition, a.analysis) {
             Ok(x) => x,
@@ -129,6 +198,11 @@ pub fn run(a: Args) -> u8 {
     let rec = rec.expect("recording was asked for");
     let worst = worst.unwrap_or_else(|| res.tasks.iter().map(|t| t.max_response).collect());
     let gantt = rtsync_report::gantt::render(sys, &rec, res.end);
+    let measured = measure(sys, run_for);
+    let measured_worst = match &measured {
+        Measured::Ran { worst, .. } => Some(worst.clone()),
+        Measured::Not(_) => None,
+    };
 
     let mut sources: Vec<(String, rtsync_analysis::blocking::Source)> = analysis
         .result
@@ -150,7 +224,7 @@ pub fn run(a: Args) -> u8 {
         ),
         (
             "analysis.csv".into(),
-            "one row per task: the blocking terms, the bound, the simulated worst (ns)".into(),
+            "one row per task: the blocking terms, the bound, the simulated and measured worst (ns)".into(),
         ),
         ("gantt.svg".into(), "the Gantt chart alone".into()),
     ];
@@ -163,6 +237,7 @@ pub fn run(a: Args) -> u8 {
             how,
             gantt: gantt.clone(),
         }),
+        measured,
         files,
     });
     let written = write_whole(
@@ -174,7 +249,7 @@ pub fn run(a: Args) -> u8 {
         write_whole(
             &a.out,
             "analysis.csv",
-            &rtsync_report::analysis::csv(&analysis, Some(&worst)),
+            &rtsync_report::analysis::csv(&analysis, Some(&worst), measured_worst.as_deref()),
         )
     })
     .and_then(|()| write_whole(&a.out, "gantt.svg", &gantt))
