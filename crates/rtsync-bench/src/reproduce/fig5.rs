@@ -57,7 +57,15 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
     let mut csv = String::from("protocol,op,calls,mean_ns,min_ns,median_ns,p99_ns,max_ns\n");
     let mut rows: Vec<(Protocol, [f64; 5], [f64; 5], usize)> = Vec::new();
     let mut folded = None;
+    // Shown on a terminal only (indicatif hides it elsewhere).
+    let bar = indicatif::ProgressBar::new(protocols.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "003-fig5 {bar:30} {pos}/{len} protocols ({msg}), {elapsed} (eta {eta})",
+        )
+        .expect("static template"),
+    );
     for &p in &protocols {
+        bar.set_message(p.name());
         let mut sys = spec.clone();
         for r in &mut sys.resources {
             r.protocol = p;
@@ -114,7 +122,9 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
             );
         }
         rows.push((p, lock, unlock, calls.len()));
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let groups: Vec<(String, Vec<(String, f64)>)> = rows
         .iter()
         .map(|(p, l, u, _)| {

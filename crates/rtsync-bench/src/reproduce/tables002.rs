@@ -314,11 +314,20 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
     let mut table = String::new();
     let mut groups = Vec::new();
     let mut all_realtime = true;
+    // Shown on a terminal only (indicatif hides it elsewhere).
+    let bar = indicatif::ProgressBar::new(2 * CHANNELS.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "002-tables {bar:30} {pos}/{len} cases ({msg}), {elapsed} (eta {eta})",
+        )
+        .expect("static template"),
+    );
     for (kind, name, rt_op, other_op) in CHANNELS {
         let mut bars = Vec::new();
         for processes in [false, true] {
             let between = if processes { "processes" } else { "threads" };
+            bar.set_message(format!("{name}, {between}"));
             let (rt, other, realtime) = pair(kind, n, processes, clock)?;
+            bar.inc(1);
             all_realtime &= realtime;
             for (side, op, s) in [("real-time", rt_op, &rt), ("other", other_op, &other)] {
                 let m = moments(&s.ns);
@@ -348,6 +357,7 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
         }
         groups.push((name.to_string(), bars));
     }
+    bar.finish_and_clear();
     let figure = rtsync_report::plot::bars(
         &groups,
         "real-time side's mean operation time (ns), threads and processes",
