@@ -9,6 +9,18 @@ pub fn summary(mut v: Vec<f64>) -> [f64; 4] {
     [v[0], q(0.5), q(0.99), v[v.len() - 1]]
 }
 
+/// Mean and (population) standard deviation of `v`, as paper 001 Fig. 6
+/// and paper 002's tables report them; `(0, 0)` for no sample.
+pub fn mean_std(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
 /// The cost of reading the clock, to take off single timed operations:
 /// the median of back-to-back reads.
 pub fn clock_cost() -> f64 {
@@ -25,6 +37,17 @@ pub fn clock_cost() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 2, 4, 4, 4, 5, 5, 7, 9: mean 5, standard deviation 2 (the
+    /// textbook example).
+    #[test]
+    fn mean_and_deviation_by_hand() {
+        assert_eq!(
+            mean_std(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]),
+            (5.0, 2.0)
+        );
+        assert_eq!(mean_std(&[]), (0.0, 0.0));
+    }
 
     #[test]
     fn quantiles_of_one_to_a_hundred_and_one() {

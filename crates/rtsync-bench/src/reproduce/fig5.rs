@@ -17,7 +17,7 @@
 
 use super::Made;
 use crate::Error;
-use crate::locks::stats::summary;
+use crate::locks::stats::{mean_std, summary};
 use rtsync_model::Protocol;
 use rtsync_rt::{Options as RtOptions, RunOptions};
 use std::fmt::Write;
@@ -25,7 +25,7 @@ use std::time::Duration;
 
 /// `[mean, min, median, p99, max]` in ns.
 fn stats(v: Vec<f64>) -> [f64; 5] {
-    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let (mean, _) = mean_std(&v);
     let s = summary(v);
     [mean, s[0], s[1], s[2], s[3]]
 }

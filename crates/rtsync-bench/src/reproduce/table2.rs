@@ -149,8 +149,7 @@ pub(crate) fn run_fig6(quick: bool) -> Result<Made, Error> {
     let (mut worst, mut median_at_100): (f64, f64) = (0.0, 0.0);
     for &n in &sizes {
         let v = heap_samples(n, batches);
-        let mean = v.iter().sum::<f64>() / v.len() as f64;
-        let std = (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
+        let (mean, std) = crate::locks::stats::mean_std(&v);
         let max = v.iter().copied().fold(0.0, f64::max);
         worst = worst.max(max);
         median_at_100 = crate::locks::stats::summary(v)[1];

@@ -297,9 +297,8 @@ fn name_of(kind: Kind) -> &'static str {
 
 /// Worst, mean and standard deviation of `v`.
 fn moments(v: &[f64]) -> [f64; 3] {
-    let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len().max(1) as f64;
-    [v.iter().copied().fold(0.0, f64::max), mean, var.sqrt()]
+    let (mean, std) = crate::locks::stats::mean_std(v);
+    [v.iter().copied().fold(0.0, f64::max), mean, std]
 }
 
 pub(crate) fn run(quick: bool) -> Result<Made, Error> {
