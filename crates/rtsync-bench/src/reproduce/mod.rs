@@ -42,6 +42,8 @@ pub struct Target {
     pub what: &'static str,
     /// Whether it runs.
     pub status: Status,
+    /// What it needs and how long it takes, on a two-CPU machine.
+    pub needs: &'static str,
 }
 
 /// Every target, in the papers' order.
@@ -50,36 +52,43 @@ pub const TARGETS: [Target; 7] = [
         name: "001-table2",
         what: "paper 001 Table 2: component request overheads per interface kind, against the built-in",
         status: Status::Ready,
+        needs: "SCHED_FIFO; --quick ~1 s, full ~3 s",
     },
     Target {
         name: "001-fig6",
         what: "paper 001 Fig. 6: the notification manager's push + pop against its size",
         status: Status::Ready,
+        needs: "nothing; --quick under 1 s, full ~1 s",
     },
     Target {
         name: "002-tables",
         what: "paper 002 Tables 2-6: channel latency (worst, mean, std, retries), threads and processes",
         status: Status::Ready,
+        needs: "SCHED_FIFO for the real-time side (runs without, and says so); --quick ~2 s, full ~2 min",
     },
     Target {
         name: "003-fig5",
         what: "paper 003 Fig. 5: lock, unlock and migration costs under the Table I application's load",
         status: Status::Ready,
+        needs: "SCHED_FIFO; --quick ~2 s, full ~3 min",
     },
     Target {
         name: "004-table1",
         what: "paper 004 Table I: state bytes and code size per protocol",
         status: Status::Ready,
+        needs: "this binary's symbol table (a release build keeps it); under 1 s",
     },
     Target {
         name: "004-fig2",
         what: "paper 004 Fig. 2: p and v cost against the number of waiting tasks, per protocol",
         status: Status::Ready,
+        needs: "nothing; --quick under 1 s, full ~3 s",
     },
     Target {
         name: "004-figs3-4",
         what: "paper 004 Figs. 3 and 4: schedulability against utilization, with and without overheads",
         status: Status::Ready,
+        needs: "nothing (--overheads: a profile from `rtsync bench locks`); --quick ~1 s, full ~30 s",
     },
 ];
 

@@ -52,7 +52,7 @@ pub fn run(a: Args) -> u8 {
     if a.list {
         for t in &TARGETS {
             let state = match t.status {
-                Status::Ready => "ready".to_string(),
+                Status::Ready => format!("ready; needs {}", t.needs),
                 Status::NotBuilt(why) => format!("not built yet ({why})"),
                 Status::WaitsOn(what) => format!("waits on {what}"),
             };
