@@ -122,6 +122,15 @@ const SCRIPT_TAIL: &str = r#"
 })();
 "#;
 
+/// The tightness of a task: its worst simulated response over its bound
+/// (none where either is missing or the bound is zero).
+fn tightness(worst: Option<Time>, bound: &Response) -> Option<f64> {
+    match (worst, bound) {
+        (Some(w), Response::Bounded(b)) if !b.is_zero() => Some(w.ns() as f64 / b.ns() as f64),
+        _ => None,
+    }
+}
+
 /// A time as the analysis table shows it (four significant digits).
 fn t(x: Time) -> String {
     rtsync_analysis::result::shown(x)
@@ -172,12 +181,7 @@ pub fn page(p: &Page) -> String {
             .simulated
             .as_ref()
             .and_then(|s| s.worst.get(i).copied().flatten());
-        let tight = match (worst, &x.response) {
-            (Some(w), Response::Bounded(b)) if !b.is_zero() => {
-                format!("{:.3}", w.ns() as f64 / b.ns() as f64)
-            }
-            _ => "-".into(),
-        };
+        let tight = tightness(worst, &x.response).map_or("-".into(), |v| format!("{v:.3}"));
         let measured = match &p.measured {
             Measured::Ran { worst, .. } => worst.get(i).copied().flatten().map_or("-".into(), t),
             Measured::Not(_) => "-".into(),
@@ -322,10 +326,7 @@ fn tightness_bars(p: &Page) -> String {
     }
     for (i, x) in r.tasks.iter().enumerate() {
         let y = 6.0 + row * i as f64;
-        let ratio = match (s.worst.get(i).copied().flatten(), &x.response) {
-            (Some(w), Response::Bounded(b)) if !b.is_zero() => Some(w.ns() as f64 / b.ns() as f64),
-            _ => None,
-        };
+        let ratio = tightness(s.worst.get(i).copied().flatten(), &x.response);
         let _ = write!(
             o,
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",

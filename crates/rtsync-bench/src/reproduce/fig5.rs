@@ -47,8 +47,8 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
         .collect();
     rtsync_rt::sys::probe_realtime().map_err(|why| {
         Error::Environment(format!(
-            "003-fig5 runs the Table I application on SCHED_FIFO threads, which this process may not use: {why}\n  \
-             hint: run as root, or grant CAP_SYS_NICE or an rtprio limit (ulimit -r); keep RT throttling on"
+            "003-fig5 runs the Table I application on SCHED_FIFO threads: {why}\n  \
+             hint: the targets that need no real-time thread run here (`rtsync reproduce --list`)"
         ))
     })?;
     // Page faults in the timed calls would be measured as lock costs:

@@ -378,9 +378,15 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
          taken off):",
         if quick { " (--quick)" } else { "" },
         if all_realtime {
-            "under SCHED_FIFO"
+            "under SCHED_FIFO".to_string()
         } else {
-            "NOT under SCHED_FIFO (not permitted here: grant CAP_SYS_NICE or an rtprio limit)"
+            // The probe's message says what to grant.
+            format!(
+                "NOT under SCHED_FIFO ({})",
+                sys::probe_realtime()
+                    .err()
+                    .unwrap_or_else(|| "its priority was refused".into())
+            )
         },
         if isolated.is_empty() {
             "none on this machine (no isolcpus; both sides share the machine with everything else)"

@@ -64,10 +64,8 @@ fn measure(sys: &rtsync_model::System, run_for: std::time::Duration) -> Measured
         return Measured::Not("Not run on real threads (--run-for 0).".into());
     }
     if let Err(why) = rtsync_rt::sys::probe_realtime() {
-        return Measured::Not(format!(
-            "Not run on real threads: SCHED_FIFO is not permitted here ({why}); grant \
-             CAP_SYS_NICE or an rtprio limit (ulimit -r), or run as root, for the measured column."
-        ));
+        // The probe's message says what to grant.
+        return Measured::Not(format!("Not run on real threads: {why}."));
     }
     let placed = match rtsync_rt::placement::place(sys, None) {
         Ok(p) if !p.folded() => p,
