@@ -19,6 +19,7 @@ use crate::context::BoundForm;
 use crate::generate::{GenConfig, Mixing, check_config, generate};
 use crate::result::Verdict;
 use rtsync_model::{Diagnostics, Protocol, System};
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// One curve of a sweep.
@@ -56,6 +57,195 @@ impl fmt::Display for Curve {
             Curve::Mix(m) => write!(f, "mix:{m}"),
             Curve::Lp(p) => write!(f, "lp:{p}"),
         }
+    }
+}
+
+/// Which bounds an experiment compares: the classic ones, the LP ones
+/// (for the protocols that have them), or both side by side.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Forms {
+    /// The closed-form bounds.
+    #[default]
+    Classic,
+    /// The LP bounds, for the protocols that have one
+    /// ([`crate::blocking::has_lp_form`]); others are left out.
+    Lp,
+    /// Each protocol with its classic bounds and, where it has them, its
+    /// LP bounds beside.
+    Both,
+}
+
+impl Forms {
+    /// The curves of `p` under this choice, classic first.
+    pub fn curves(self, p: Protocol) -> Vec<Curve> {
+        let lp = crate::blocking::has_lp_form(p);
+        match self {
+            Forms::Classic => vec![Curve::One(p)],
+            Forms::Lp if lp => vec![Curve::Lp(p)],
+            Forms::Lp => vec![],
+            Forms::Both if lp => vec![Curve::One(p), Curve::Lp(p)],
+            Forms::Both => vec![Curve::One(p)],
+        }
+    }
+}
+
+/// A sweep as a person describes it, on the command line
+/// (`rtsync experiment schedulability`), from Python, or in a shard file:
+/// words and numbers, every one with a default. [`SweepSpec::build`]
+/// resolves it into a [`Sweep`]; the same description always resolves to
+/// the same systems, which is what lets a sweep be split into shards on
+/// several machines and merged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SweepSpec {
+    /// Protocols compared (names as `rtsync check` prints them); empty:
+    /// the multiprocessor protocols that support the scheduler on several
+    /// CPUs, the uniprocessor ones on one.
+    pub protocols: Vec<String>,
+    /// Mixes compared beside them: by-length | by-scope | uniprocessor.
+    pub mixes: Vec<String>,
+    /// First total utilization; `None`: a tenth of the CPUs.
+    pub from: Option<f64>,
+    /// Last total utilization; `None`: the number of CPUs, at most the
+    /// number of tasks.
+    pub to: Option<f64>,
+    /// Step between points; `None`: a twentieth of the CPUs.
+    pub step: Option<f64>,
+    /// Random systems per point (every curve analyses the same ones).
+    pub sets: u64,
+    /// The generator's seed.
+    pub seed: u64,
+    /// Which bounds.
+    pub analysis: Forms,
+    /// An overhead profile's TOML text (as `rtsync bench locks --profile`
+    /// writes it), charged by the analysis. The text, not a path, so that
+    /// a shard runs the same on a machine without the file.
+    pub overheads: Option<String>,
+    /// The systems' shape.
+    pub shape: crate::generate::ShapeSpec,
+}
+
+impl Default for SweepSpec {
+    fn default() -> SweepSpec {
+        SweepSpec {
+            protocols: Vec::new(),
+            mixes: Vec::new(),
+            from: None,
+            to: None,
+            step: None,
+            sets: 200,
+            seed: 1,
+            analysis: Forms::Classic,
+            overheads: None,
+            shape: crate::generate::ShapeSpec::default(),
+        }
+    }
+}
+
+/// The utilization points from `from` to `to` (inclusive, within a
+/// rounding slack) in steps of `step`.
+pub fn points(from: f64, to: f64, step: f64) -> Result<Vec<f64>, String> {
+    if !(from > 0.0 && to >= from && step > 0.0) {
+        return Err(format!(
+            "need 0 < --from <= --to and --step > 0, got {from}, {to}, {step}"
+        ));
+    }
+    let n = ((to - from) / step + 1e-9).floor() as usize + 1;
+    if n > 1000 {
+        return Err(format!("{n} utilization points; use a larger --step"));
+    }
+    // Rounded to 1e-9 so that 0.1 + 0.2 prints as 0.3.
+    Ok((0..n)
+        .map(|k| ((from + step * k as f64) * 1e9).round() / 1e9)
+        .collect())
+}
+
+/// The protocols swept when none is named: the multiprocessor ones on
+/// several CPUs, the uniprocessor ones on one, those that support the
+/// scheduler.
+pub fn default_protocols(cpus: usize, sched: rtsync_model::Scheduler) -> Vec<Protocol> {
+    Protocol::ALL
+        .into_iter()
+        .filter(|p| p.is_uniprocessor() == (cpus == 1) && p.supports(sched))
+        .collect()
+}
+
+impl SweepSpec {
+    /// The sweep this description names, checked ([`Sweep::check`]), or
+    /// what is wrong with it.
+    pub fn build(&self) -> Result<Sweep, String> {
+        let sched = self.shape.scheduler()?;
+        let protocols: Vec<Protocol> = if self.protocols.is_empty() {
+            default_protocols(self.shape.cpus, sched)
+        } else {
+            self.protocols
+                .iter()
+                .map(|p| p.parse::<Protocol>().map_err(|e| format!("protocols: {e}")))
+                .collect::<Result<_, _>>()?
+        };
+        let mixes: Vec<Mixing> = self
+            .mixes
+            .iter()
+            .map(|m| m.parse::<Mixing>().map_err(|e| format!("mixes: {e}")))
+            .collect::<Result<_, _>>()?;
+        let curves: Vec<Curve> = protocols
+            .iter()
+            .flat_map(|&p| self.analysis.curves(p))
+            .chain(mixes.iter().map(|&m| Curve::Mix(m)))
+            .collect();
+        if curves.is_empty() {
+            return Err(format!(
+                "none of these protocols has an LP bound; --analysis lp covers {}; use --analysis both to see the others beside them",
+                crate::blocking::lp_protocols()
+            ));
+        }
+        let cpus = self.shape.cpus.max(1) as f64;
+        let to = self.to.unwrap_or(cpus.min(self.shape.tasks as f64));
+        let utilizations = points(
+            self.from.unwrap_or(cpus / 10.0),
+            to,
+            self.step.unwrap_or(cpus / 20.0),
+        )?;
+        let base = self.shape.config(
+            protocols.first().copied().unwrap_or(Protocol::Mpcp),
+            utilizations[0],
+        )?;
+        let overheads = match &self.overheads {
+            Some(text) => Some(
+                crate::Profile::from_toml(text, Some("overheads"))
+                    .map_err(|d| format!("overheads: {d}"))?,
+            ),
+            None => None,
+        };
+        let sweep = Sweep {
+            base,
+            curves,
+            utilizations,
+            sets: self.sets,
+            seed: self.seed,
+            options: Options {
+                tests: crate::TestSelection::Rta,
+                first_miss: true,
+                overheads,
+                ..Options::default()
+            },
+        };
+        sweep.check()?;
+        Ok(sweep)
+    }
+
+    /// The figure's title: the shape and the systems per point.
+    pub fn title(&self) -> String {
+        format!(
+            "{} CPUs, {} tasks, {} resources, sections {}: {} systems per point",
+            self.shape.cpus,
+            self.shape.tasks,
+            self.shape.resources,
+            self.shape.cs.replace(',', ".."),
+            self.sets
+        )
     }
 }
 
@@ -183,24 +373,92 @@ impl Sweep {
             })
             .collect()
     }
+}
 
-    /// The cells from per-system outcomes: `outcomes[point][k]` as
-    /// [`Sweep::decide`] returns them. Cells are point-major, curves in
-    /// their order within a point.
-    pub fn tally(&self, outcomes: &[Vec<Vec<bool>>]) -> Vec<Cell> {
-        let mut cells = Vec::new();
-        for (point, per_set) in outcomes.iter().enumerate() {
-            for (j, &curve) in self.curves.iter().enumerate() {
-                cells.push(Cell {
-                    utilization: self.utilizations[point],
-                    curve,
-                    sets: per_set.len() as u64,
-                    schedulable: per_set.iter().filter(|o| o[j]).count() as u64,
-                });
+/// A sweep's tallies over some of its systems: per cell (point-major, as
+/// [`Sweep::cells`] orders them), the systems decided and those found
+/// schedulable. Tallies of disjoint parts add up to the whole sweep's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts(pub Vec<(u64, u64)>);
+
+impl Counts {
+    /// Adds `o`'s tallies (of the same sweep) to these.
+    pub fn add(&mut self, o: &Counts) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+    }
+}
+
+impl Sweep {
+    /// How many systems the sweep decides: points times sets; system `k`
+    /// is the `k % sets`-th of point `k / sets`.
+    pub fn jobs(&self) -> u64 {
+        self.utilizations.len() as u64 * self.sets
+    }
+
+    /// Decides the systems `range` of [`Sweep::jobs`] on all cores,
+    /// calling `progress` after each; the first that an analysis refuses
+    /// stops it with that curve and the diagnostics.
+    pub fn count(
+        &self,
+        range: std::ops::Range<u64>,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Counts, (Curve, Diagnostics)> {
+        use rayon::prelude::*;
+        let nc = self.curves.len();
+        let decided: Vec<(usize, Vec<bool>)> = range
+            .into_par_iter()
+            .map(|job| {
+                let (point, k) = ((job / self.sets) as usize, job % self.sets);
+                let r = self.decide(point, k).map(|v| (point, v));
+                progress();
+                r
+            })
+            .collect::<Result<_, _>>()?;
+        let mut counts = Counts(vec![(0, 0); self.utilizations.len() * nc]);
+        for (point, v) in decided {
+            for (j, ok) in v.into_iter().enumerate() {
+                let c = &mut counts.0[point * nc + j];
+                c.0 += 1;
+                c.1 += ok as u64;
             }
         }
-        cells
+        Ok(counts)
     }
+
+    /// The cells of the whole sweep from its tallies.
+    pub fn cells(&self, counts: &Counts) -> Vec<Cell> {
+        let nc = self.curves.len();
+        counts
+            .0
+            .iter()
+            .enumerate()
+            .map(|(x, &(sets, schedulable))| Cell {
+                utilization: self.utilizations[x / nc],
+                curve: self.curves[x % nc],
+                sets,
+                schedulable,
+            })
+            .collect()
+    }
+}
+
+/// The cells as `schedulability.csv` holds them.
+pub fn to_csv(cells: &[Cell]) -> String {
+    let mut s = String::from("utilization,protocol,systems,schedulable,ratio\n");
+    for c in cells {
+        s.push_str(&format!(
+            "{},{},{},{},{:.6}\n",
+            c.utilization,
+            c.curve,
+            c.sets,
+            c.schedulable,
+            c.ratio()
+        ));
+    }
+    s
 }
 
 /// Weighted schedulability of one protocol's curve: `Σ U · ratio(U) / Σ U`
@@ -272,14 +530,27 @@ mod tests {
         );
     }
 
+    /// Tallies of disjoint ranges add up to the whole sweep's, whatever
+    /// the split: what lets a sweep run as shards.
+    #[test]
+    fn parts_add_up_to_the_whole() {
+        let s = sweep(vec![Protocol::Mpcp, Protocol::Dpcp], vec![1.0, 2.5, 3.8]);
+        let whole = s.count(0..s.jobs(), &|| {}).unwrap();
+        for cuts in [vec![0, 60], vec![0, 1, 59, 60], vec![0, 7, 20, 21, 44, 60]] {
+            let mut sum = Counts(vec![(0, 0); whole.0.len()]);
+            for w in cuts.windows(2) {
+                sum.add(&s.count(w[0]..w[1], &|| {}).unwrap());
+            }
+            assert_eq!(sum, whole, "cuts {cuts:?}");
+        }
+        assert!(whole.0.iter().any(|c| c.1 > 0) && whole.0.iter().any(|c| c.1 < c.0));
+    }
+
     /// The tally counts what `verdict` says of each system, cell by cell.
     #[test]
     fn cells_count_the_verdicts() {
         let s = sweep(vec![Protocol::Mpcp, Protocol::Msrp], vec![1.0, 3.8]);
-        let outcomes: Vec<Vec<Vec<bool>>> = (0..2)
-            .map(|pt| (0..s.sets).map(|k| s.decide(pt, k).unwrap()).collect())
-            .collect();
-        let cells = s.tally(&outcomes);
+        let cells = s.cells(&s.count(0..s.jobs(), &|| {}).unwrap());
         assert_eq!(cells.len(), 4);
         for c in &cells {
             let pt = s
@@ -357,5 +628,33 @@ mod tests {
             assert!(s.decide(0, k).is_ok());
         }
         assert!(mixed > 10, "only {mixed} of {} systems mixed", s.sets);
+    }
+
+    #[test]
+    fn points_cover_the_range_without_float_drift() {
+        assert_eq!(
+            points(0.1, 0.5, 0.1).unwrap(),
+            vec![0.1, 0.2, 0.3, 0.4, 0.5]
+        );
+        assert_eq!(points(1.0, 1.0, 0.5).unwrap(), vec![1.0]);
+        assert_eq!(points(0.4, 4.0, 0.2).unwrap().len(), 19);
+        assert!(points(0.0, 1.0, 0.1).is_err());
+        assert!(points(2.0, 1.0, 0.1).is_err());
+        assert!(points(0.1, 1.0, 0.0).is_err());
+        assert!(points(0.001, 100.0, 0.001).is_err(), "too many points");
+    }
+
+    #[test]
+    fn defaults_follow_the_cpu_count_and_the_scheduler() {
+        let multi = default_protocols(4, rtsync_model::Scheduler::Fp);
+        assert!(multi.contains(&Protocol::Mpcp) && multi.contains(&Protocol::Mrsp));
+        assert!(multi.iter().all(|p| !p.is_uniprocessor()));
+        let uni = default_protocols(1, rtsync_model::Scheduler::Fp);
+        assert!(uni.contains(&Protocol::Pip) && uni.iter().all(|p| p.is_uniprocessor()));
+        assert!(
+            default_protocols(4, rtsync_model::Scheduler::Edf)
+                .iter()
+                .all(|p| p.supports(rtsync_model::Scheduler::Edf))
+        );
     }
 }

@@ -14,7 +14,8 @@
 pub mod as_it_runs;
 pub mod components;
 pub mod shapes;
+pub mod shard;
 pub mod soundness;
 
 pub use shapes::Shape;
-pub use soundness::{Checked, Config, Tally, Violation, check_system, run};
+pub use soundness::{Checked, Config, SoundnessSpec, Tally, Violation, check_system, run};

@@ -12,13 +12,15 @@
 
 use rayon::prelude::*;
 use rtsync_analysis::components;
+use rtsync_analysis::generate::Mixing;
 use rtsync_analysis::generate::components::component_system;
 use rtsync_analysis::generate::generate;
-use rtsync_analysis::sweep::Curve;
+use rtsync_analysis::sweep::{Curve, Forms};
 use rtsync_analysis::{BoundForm, Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Scheduler, System, Time};
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 use crate::Shape;
@@ -59,6 +61,171 @@ pub struct Config {
     pub search: Option<SearchOptions>,
     /// Where to write each system with a violation (spec and plan).
     pub save: Option<PathBuf>,
+}
+
+/// The experiment as a person describes it, on the command line
+/// (`rtsync experiment soundness`), from Python or in a shard file: every
+/// field has the command line's default. [`SoundnessSpec::cases`] turns it
+/// into one [`Config`] per protocol (or mix) and scheduler.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SoundnessSpec {
+    /// Random systems per case.
+    pub systems: u64,
+    /// Only this protocol.
+    pub protocol: Option<String>,
+    /// Only systems with a protocol per resource by this rule.
+    pub mix: Option<String>,
+    /// Only component topologies (paper 001).
+    pub components: bool,
+    /// Seed of the system stream and of the search.
+    pub seed: u64,
+    /// Also the protocols that support EDF, under EDF.
+    pub edf: bool,
+    /// The systems drawn: classic | local-global | suspending | nested |
+    /// dense | all.
+    pub shape: String,
+    /// Simulated events the search may spend per schedulable system (0:
+    /// the four sampled runs only).
+    pub search_budget: u64,
+    /// Which bounds to check.
+    pub analysis: Forms,
+    /// Where to write each system with a violation.
+    pub save: Option<PathBuf>,
+}
+
+impl Default for SoundnessSpec {
+    fn default() -> SoundnessSpec {
+        SoundnessSpec {
+            systems: 10_000,
+            protocol: None,
+            mix: None,
+            components: false,
+            seed: 1,
+            edf: false,
+            shape: "all".into(),
+            search_budget: 60_000,
+            analysis: Forms::Classic,
+            save: None,
+        }
+    }
+}
+
+impl SoundnessSpec {
+    /// One configuration per case, in the order the experiment reports
+    /// them: every protocol (or only the one named) under fixed
+    /// priorities, then the mixes, then (with `edf`) the same under EDF,
+    /// then the component topologies; or what is wrong.
+    pub fn cases(&self) -> Result<Vec<Config>, String> {
+        if self.systems == 0 {
+            return Err("systems must be at least 1".into());
+        }
+        let protocol = self
+            .protocol
+            .as_deref()
+            .map(str::parse::<rtsync_model::Protocol>)
+            .transpose()?;
+        let mix = self.mix.as_deref().map(str::parse::<Mixing>).transpose()?;
+        if self.components && (protocol.is_some() || mix.is_some()) {
+            return Err("components draws topologies: it takes no protocol or mix".into());
+        }
+        let shape: Shape = self.shape.parse()?;
+        let all = protocol.is_none() && mix.is_none() && !self.components;
+        let mut drawn: Vec<(Drawn, Scheduler)> = Vec::new();
+        for sched in [Scheduler::Fp, Scheduler::Edf] {
+            if sched == Scheduler::Edf && !self.edf || self.components {
+                continue;
+            }
+            drawn.extend(
+                rtsync_model::Protocol::ALL
+                    .into_iter()
+                    .filter(|&p| (all || protocol == Some(p)) && p.supports(sched))
+                    .flat_map(|p| self.analysis.curves(p))
+                    .map(|c| (Drawn::Systems(c), sched)),
+            );
+            drawn.extend(
+                Mixing::ALL
+                    .into_iter()
+                    .filter(|&m| (all || mix == Some(m)) && m.supports(sched))
+                    // The mixes have no LP bound.
+                    .filter(|_| self.analysis != Forms::Lp)
+                    .map(|m| (Drawn::Systems(Curve::Mix(m)), sched)),
+            );
+        }
+        if (all || self.components) && self.analysis != Forms::Lp {
+            drawn.push((Drawn::Components, Scheduler::Fp));
+        }
+        if drawn.is_empty() {
+            return Err(if self.analysis == Forms::Lp {
+                format!(
+                    "nothing to draw: {} has no LP bound\n  hint: --analysis lp covers {}",
+                    self.protocol.as_deref().unwrap_or("the protocol given"),
+                    rtsync_analysis::blocking::lp_protocols()
+                )
+            } else {
+                "nothing to draw: the protocol or mix given is not analysed under fp\n  hint: add --edf, or name another"
+                    .to_string()
+            });
+        }
+        let search = (self.search_budget > 0).then(|| SearchOptions {
+            budget: self.search_budget,
+            seed: self.seed,
+            ..SearchOptions::default()
+        });
+        Ok(drawn
+            .into_iter()
+            .map(|(drawn, scheduler)| Config {
+                drawn,
+                scheduler,
+                shape,
+                systems: self.systems,
+                seed: self.seed,
+                search: search.clone(),
+                save: self.save.clone(),
+            })
+            .collect())
+    }
+}
+
+/// The per-case figures as `soundness.csv` holds them: counts and the
+/// tightness quantiles, nothing that depends on the machine or the time
+/// taken, so that a run split into shards gives the same file.
+pub fn to_csv(cases: &[Config], tallies: &[Tally], search_budget: u64) -> String {
+    let mut csv = String::from(
+        "protocol,scheduler,shape,systems,schedulable,simulations,events,violations,tasks,p50,p90,p99,max,search_budget\n",
+    );
+    for (c, t) in cases.iter().zip(tallies) {
+        let shape = match c.drawn {
+            Drawn::Systems(_) => c.shape.to_string(),
+            Drawn::Components => "topology".to_string(),
+        };
+        let mut line = vec![c.drawn.to_string(), c.scheduler.to_string(), shape];
+        line.extend(t.figures());
+        line.push(search_budget.to_string());
+        csv.push_str(&line.join(","));
+        csv.push('\n');
+    }
+    csv
+}
+
+/// The tightness histogram (`tightness.svg`), one series per case.
+pub fn tightness_svg(cases: &[Config], tallies: &[Tally], shape: &str) -> String {
+    let series: Vec<(String, Vec<f64>)> = cases
+        .iter()
+        .zip(tallies)
+        .map(|(c, t)| {
+            (
+                format!("{} ({})", c.drawn, c.scheduler),
+                t.tightness.clone(),
+            )
+        })
+        .collect();
+    rtsync_report::plot::histogram(
+        &series,
+        &format!(
+            "Tightness of the bounds: worst simulated response / bound per task (shape {shape})"
+        ),
+    )
 }
 
 /// A broken promise, with what reproduces it.
@@ -234,7 +401,7 @@ fn sample(
 }
 
 /// The outcome for one protocol and scheduler.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Tally {
     /// Systems drawn.
     pub systems: u64,
@@ -252,7 +419,8 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(mut self, o: Tally) -> Tally {
+    /// This tally followed by `o`'s (systems drawn after these).
+    pub fn then(mut self, o: Tally) -> Tally {
         self.systems += o.systems;
         self.schedulable += o.schedulable;
         self.simulations += o.simulations;
@@ -260,6 +428,28 @@ impl Tally {
         self.violations.extend(o.violations);
         self.tightness.extend(o.tightness);
         self
+    }
+
+    /// The figures a report shows, in its column order: systems,
+    /// schedulable, simulations, events, violations, tasks measured, and
+    /// the tightness's p50, p90, p99 and max (`-` where none).
+    pub fn figures(&self) -> Vec<String> {
+        let q = |x: f64| {
+            self.quantile(x)
+                .map_or("-".to_string(), |v| format!("{v:.3}"))
+        };
+        vec![
+            self.systems.to_string(),
+            self.schedulable.to_string(),
+            self.simulations.to_string(),
+            self.events.to_string(),
+            self.violations.len().to_string(),
+            self.tightness.len().to_string(),
+            q(0.5),
+            q(0.9),
+            q(0.99),
+            q(1.0),
+        ]
     }
 
     /// The `q`-quantile of the tightness (nearest rank), `None` when no
@@ -282,7 +472,14 @@ pub fn quantile(v: &[f64], q: f64) -> Option<f64> {
 
 /// Runs the experiment on all cores, calling `progress` after each system.
 pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
-    (0..cfg.systems)
+    run_range(cfg, 0..cfg.systems, progress)
+}
+
+/// Runs the experiment on systems `range` of the stream (a shard of it).
+/// Each system depends on its index alone, so the tallies of consecutive
+/// ranges, added in order, are the whole run's.
+pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn() + Sync)) -> Tally {
+    range
         .into_par_iter()
         .map(|i| {
             let sys = match cfg.drawn {
@@ -356,7 +553,7 @@ pub fn run(cfg: &Config, progress: &(dyn Fn() + Sync)) -> Tally {
             progress();
             t
         })
-        .reduce(Tally::default, Tally::add)
+        .reduce(Tally::default, Tally::then)
 }
 
 /// Writes `placed` as `<id>.toml` and the first searched violation's plan

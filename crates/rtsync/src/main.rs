@@ -68,6 +68,9 @@ enum Command {
     /// Experiments over many random systems: soundness of the analysis
     /// against simulation, schedulability ratios per protocol.
     Experiment(cmd::experiment::Args),
+    /// Add up the part files of an experiment run as shards (--shard I/N,
+    /// a Slurm job array, a Ray cluster) into the files one run writes.
+    Merge(cmd::merge::Args),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Experiment(a) => cmd::experiment::run(a),
+        Command::Merge(a) => cmd::merge::run(a),
     };
     ExitCode::from(code)
 }

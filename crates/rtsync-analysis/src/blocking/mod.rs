@@ -47,6 +47,17 @@ pub fn has_lp_form(p: Protocol) -> bool {
     )
 }
 
+/// The names of the protocols that have an LP form, comma-separated, as
+/// help texts and errors list them.
+pub fn lp_protocols() -> String {
+    let names: Vec<&str> = Protocol::ALL
+        .into_iter()
+        .filter(|&p| has_lp_form(p))
+        .map(Protocol::name)
+        .collect();
+    names.join(", ")
+}
+
 /// Where a protocol's bound comes from: the module that holds it, the
 /// paper and equation it implements, and what it charges, as a reader of
 /// a report wants them beside the numbers (docs/ANALYSIS.md is the same

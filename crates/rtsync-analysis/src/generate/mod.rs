@@ -5,6 +5,7 @@ pub mod components;
 pub mod fig7;
 pub mod mix;
 pub mod periods;
+pub mod shape;
 pub mod utilization;
 
 use crate::partition::{Heuristic, partition};
@@ -15,6 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use rtsync_model::{
     Platform, Priority, Protocol, Resource, Scheduler, Segment, SourceMap, System, Task, Time,
 };
+pub use shape::ShapeSpec;
 pub use utilization::Dist;
 
 /// How task utilizations are drawn.

@@ -7,12 +7,11 @@
 
 use super::{BAD_INPUT, OK};
 use rtsync_analysis::generate::Mixing;
-use rtsync_analysis::sweep::Curve;
 use rtsync_experiment::Shape;
-use rtsync_experiment::soundness::{self, Config, Drawn};
-use rtsync_model::{Protocol, Scheduler};
+use rtsync_experiment::shard::{Outcome, Prepared, Shard};
+use rtsync_experiment::soundness::{self, Config, SoundnessSpec, Tally};
+use rtsync_model::Protocol;
 use rtsync_report::Table;
-use rtsync_sim::search::SearchOptions;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -134,9 +133,15 @@ pub struct SoundnessArgs {
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
     /// Where to write the tightness histogram (`tightness.svg`) and the
-    /// per-protocol figures (`soundness.csv`).
+    /// per-protocol figures (`soundness.csv`); with --shard, the shard's
+    /// part file.
     #[arg(long, value_name = "DIR", default_value = "soundness")]
     pub out: PathBuf,
+    /// Run only shard I of N (0 <= I < N) of the systems and write its
+    /// part file into --out; `rtsync merge` adds the parts up to the files
+    /// one run writes (docs/SWEEPS.md).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
 }
 
 pub fn run(a: Args) -> u8 {
@@ -153,7 +158,7 @@ fn components(a: ComponentsArgs) -> u8 {
         eprintln!("error: --systems and --hyperperiods must be at least 1");
         return BAD_INPUT;
     }
-    let utilizations = match super::sweep::points(a.from, a.to, a.step) {
+    let utilizations = match rtsync_analysis::sweep::points(a.from, a.to, a.step) {
         // One CPU: a total utilization past 1 is no task set.
         Ok(_) if a.to > 1.0 => Err(format!(
             "--to {} is past 1 (the systems run on one CPU)",
@@ -344,65 +349,122 @@ fn components(a: ComponentsArgs) -> u8 {
 }
 
 fn soundness(a: SoundnessArgs) -> u8 {
-    if a.systems == 0 {
-        eprintln!("error: --systems must be at least 1");
-        return BAD_INPUT;
-    }
-    let all = a.protocol.is_none() && a.mix.is_none() && !a.components;
-    // (drawn, scheduler); `None`: component topologies.
-    let mut cases: Vec<(Option<Curve>, Scheduler)> = Vec::new();
-    for sched in [Scheduler::Fp, Scheduler::Edf] {
-        if sched == Scheduler::Edf && !a.edf || a.components {
-            continue;
-        }
-        cases.extend(
-            Protocol::ALL
-                .into_iter()
-                .filter(|&p| (all || a.protocol == Some(p)) && p.supports(sched))
-                .flat_map(|p| a.analysis.curves(p))
-                .map(|c| (Some(c), sched)),
-        );
-        cases.extend(
-            Mixing::ALL
-                .into_iter()
-                .filter(|&m| (all || a.mix == Some(m)) && m.supports(sched))
-                // The mixes have no LP bound.
-                .filter(|_| a.analysis != super::Forms::Lp)
-                .map(|m| (Some(Curve::Mix(m)), sched)),
-        );
-    }
-    if (all || a.components) && a.analysis != super::Forms::Lp {
-        cases.push((None, Scheduler::Fp));
-    }
-    if cases.is_empty() {
-        if a.analysis == super::Forms::Lp {
-            eprintln!(
-                "error: nothing to draw: {} has no LP bound\n  hint: --analysis lp covers dpcp and fmlp-l",
-                a.protocol
-                    .map_or("the protocol given".into(), |p| p.to_string())
-            );
-        } else {
-            eprintln!(
-                "error: nothing to draw: the protocol or mix given is not analysed under fp\n  hint: add --edf, or name another"
-            );
-        }
-        return BAD_INPUT;
-    }
-    let search = (a.search_budget > 0).then(|| SearchOptions {
-        budget: a.search_budget,
+    let spec = SoundnessSpec {
+        systems: a.systems,
+        protocol: a.protocol.map(|p| p.name().to_string()),
+        mix: a.mix.map(|m| m.to_string()),
+        components: a.components,
         seed: a.seed,
-        ..SearchOptions::default()
-    });
-    let bar = indicatif::ProgressBar::new(a.systems * cases.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} systems  {elapsed} (eta {eta})",
-        )
-        .expect("valid template"),
-    );
+        edf: a.edf,
+        shape: a.shape.to_string(),
+        search_budget: a.search_budget,
+        analysis: a.analysis,
+        save: a.save.clone(),
+    };
+    let cases = match spec.cases() {
+        Ok(c) => c,
+        Err(e) => {
+            if e.contains("hint:") {
+                eprintln!("error: {e}");
+            } else {
+                eprintln!("error: {e}\n  hint: see `rtsync experiment soundness --help`");
+            }
+            return BAD_INPUT;
+        }
+    };
+    if let Some(shard) = a.shard {
+        let prepared = Prepared::Soundness(spec, cases);
+        println!("rtsync experiment soundness: shard {shard}");
+        let bar = super::progress(shard.range(prepared.jobs()).count() as u64, "systems");
+        let part = prepared.run(shard, &|| bar.inc(1));
+        bar.finish_and_clear();
+        return match part {
+            Ok(p) => super::merge::finish(vec![("this run".into(), p)], &a.out, true),
+            Err(e) => {
+                eprintln!("error: {e}");
+                BAD_INPUT
+            }
+        };
+    }
+    let bar = super::progress(a.systems * cases.len() as u64, "systems");
     let started = std::time::Instant::now();
-    let mut failed = false;
-    let mut table = Table::new(&[
+    let mut tallies = Vec::with_capacity(cases.len());
+    let mut seconds = Vec::with_capacity(cases.len());
+    for cfg in &cases {
+        let t0 = std::time::Instant::now();
+        let t = soundness::run(cfg, &|| bar.inc(1));
+        let secs = t0.elapsed().as_secs_f64();
+        let max = t
+            .quantile(1.0)
+            .map_or("-".to_string(), |v| format!("{v:.3}"));
+        bar.suspend(|| {
+            println!(
+                "{:<6} {:<3} {} systems, {} schedulable, {} violation(s), tightness max {max} ({secs:.1} s)",
+                cfg.drawn.to_string(),
+                cfg.scheduler.to_string(),
+                t.systems,
+                t.schedulable,
+                t.violations.len()
+            );
+            let shown = if a.verbose { usize::MAX } else { 5 };
+            for v in t.violations.iter().take(shown) {
+                println!("    {v}");
+            }
+            if t.violations.len() > shown {
+                println!("    ... {} more (--verbose)", t.violations.len() - shown);
+            }
+        });
+        tallies.push(t);
+        seconds.push(secs);
+    }
+    bar.finish_and_clear();
+    let failed = print_soundness(&cases, &tallies, Some(&seconds));
+    println!(
+        "{} in {:.1} s, {}",
+        if failed {
+            "VIOLATIONS FOUND"
+        } else {
+            "no violations"
+        },
+        started.elapsed().as_secs_f64(),
+        if a.search_budget > 0 {
+            format!(
+                "search budget {} events per schedulable system",
+                a.search_budget
+            )
+        } else {
+            "sampled runs only (no search)".to_string()
+        }
+    );
+    let outcome = Outcome::Soundness {
+        spec,
+        cases,
+        tallies,
+    };
+    if let Err(e) = std::fs::create_dir_all(&a.out) {
+        eprintln!("error: cannot create {}: {e}", a.out.display());
+        return BAD_INPUT;
+    }
+    let mut written = Vec::new();
+    for (name, content) in outcome.files() {
+        if let Err(e) = rtsync_report::files::write_whole(&a.out, name, &content) {
+            eprintln!("error: cannot write into {}: {e}", a.out.display());
+            return BAD_INPUT;
+        }
+        written.push(a.out.join(name).display().to_string());
+    }
+    println!("wrote {}", written.join(" and "));
+    if failed { super::NOT_SCHEDULABLE } else { OK }
+}
+
+/// Prints the per-case table of a soundness run (with `seconds`, the
+/// rates too) and its legend; returns whether a violation was found.
+pub(super) fn print_soundness(
+    cases: &[Config],
+    tallies: &[Tally],
+    seconds: Option<&[f64]>,
+) -> bool {
+    let mut head = vec![
         "protocol",
         "sched",
         "systems",
@@ -415,112 +477,38 @@ fn soundness(a: SoundnessArgs) -> u8 {
         "p90",
         "p99",
         "max",
-        "systems/s",
-        "sims/s",
-    ])
-    .left(0)
-    .left(1);
-    let mut series = Vec::new();
-    let mut csv = String::from(
-        "protocol,scheduler,shape,systems,schedulable,simulations,events,violations,tasks,p50,p90,p99,max,seconds,search_budget\n",
-    );
-    for (drawn, sched) in cases {
-        let drawn = drawn.map_or(Drawn::Components, Drawn::Systems);
-        let name = drawn.to_string();
-        let cfg = Config {
-            drawn,
-            scheduler: sched,
-            shape: a.shape,
-            systems: a.systems,
-            seed: a.seed,
-            search: search.clone(),
-            save: a.save.clone(),
-        };
-        let t0 = std::time::Instant::now();
-        let t = soundness::run(&cfg, &|| bar.inc(1));
-        let secs = t0.elapsed().as_secs_f64();
-        let q = |x: f64| t.quantile(x).map_or("-".to_string(), |v| format!("{v:.3}"));
-        let row = vec![
-            name.clone(),
-            sched.to_string(),
-            t.systems.to_string(),
-            t.schedulable.to_string(),
-            t.simulations.to_string(),
-            t.events.to_string(),
-            t.violations.len().to_string(),
-            t.tightness.len().to_string(),
-            q(0.5),
-            q(0.9),
-            q(0.99),
-            q(1.0),
-            format!("{:.0}", t.systems as f64 / secs.max(1e-9)),
-            format!("{:.0}", t.simulations as f64 / secs.max(1e-9)),
-        ];
-        let shape = match drawn {
-            Drawn::Systems(_) => a.shape.to_string(),
-            Drawn::Components => "topology".to_string(),
-        };
-        let mut line = vec![row[0].clone(), row[1].clone(), shape];
-        line.extend(row[2..12].iter().cloned());
-        line.push(format!("{secs:.3}"));
-        line.push(a.search_budget.to_string());
-        csv.push_str(&line.join(","));
-        csv.push('\n');
-        bar.suspend(|| {
-            println!(
-                "{:<6} {:<3} {} systems, {} schedulable, {} violation(s), tightness max {} ({secs:.1} s)",
-                row[0], row[1], row[2], row[3], row[6], row[11]
-            );
-            let shown = if a.verbose { usize::MAX } else { 5 };
-            for v in t.violations.iter().take(shown) {
-                println!("    {v}");
-            }
-            if t.violations.len() > shown {
-                println!("    ... {} more (--verbose)", t.violations.len() - shown);
-            }
-        });
-        table.row(row);
-        failed |= !t.violations.is_empty();
-        series.push((format!("{name} ({sched})"), t.tightness));
+    ];
+    if seconds.is_some() {
+        head.extend(["systems/s", "sims/s"]);
     }
-    bar.finish_and_clear();
+    let mut table = Table::new(&head).left(0).left(1);
+    for (k, (c, t)) in cases.iter().zip(tallies).enumerate() {
+        let mut row = vec![c.drawn.to_string(), c.scheduler.to_string()];
+        row.extend(t.figures());
+        if let Some(secs) = seconds {
+            let s = secs[k].max(1e-9);
+            row.push(format!("{:.0}", t.systems as f64 / s));
+            row.push(format!("{:.0}", t.simulations as f64 / s));
+        }
+        table.row(row);
+    }
     print!("\n{}", table.render());
     println!(
         "tightness: per task whose bound exceeds its WCET, the worst simulated response over the\n\
-         analytic bound (1.000: the bound was reached; above 1: a violation); p50/p90/p99/max over those tasks;\n\
-         sims/s: schedules simulated per second (sampled runs and the search's), on all cores.\n\
-         {} in {:.1} s, {}",
-        if failed {
-            "VIOLATIONS FOUND"
+         analytic bound (1.000: the bound was reached; above 1: a violation); p50/p90/p99/max over those tasks{}",
+        if seconds.is_some() {
+            ";\nsims/s: schedules simulated per second (sampled runs and the search's), on all cores."
         } else {
-            "no violations"
-        },
-        started.elapsed().as_secs_f64(),
-        match &search {
-            Some(s) => format!("search budget {} events per schedulable system", s.budget),
-            None => "sampled runs only (no search)".to_string(),
+            "."
         }
     );
-    let svg = rtsync_report::plot::histogram(
-        &series,
-        &format!(
-            "Tightness of the bounds: worst simulated response / bound per task (shape {})",
-            a.shape
-        ),
-    );
-    match std::fs::create_dir_all(&a.out)
-        .and_then(|_| std::fs::write(a.out.join("tightness.svg"), svg))
-        .and_then(|_| std::fs::write(a.out.join("soundness.csv"), csv))
-    {
-        Ok(()) => println!(
-            "wrote {} and {}",
-            a.out.join("tightness.svg").display(),
-            a.out.join("soundness.csv").display()
-        ),
-        Err(e) => {
-            eprintln!("error: cannot write into {}: {e}", a.out.display());
-            return BAD_INPUT;
+    let failed = tallies.iter().any(|t| !t.violations.is_empty());
+    if seconds.is_none() {
+        for (c, t) in cases.iter().zip(tallies) {
+            for v in t.violations.iter().take(5) {
+                println!("{} ({}): {v}", c.drawn, c.scheduler);
+            }
         }
     }
-    if failed { super::NOT_SCHEDULABLE } else { OK }
+    failed
 }

@@ -1,11 +1,8 @@
 //! `rtsync generate`: random systems written as spec files.
 
 use super::{BAD_INPUT, OK};
-use rtsync_analysis::Heuristic;
-use rtsync_analysis::generate::{
-    Dist, GenConfig, Periods, Positions, Utilizations, check_config, generate,
-};
-use rtsync_model::{Protocol, Scheduler, Time, to_toml};
+use rtsync_analysis::generate::{GenConfig, generate};
+use rtsync_model::{Protocol, to_toml};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -29,173 +26,12 @@ pub struct Args {
 }
 
 /// The shape of random systems, shared by `generate` and the
-/// schedulability sweep.
-#[derive(clap::Args, Clone)]
-pub struct Shape {
-    #[arg(long, default_value_t = 4)]
-    pub cpus: usize,
-    /// Number of tasks (for uunifast, uunisort, randfixedsum).
-    #[arg(long, default_value_t = 16)]
-    pub tasks: usize,
-    /// randfixedsum | uunifast | uunisort | uniform:MIN,MAX | exp:MEAN |
-    /// bimodal:LMIN,LMAX,HMIN,HMAX,P_HEAVY.
-    #[arg(long, default_value = "randfixedsum")]
-    pub utilizations: String,
-    /// log-uniform:MIN,MAX | uniform:MIN,MAX | harmonic:MIN,MAX (times with units).
-    #[arg(long, default_value = "log-uniform:10ms,1s")]
-    pub periods: String,
-    /// Smallest deadline as a fraction of the period (1 = implicit deadlines).
-    #[arg(long, default_value_t = 1.0)]
-    pub deadline_min: f64,
-    #[arg(long, default_value_t = 4)]
-    pub resources: usize,
-    /// Probability that a task uses a given resource.
-    #[arg(long, default_value_t = 0.3)]
-    pub access_prob: f64,
-    /// Critical-section length range, MIN,MAX.
-    #[arg(long, default_value = "10us,100us")]
-    pub cs: String,
-    /// Sections per used resource per job: 1..=N.
-    #[arg(long, default_value_t = 1)]
-    pub requests: u32,
-    /// Probability that a section nests inside the previous one.
-    #[arg(long, default_value_t = 0.0)]
-    pub nest_prob: f64,
-    /// Resources private to each CPU, besides the shared ones: tasks are
-    /// placed first (worst fit) and use their own CPU's. Local resources
-    /// beside global ones are where MPCP's and FMLP's local terms matter.
-    #[arg(long, default_value_t = 0)]
-    pub local_resources: usize,
-    /// Probability of a self-suspension between two top-level segments.
-    #[arg(long, default_value_t = 0.0)]
-    pub suspend_prob: f64,
-    /// Longest self-suspension.
-    #[arg(long, default_value = "1ms", value_parser = |s: &str| Time::parse(s).map_err(|e| e.to_string()))]
-    pub suspend_max: Time,
-    /// even (equal computation around the sections) | random (sections at
-    /// the start, middle or end of the body).
-    #[arg(long, default_value = "even", value_parser = parse_positions)]
-    pub positions: Positions,
-    #[arg(long, default_value = "fp", value_parser = |s: &str| s.parse::<Scheduler>())]
-    pub scheduler: Scheduler,
-    /// auto | wfd | ffd | bfd | sync | none (leave tasks without a CPU).
-    /// auto keeps resource sharers together (sync) under uniprocessor
-    /// protocols, whose resources must stay on one CPU, and uses wfd
-    /// otherwise.
-    #[arg(long, default_value = "auto")]
-    pub partition: String,
-}
+/// schedulability sweep: the library's description, as clap options.
+pub use rtsync_analysis::generate::ShapeSpec as Shape;
 
-fn parse_positions(s: &str) -> Result<Positions, String> {
-    match s {
-        "even" => Ok(Positions::Even),
-        "random" => Ok(Positions::Random),
-        _ => Err(format!("unknown placement `{s}`; expected even or random")),
-    }
-}
-
-fn pair(s: &str, what: &str) -> Result<(Time, Time), String> {
-    let (a, b) = s
-        .split_once(',')
-        .ok_or_else(|| format!("{what}: expected MIN,MAX, got `{s}`"))?;
-    let a = Time::parse(a).map_err(|e| format!("{what}: {e}"))?;
-    let b = Time::parse(b).map_err(|e| format!("{what}: {e}"))?;
-    if a.is_zero() || a > b {
-        return Err(format!("{what}: need 0 < MIN <= MAX, got {a},{b}"));
-    }
-    Ok((a, b))
-}
-
-fn floats(s: &str, n: usize, what: &str) -> Result<Vec<f64>, String> {
-    let v: Result<Vec<f64>, _> = s.split(',').map(|x| x.trim().parse::<f64>()).collect();
-    match v {
-        Ok(v) if v.len() == n => Ok(v),
-        _ => Err(format!(
-            "{what}: expected {n} comma-separated numbers, got `{s}`"
-        )),
-    }
-}
-
-/// The generator configuration for `protocol` at total `utilization`.
+/// The generator's configuration, or what is wrong with the shape.
 pub fn config(a: &Shape, protocol: Protocol, utilization: f64) -> Result<GenConfig, String> {
-    let utilizations = match a.utilizations.split_once(':') {
-        None => match a.utilizations.as_str() {
-            "randfixedsum" => Utilizations::RandFixedSum,
-            "uunifast" => Utilizations::UUniFast,
-            "uunisort" => Utilizations::UUniSort,
-            o => return Err(format!("--utilizations: unknown method `{o}`")),
-        },
-        Some(("uniform", r)) => {
-            let v = floats(r, 2, "--utilizations uniform")?;
-            Utilizations::Draw(Dist::Uniform {
-                min: v[0],
-                max: v[1],
-            })
-        }
-        Some(("exp", r)) => Utilizations::Draw(Dist::Exponential {
-            mean: floats(r, 1, "--utilizations exp")?[0],
-        }),
-        Some(("bimodal", r)) => {
-            let v = floats(r, 5, "--utilizations bimodal")?;
-            Utilizations::Draw(Dist::Bimodal {
-                light: (v[0], v[1]),
-                heavy: (v[2], v[3]),
-                p_heavy: v[4],
-            })
-        }
-        Some((o, _)) => return Err(format!("--utilizations: unknown method `{o}`")),
-    };
-    let periods = match a.periods.split_once(':') {
-        Some(("log-uniform", r)) => {
-            let (min, max) = pair(r, "--periods")?;
-            Periods::LogUniform { min, max }
-        }
-        Some(("uniform", r)) => {
-            let (min, max) = pair(r, "--periods")?;
-            Periods::Uniform { min, max }
-        }
-        Some(("harmonic", r)) => {
-            let (min, max) = pair(r, "--periods")?;
-            Periods::Harmonic { min, max }
-        }
-        _ => {
-            return Err(format!(
-                "--periods: expected log-uniform:MIN,MAX, uniform:MIN,MAX or harmonic:MIN,MAX, got `{}`",
-                a.periods
-            ));
-        }
-    };
-    let (cs_min, cs_max) = pair(&a.cs, "--cs")?;
-    let partition = match a.partition.as_str() {
-        "none" => None,
-        "auto" if protocol.is_uniprocessor() => Some(Heuristic::SyncAware),
-        "auto" => Some(Heuristic::WorstFit),
-        h => Some(h.parse::<Heuristic>()?),
-    };
-    let c = GenConfig {
-        cpus: a.cpus,
-        scheduler: a.scheduler,
-        protocol,
-        tasks: a.tasks,
-        utilization,
-        utilizations,
-        periods,
-        deadline_min: a.deadline_min,
-        resources: a.resources,
-        access_prob: a.access_prob,
-        cs_min,
-        cs_max,
-        requests_max: a.requests,
-        nest_prob: a.nest_prob,
-        partition,
-        local_resources: a.local_resources,
-        local_cs_max: None,
-        suspend_prob: a.suspend_prob,
-        suspend_max: a.suspend_max,
-        positions: a.positions,
-    };
-    check_config(&c)?;
-    Ok(c)
+    a.config(protocol, utilization)
 }
 
 pub fn run(a: Args) -> u8 {
@@ -229,4 +65,27 @@ pub fn run(a: Args) -> u8 {
     bar.finish_and_clear();
     println!("wrote {} system(s) to {}", a.count, a.out.display());
     OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shape;
+    use clap::{FromArgMatches, Parser};
+
+    #[derive(Parser)]
+    struct Probe {
+        #[command(flatten)]
+        shape: Shape,
+    }
+
+    /// The command line's defaults are the library's, which a shard file
+    /// or Python gets when it leaves an option out.
+    #[test]
+    fn command_line_defaults_are_the_library_defaults() {
+        let m = <Probe as clap::CommandFactory>::command().get_matches_from(["probe"]);
+        let p = Probe::from_arg_matches(&m).unwrap();
+        assert_eq!(p.shape, Shape::default());
+        let p = Probe::parse_from(["probe", "--cpus", "2", "--cs", "1us,5us"]);
+        assert_eq!((p.shape.cpus, p.shape.cs.as_str()), (2, "1us,5us"));
+    }
 }

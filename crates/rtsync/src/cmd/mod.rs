@@ -4,6 +4,7 @@ pub mod check;
 pub mod demo;
 pub mod experiment;
 pub mod generate;
+pub mod merge;
 pub mod report;
 pub mod reproduce;
 pub mod run;
@@ -17,6 +18,18 @@ pub const BAD_INPUT: u8 = 2;
 /// The machine cannot do what was asked: SCHED_FIFO not permitted, a CPU
 /// this process may not use, a system call refused.
 pub const ENVIRONMENT: u8 = 3;
+
+/// A progress bar over `len` items named `what`, drawn on a terminal only.
+pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what}  {{elapsed}} (eta {{eta}})"
+        ))
+        .expect("valid template"),
+    );
+    bar
+}
 
 /// Prints diagnostics to stderr and returns the bad-input code.
 pub fn bad_input(d: &rtsync_model::Diagnostics) -> u8 {
@@ -123,39 +136,9 @@ pub fn lp_help(head: &str) -> String {
 
 /// The names of the protocols that have an LP form, comma-separated.
 pub fn lp_protocols() -> String {
-    let names: Vec<&str> = rtsync_model::Protocol::ALL
-        .into_iter()
-        .filter(|&p| rtsync_analysis::blocking::has_lp_form(p))
-        .map(rtsync_model::Protocol::name)
-        .collect();
-    names.join(", ")
+    rtsync_analysis::blocking::lp_protocols()
 }
 
-/// Which bounds an experiment compares: the classic ones, the LP ones
-/// (for the protocols that have them), or both side by side.
-#[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq, Debug)]
-pub enum Forms {
-    /// The closed-form bounds.
-    Classic,
-    /// The LP bounds, for the protocols that have one
-    /// ([`rtsync_analysis::blocking::has_lp_form`]); others are left out.
-    Lp,
-    /// Each protocol with its classic bounds and, where it has them, its
-    /// LP bounds beside.
-    Both,
-}
-
-impl Forms {
-    /// The curves of `p` under this choice, classic first.
-    pub fn curves(self, p: rtsync_model::Protocol) -> Vec<rtsync_analysis::sweep::Curve> {
-        use rtsync_analysis::sweep::Curve;
-        let lp = rtsync_analysis::blocking::has_lp_form(p);
-        match self {
-            Forms::Classic => vec![Curve::One(p)],
-            Forms::Lp if lp => vec![Curve::Lp(p)],
-            Forms::Lp => vec![],
-            Forms::Both if lp => vec![Curve::One(p), Curve::Lp(p)],
-            Forms::Both => vec![Curve::One(p)],
-        }
-    }
-}
+/// Which bounds an experiment compares (the library's choice, as a clap
+/// value).
+pub use rtsync_analysis::sweep::Forms;

@@ -1,13 +1,12 @@
 //! `rtsync experiment schedulability`: schedulability ratios per protocol
 //! over a range of total utilizations (see [`rtsync_analysis::sweep`]).
 
-use super::generate::{Shape, config};
-use super::{BAD_INPUT, OK, load_overheads};
-use rayon::prelude::*;
+use super::BAD_INPUT;
+use super::generate::Shape;
 use rtsync_analysis::generate::Mixing;
-use rtsync_analysis::sweep::{Cell, Curve, Sweep, weighted};
-use rtsync_analysis::{Options, TestSelection};
-use rtsync_model::{Protocol, Scheduler};
+use rtsync_analysis::sweep::{Cell, Sweep, SweepSpec, weighted};
+use rtsync_experiment::shard::{Experiment, Prepared, Shard};
+use rtsync_model::Protocol;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -50,9 +49,16 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub overheads: Option<PathBuf>,
     /// Folder for `schedulability.csv` and `schedulability.svg` (created
-    /// if missing).
+    /// if missing); with --shard, for the shard's part file.
     #[arg(long, default_value = "sweep")]
     pub out: PathBuf,
+    /// Run only shard I of N (0 <= I < N) and write its part file,
+    /// `part-I-of-N.json`, into --out; `rtsync merge` adds the parts up to
+    /// the very files one run writes. For batch schedulers (a Slurm job
+    /// array: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and
+    /// docs/SWEEPS.md.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<Shard>,
     /// Which bounds: classic (closed forms), lp (the LP bounds, where the
     /// protocol has one), or both (side by side).
     #[arg(long, value_enum, default_value = "classic", long_help = super::lp_help(
@@ -65,102 +71,44 @@ pub struct Args {
     pub shape: Shape,
 }
 
-/// The utilization points from `from` to `to` (inclusive, within a
-/// rounding slack) in steps of `step`.
-pub(super) fn points(from: f64, to: f64, step: f64) -> Result<Vec<f64>, String> {
-    if !(from > 0.0 && to >= from && step > 0.0) {
-        return Err(format!(
-            "need 0 < --from <= --to and --step > 0, got {from}, {to}, {step}"
-        ));
-    }
-    let n = ((to - from) / step + 1e-9).floor() as usize + 1;
-    if n > 1000 {
-        return Err(format!("{n} utilization points; use a larger --step"));
-    }
-    // Rounded to 1e-9 so that 0.1 + 0.2 prints as 0.3.
-    Ok((0..n)
-        .map(|k| ((from + step * k as f64) * 1e9).round() / 1e9)
-        .collect())
-}
-
-fn default_protocols(cpus: usize, sched: Scheduler) -> Vec<Protocol> {
-    Protocol::ALL
-        .into_iter()
-        .filter(|p| p.is_uniprocessor() == (cpus == 1) && p.supports(sched))
-        .collect()
-}
-
 pub fn run(a: Args) -> u8 {
-    let cpus = a.shape.cpus.max(1) as f64;
-    let protocols = if a.protocols.is_empty() {
-        default_protocols(a.shape.cpus, a.shape.scheduler)
-    } else {
-        a.protocols.clone()
+    let overheads = match &a.overheads {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                return BAD_INPUT;
+            }
+        },
+        None => None,
     };
-    let curves: Vec<Curve> = protocols
-        .iter()
-        .flat_map(|&p| a.analysis.curves(p))
-        .chain(a.mixes.iter().map(|&m| Curve::Mix(m)))
-        .collect();
-    if curves.is_empty() {
-        eprintln!(
-            "error: none of these protocols has an LP bound\n  hint: --analysis lp covers {}; use --analysis both to see the others beside them",
-            super::lp_protocols()
-        );
-        return BAD_INPUT;
-    }
-    let to = a.to.unwrap_or(cpus.min(a.shape.tasks as f64));
-    let utilizations = match points(
-        a.from.unwrap_or(cpus / 10.0),
-        to,
-        a.step.unwrap_or(cpus / 20.0),
-    ) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {e}\n  hint: see `rtsync experiment schedulability --help`");
-            return BAD_INPUT;
-        }
-    };
-    let base = match config(
-        &a.shape,
-        protocols.first().copied().unwrap_or(Protocol::Mpcp),
-        utilizations[0],
-    ) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}\n  hint: see `rtsync experiment schedulability --help`");
-            return BAD_INPUT;
-        }
-    };
-    let overheads = match load_overheads(a.overheads.as_deref()) {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
-    let sweep = Sweep {
-        base,
-        curves,
-        utilizations,
+    let spec = SweepSpec {
+        protocols: a.protocols.iter().map(|p| p.name().to_string()).collect(),
+        mixes: a.mixes.iter().map(|m| m.to_string()).collect(),
+        from: a.from,
+        to: a.to,
+        step: a.step,
         sets: a.sets,
         seed: a.seed,
-        options: Options {
-            tests: TestSelection::Rta,
-            first_miss: true,
-            overheads,
-            ..Options::default()
-        },
+        analysis: a.analysis,
+        overheads,
+        shape: a.shape.clone(),
     };
-    if let Err(e) = sweep.check() {
-        eprintln!("error: {e}\n  hint: see `rtsync experiment schedulability --help`");
-        return BAD_INPUT;
-    }
-    if let Err(e) = std::fs::create_dir_all(&a.out) {
-        eprintln!("error: cannot create {}: {e}", a.out.display());
-        return BAD_INPUT;
-    }
+    let experiment = Experiment::Schedulability(spec.clone());
+    let prepared = match experiment.prepare() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}\n  hint: see `rtsync experiment schedulability --help`");
+            return BAD_INPUT;
+        }
+    };
+    let Prepared::Schedulability(_, sweep) = &prepared else {
+        unreachable!("a sweep prepares as a sweep")
+    };
+    let shard = a.shard.unwrap_or(Shard::WHOLE);
     let n_points = sweep.utilizations.len();
-    let total = n_points as u64 * sweep.sets;
     println!(
-        "rtsync experiment schedulability: {} curves, {} points from U = {} to {}, {} systems each, seed {}{}",
+        "rtsync experiment schedulability: {} curves, {} points from U = {} to {}, {} systems each, seed {}{}{}",
         sweep.curves.len(),
         n_points,
         sweep.utilizations[0],
@@ -171,68 +119,28 @@ pub fn run(a: Args) -> u8 {
             ", overheads charged"
         } else {
             ""
+        },
+        match a.shard {
+            Some(s) => format!(", shard {s}"),
+            None => String::new(),
         }
     );
-    let bar = indicatif::ProgressBar::new(total);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} systems  {elapsed} (eta {eta})",
-        )
-        .expect("valid template"),
-    );
-    let jobs: Vec<(usize, u64)> = (0..n_points)
-        .flat_map(|pt| (0..sweep.sets).map(move |k| (pt, k)))
-        .collect();
-    let decided: Result<Vec<Vec<bool>>, _> = jobs
-        .par_iter()
-        .map(|&(pt, k)| {
-            let r = sweep.decide(pt, k);
-            bar.inc(1);
-            r
-        })
-        .collect();
+    let bar = super::progress(shard.range(prepared.jobs()).count() as u64, "systems");
+    let part = prepared.run(shard, &|| bar.inc(1));
     bar.finish_and_clear();
-    let decided = match decided {
-        Ok(d) => d,
-        Err((p, d)) => {
-            eprint!("{d}");
+    let part = match part {
+        Ok(p) => p,
+        Err(e) => {
             eprintln!(
-                "error: the analysis under {p} rejects the generated systems\n  hint: leave {p} out (--protocols, --mixes), or change the shape (e.g. --nest-prob 0)"
+                "error: {e}\n  hint: leave that protocol out (--protocols, --mixes), or change the shape (e.g. --nest-prob 0)"
             );
             return BAD_INPUT;
         }
     };
-    let outcomes: Vec<Vec<Vec<bool>>> = decided
-        .chunks(sweep.sets as usize)
-        .map(|c| c.to_vec())
-        .collect();
-    let cells = sweep.tally(&outcomes);
-    print_table(&sweep, &cells);
-    let csv = a.out.join("schedulability.csv");
-    let svg = a.out.join("schedulability.svg");
-    let title = format!(
-        "{} CPUs, {} tasks, {} resources, sections {}: {} systems per point",
-        a.shape.cpus,
-        a.shape.tasks,
-        a.shape.resources,
-        a.shape.cs.replace(',', ".."),
-        sweep.sets
-    );
-    let written = std::fs::write(&csv, to_csv(&cells)).and_then(|_| {
-        std::fs::write(
-            &svg,
-            rtsync_report::plot::schedulability(&cells, &sweep.curves, &title),
-        )
-    });
-    if let Err(e) = written {
-        eprintln!("error: cannot write into {}: {e}", a.out.display());
-        return BAD_INPUT;
-    }
-    println!("\nwrote {} and {}", csv.display(), svg.display());
-    OK
+    super::merge::finish(vec![("this run".into(), part)], &a.out, a.shard.is_some())
 }
 
-fn print_table(sweep: &Sweep, cells: &[Cell]) {
+pub(super) fn print_table(sweep: &Sweep, cells: &[Cell]) {
     let mut head = vec!["U".to_string()];
     head.extend(sweep.curves.iter().map(|c| c.to_string()));
     let head_refs: Vec<&str> = head.iter().map(String::as_str).collect();
@@ -253,52 +161,4 @@ fn print_table(sweep: &Sweep, cells: &[Cell]) {
     tb.row(row);
     print!("{}", tb.render());
     println!("(share of systems found schedulable; weighted: Σ U·share / Σ U)");
-}
-
-fn to_csv(cells: &[Cell]) -> String {
-    let mut s = String::from("utilization,protocol,systems,schedulable,ratio\n");
-    for c in cells {
-        s.push_str(&format!(
-            "{},{},{},{},{:.6}\n",
-            c.utilization,
-            c.curve,
-            c.sets,
-            c.schedulable,
-            c.ratio()
-        ));
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn points_cover_the_range_without_float_drift() {
-        assert_eq!(
-            points(0.1, 0.5, 0.1).unwrap(),
-            vec![0.1, 0.2, 0.3, 0.4, 0.5]
-        );
-        assert_eq!(points(1.0, 1.0, 0.5).unwrap(), vec![1.0]);
-        assert_eq!(points(0.4, 4.0, 0.2).unwrap().len(), 19);
-        assert!(points(0.0, 1.0, 0.1).is_err());
-        assert!(points(2.0, 1.0, 0.1).is_err());
-        assert!(points(0.1, 1.0, 0.0).is_err());
-        assert!(points(0.001, 100.0, 0.001).is_err(), "too many points");
-    }
-
-    #[test]
-    fn defaults_follow_the_cpu_count_and_the_scheduler() {
-        let multi = default_protocols(4, Scheduler::Fp);
-        assert!(multi.contains(&Protocol::Mpcp) && multi.contains(&Protocol::Mrsp));
-        assert!(multi.iter().all(|p| !p.is_uniprocessor()));
-        let uni = default_protocols(1, Scheduler::Fp);
-        assert!(uni.contains(&Protocol::Pip) && uni.iter().all(|p| p.is_uniprocessor()));
-        assert!(
-            default_protocols(4, Scheduler::Edf)
-                .iter()
-                .all(|p| p.supports(Scheduler::Edf))
-        );
-    }
 }
