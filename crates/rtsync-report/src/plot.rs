@@ -29,7 +29,7 @@ fn tick(span: f64) -> f64 {
         .unwrap_or(10.0 * p)
 }
 
-/// The chart of `cells` (as [`rtsync_analysis::sweep::Sweep::tally`]
+/// The chart of `cells` (as [`rtsync_analysis::sweep::Sweep::cells`]
 /// returns them) for `protocols`, titled `title`.
 pub fn schedulability(cells: &[Cell], protocols: &[Curve], title: &str) -> String {
     let lo = cells
