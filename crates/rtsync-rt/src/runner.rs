@@ -11,6 +11,7 @@
 use crate::component::{Assembly, AssemblyOptions, Served};
 use crate::domain::{Binding, Domain, Options, Record};
 use crate::error::RtError;
+use crate::sys;
 use rtsync_model::component::Request;
 use rtsync_model::{Segment, System};
 use std::sync::{Arc, Barrier};
@@ -74,6 +75,10 @@ pub struct TaskRun {
 /// from the call to the grant (a wait included, where it waited; the
 /// migration to a synchronization CPU included, under DPCP and DFLP),
 /// the unlock from the call to its return (the migration back included).
+/// The migrations the calling thread made of itself inside each call are
+/// timed apart too ([`crate::sys::time_own_moves`]): zero where it did
+/// not move itself (no migration, or another thread moved it while it
+/// waited).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LockCall {
     /// The resource.
@@ -82,6 +87,10 @@ pub struct LockCall {
     pub lock: Duration,
     /// The unlock call's duration.
     pub unlock: Duration,
+    /// Inside the lock call, the time the caller spent moving itself.
+    pub lock_move: Duration,
+    /// Inside the unlock call, the time the caller spent moving itself.
+    pub unlock_move: Duration,
 }
 
 /// What a run measured.
@@ -171,18 +180,29 @@ impl Job<'_> {
                         units,
                         body,
                     } => {
+                        let timed = self.calls.is_some();
+                        if timed {
+                            sys::take_own_moves();
+                        }
                         let t0 = Instant::now();
                         self.b.lock(*resource, *units)?;
                         let lock = t0.elapsed();
+                        let lock_move = sys::take_own_moves();
                         self.blocked += lock;
                         let r = self.body(body, pre + 1, inner);
-                        let t1 = self.calls.is_some().then(Instant::now);
+                        if timed {
+                            sys::take_own_moves();
+                        }
+                        let t1 = timed.then(Instant::now);
                         self.b.unlock(*resource)?;
                         if let (Some(calls), Some(t1)) = (self.calls.as_deref_mut(), t1) {
+                            let unlock = t1.elapsed();
                             calls.push(LockCall {
                                 resource: *resource,
                                 lock,
-                                unlock: t1.elapsed(),
+                                unlock,
+                                lock_move,
+                                unlock_move: sys::take_own_moves(),
                             });
                         }
                         r?;
@@ -394,6 +414,7 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
             if lock_memory {
                 crate::sys::prefault_stack(STACK_PREFAULT);
             }
+            sys::time_own_moves(time_calls);
             let bound = d.bind(&task.name);
             if let Some(a) = &asm {
                 a.enter(t);

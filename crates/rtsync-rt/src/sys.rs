@@ -119,6 +119,51 @@ pub fn set_cpu(tid: i32, cpu: usize) -> io::Result<()> {
     Ok(())
 }
 
+thread_local! {
+    /// While this thread's own moves are timed ([`time_own_moves`]), the
+    /// time it spent in them since [`take_own_moves`] last read it.
+    static OWN_MOVES: std::cell::Cell<Option<std::time::Duration>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// Starts (`true`) or stops timing the calling thread's moves of itself
+/// between CPUs ([`move_thread`] on its own id): the migration a
+/// synchronization protocol makes inside a lock or unlock call, which a
+/// caller's clock reads around the call cannot tell from the rest
+/// (paper 003 Fig. 5 measures it apart). Off, moving costs one
+/// thread-local read more.
+pub fn time_own_moves(on: bool) {
+    OWN_MOVES.with(|m| m.set(on.then_some(std::time::Duration::ZERO)));
+}
+
+/// The time the calling thread spent moving itself since the last call
+/// (zero when its moves are not timed); starts the count again.
+pub fn take_own_moves() -> std::time::Duration {
+    OWN_MOVES.with(|m| match m.get() {
+        Some(d) => {
+            m.set(Some(std::time::Duration::ZERO));
+            d
+        }
+        None => std::time::Duration::ZERO,
+    })
+}
+
+/// [`set_cpu`], timed when it moves the calling thread and its moves are
+/// timed. Moving itself, a thread returns from `sched_setaffinity` on the
+/// new CPU: the call's duration is the migration.
+pub fn move_thread(tid: i32, cpu: usize) -> io::Result<()> {
+    match OWN_MOVES.with(|m| m.get()) {
+        Some(sum) if tid == gettid() => {
+            let t0 = std::time::Instant::now();
+            let r = set_cpu(tid, cpu);
+            let took = t0.elapsed();
+            OWN_MOVES.with(|m| m.set(Some(sum + took)));
+            r
+        }
+        _ => set_cpu(tid, cpu),
+    }
+}
+
 /// The CPUs this process may run on.
 pub fn allowed_cpus() -> Vec<usize> {
     // SAFETY: set is valid and writable; CPU_ISSET stays in bounds.
@@ -409,6 +454,44 @@ fn errno_of(r: libc::c_long) -> Result<(), i32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A thread's moves of itself are timed while it asks, and only
+    /// those: moving another thread, or moving while not timing, adds
+    /// nothing. Needs two allowed CPUs (not real-time).
+    #[test]
+    fn own_moves_are_timed_apart() {
+        let cpus = allowed_cpus();
+        if cpus.len() < 2 {
+            eprintln!("skipped: one CPU allowed, nothing to move between");
+            return;
+        }
+        std::thread::spawn(move || {
+            let me = gettid();
+            set_cpu(me, cpus[0]).unwrap();
+            assert_eq!(take_own_moves(), Duration::ZERO, "not timing");
+            time_own_moves(true);
+            move_thread(me, cpus[1]).unwrap();
+            let moved = take_own_moves();
+            assert!(moved > Duration::ZERO);
+            assert_eq!(take_own_moves(), Duration::ZERO, "taken");
+            // Another thread's move is not this thread's.
+            let (tx, rx) = std::sync::mpsc::channel();
+            let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+            let other = std::thread::spawn(move || {
+                tx.send(gettid()).unwrap();
+                let _ = stop_rx.recv();
+            });
+            move_thread(rx.recv().unwrap(), cpus[0]).unwrap();
+            assert_eq!(take_own_moves(), Duration::ZERO);
+            stop_tx.send(()).unwrap();
+            other.join().unwrap();
+            time_own_moves(false);
+            move_thread(me, cpus[0]).unwrap();
+            assert_eq!(take_own_moves(), Duration::ZERO, "stopped");
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn effective_priority_is_the_eighteenth_field() {

@@ -9,11 +9,13 @@
 //! the lock's path otherwise the shipped one). Under DPCP and DFLP the
 //! caller migrates to the synchronization CPU inside the lock and back
 //! inside the unlock, so their lock and unlock costs hold the migration
-//! to and the migration back, which the paper measures apart: the split
-//! is shown as each one's cost less MPCP's (no migration, the same
-//! priority-ordered bookkeeping). A lock call that waited holds its wait:
-//! the median is the cost of the uncontended call, the mean what the
-//! paper averages.
+//! to and the migration back, which the paper measures apart: the
+//! runtime times the caller's moves of itself inside each call
+//! ([`rtsync_rt::sys::time_own_moves`]; a thread that moves itself
+//! returns from `sched_setaffinity` on the new CPU), and those are shown
+//! apart, over the calls in which the caller moved itself. A lock call
+//! that waited holds its wait: the median is the cost of the uncontended
+//! call, the mean what the paper averages.
 
 use super::Made;
 use crate::Error;
@@ -55,7 +57,7 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
     // lock the memory where the process may.
     let locked = rtsync_rt::sys::lock_memory().is_ok();
     let mut csv = String::from("protocol,op,calls,mean_ns,min_ns,median_ns,p99_ns,max_ns\n");
-    let mut rows: Vec<(Protocol, [f64; 5], [f64; 5], usize)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let mut folded = None;
     // Shown on a terminal only (indicatif hides it elsewhere).
     let bar = indicatif::ProgressBar::new(protocols.len() as u64).with_style(
@@ -121,17 +123,54 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
                 s[4]
             );
         }
-        rows.push((p, lock, unlock, calls.len()));
+        // The migrations, over the calls that made one (the caller moving
+        // itself; a waiter moved by the releaser shows none).
+        let moves = |f: fn(&rtsync_rt::LockCall) -> Duration| {
+            let v: Vec<f64> = calls
+                .iter()
+                .map(f)
+                .filter(|d| !d.is_zero())
+                .map(ns)
+                .collect();
+            (!v.is_empty()).then(|| (stats(v.clone()), v.len()))
+        };
+        let to = moves(|c| c.lock_move);
+        let back = moves(|c| c.unlock_move);
+        for (op, m) in [("migrate-to", &to), ("migrate-back", &back)] {
+            if let Some((s, n)) = m {
+                let _ = writeln!(
+                    csv,
+                    "{},{op},{n},{:.0},{:.0},{:.0},{:.0},{:.0}",
+                    p.name(),
+                    s[0],
+                    s[1],
+                    s[2],
+                    s[3],
+                    s[4]
+                );
+            }
+        }
+        rows.push(Row {
+            p,
+            lock,
+            unlock,
+            n: calls.len(),
+            to,
+            back,
+        });
         bar.inc(1);
     }
     bar.finish_and_clear();
     let groups: Vec<(String, Vec<(String, f64)>)> = rows
         .iter()
-        .map(|(p, l, u, _)| {
-            (
-                p.name().to_uppercase(),
-                vec![("lock".to_string(), l[2]), ("unlock".to_string(), u[2])],
-            )
+        .map(|r| {
+            let mut bars = vec![
+                ("lock".to_string(), r.lock[2]),
+                ("unlock".to_string(), r.unlock[2]),
+            ];
+            bars.extend(r.to.map(|(s, _)| ("migrate to".to_string(), s[2])));
+            bars.extend(r.back.map(|(s, _)| ("migrate back".to_string(), s[2])));
+            (r.p.name().to_uppercase(), bars)
         })
         .collect();
     let figure = rtsync_report::plot::bars(
@@ -153,12 +192,19 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
     })
 }
 
-fn note(
-    quick: bool,
-    duration: Duration,
-    rows: &[(Protocol, [f64; 5], [f64; 5], usize)],
-    folded: Option<&str>,
-) -> String {
+/// One protocol's measurement: lock and unlock `[mean, min, median,
+/// p99, max]`, the calls, and the migrations with the calls that made
+/// them.
+struct Row {
+    p: Protocol,
+    lock: [f64; 5],
+    unlock: [f64; 5],
+    n: usize,
+    to: Option<([f64; 5], usize)>,
+    back: Option<([f64; 5], usize)>,
+}
+
+fn note(quick: bool, duration: Duration, rows: &[Row], folded: Option<&str>) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -179,39 +225,35 @@ fn note(
              the tasks whose CPU is not folded onto the synchronization CPU's migrate"
         ))
     );
-    for (p, l, u, n) in rows {
+    for r in rows {
+        let (l, u) = (r.lock, r.unlock);
         let _ = writeln!(
             o,
-            "  {:<7} lock {:>7.0} {:>7.0} {:>8.0}   unlock {:>7.0} {:>7.0} {:>8.0}   ({n} calls)",
-            p.name(),
+            "  {:<7} lock {:>7.0} {:>7.0} {:>8.0}   unlock {:>7.0} {:>7.0} {:>8.0}   ({} calls)",
+            r.p.name(),
             l[0],
             l[2],
             l[3],
             u[0],
             u[2],
-            u[3]
+            u[3],
+            r.n
         );
     }
-    let median = |p: Protocol, lock: bool| {
-        rows.iter()
-            .find(|r| r.0 == p)
-            .map(|r| if lock { r.1[2] } else { r.2[2] })
-    };
-    if let Some(base) = median(Protocol::Mpcp, true) {
-        for p in [Protocol::Dpcp, Protocol::Dflp] {
-            if let (Some(l), Some(u), Some(bu)) = (
-                median(p, true),
-                median(p, false),
-                median(Protocol::Mpcp, false),
-            ) {
-                let _ = writeln!(
-                    o,
-                    "  {} migration, as its median less MPCP's: to the synchronization CPU {:.0} ns, back {:.0} ns",
-                    p.name(),
-                    l - base,
-                    u - bu
-                );
-            }
+    for r in rows {
+        let part = |m: &Option<([f64; 5], usize)>| {
+            m.map_or("none".to_string(), |(s, n)| {
+                format!("median {:.0} ns, mean {:.0} ns over {n} calls", s[2], s[0])
+            })
+        };
+        if r.to.is_some() || r.back.is_some() {
+            let _ = writeln!(
+                o,
+                "  {} migration, timed inside the calls: to the synchronization CPU {}; back {}",
+                r.p.name(),
+                part(&r.to),
+                part(&r.back)
+            );
         }
     }
     o.push_str(

@@ -164,7 +164,7 @@ impl Shared {
         };
         let cpu = || match d.cpu {
             Some((cpu, e)) if slot.cpu_epoch.is_newest(e) => {
-                sys::set_cpu(d.tid, cpu).map_err(|error| RtError::Os {
+                sys::move_thread(d.tid, cpu).map_err(|error| RtError::Os {
                     what: format!("pinning task `{}` to CPU {cpu}", self.tasks[d.t]),
                     error,
                 })
