@@ -66,7 +66,11 @@ def main(argv: List[str] = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     for name in ("sweep", "soundness"):
-        s = sub.add_parser(name, help=f"the {'schedulability sweep' if name == 'sweep' else 'soundness experiment'}")
+        cli = "schedulability" if name == "sweep" else "soundness"
+        s = sub.add_parser(
+            name, help=f"the {'schedulability sweep' if name == 'sweep' else 'soundness experiment'}",
+            epilog=f"The experiment's own options follow, as `rtsync experiment {cli} --help` lists them "
+                   f"(e.g. {'--cpus 4 --tasks 16 --protocols mpcp,dpcp --sets 500' if name == 'sweep' else '--protocol mpcp --systems 500 --search-budget 20000'}).")
         s.add_argument("--ray", metavar="ADDRESS", help="run the shards on this Ray cluster (auto: the local one)")
         s.add_argument("--shards", type=int, help="how many shards (default: twice the cluster's CPUs on Ray)")
         s.add_argument("--shard", metavar="I/N", help="run only this shard and write its part file into --out")
@@ -92,7 +96,12 @@ def main(argv: List[str] = None) -> int:
             spec = _spec(rest)
             build = experiments.sweep_spec if kind == "schedulability" else experiments.soundness_spec
             if args.shard:
-                i, n = (int(x) for x in args.shard.split("/"))
+                try:
+                    i, n = (int(x) for x in args.shard.split("/"))
+                    if not 0 <= i < n:
+                        raise ValueError
+                except ValueError:
+                    raise ValueError(f"expected a shard as I/N with 0 <= I < N (for example 0/4), got `{args.shard}`")
                 text = experiments.run_shard(kind, build(**spec), i, n)
                 os.makedirs(args.out, exist_ok=True)
                 path = os.path.join(args.out, f"part-{i}-of-{n}.json")
@@ -110,6 +119,9 @@ def main(argv: List[str] = None) -> int:
             out = args.out
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: cannot read {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
     print(r)
     for path in r.write(out):

@@ -98,6 +98,11 @@ def test_the_module_command_writes_the_files(tmp_path):
     assert (merged / "schedulability.csv").read_bytes() == (out / "schedulability.csv").read_bytes()
     bad = subprocess.run([sys.executable, "-m", "rtsync", "sweep", "--cpu", "2"], capture_output=True, text=True)
     assert bad.returncode == 2 and "unknown field `cpu`" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "rtsync", "sweep", "--shard", "2/2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "0 <= I < N" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "rtsync", "merge", str(tmp_path / "none.json")], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def _ray_address():
