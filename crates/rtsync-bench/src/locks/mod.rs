@@ -10,7 +10,7 @@
 //! min / median / p99 / max as paper 001 (Table 2) and paper 004 (Fig. 2)
 //! give them; ratios are medians over a peer's median of the same run.
 
-mod handoff;
+pub(crate) mod handoff;
 mod kernel;
 pub(crate) mod stats;
 mod uncontended;

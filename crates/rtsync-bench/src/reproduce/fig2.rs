@@ -13,6 +13,15 @@
 //! (futex, context switch) is what `rtsync bench locks` measures on real
 //! SCHED_FIFO threads; the note says so beside the published figure.
 //!
+//! Where SCHED_FIFO is permitted, `v` is also measured with the kernel
+//! included, as EPOS measures it: the hand-off on real threads, from the
+//! holder's unlock call to the first waiter running with the lock, with
+//! 1 to 64 waiters asleep in the queue (`rtsync bench locks`'s hand-off,
+//! `locks::handoff`, glibc's PI futex beside as the peer). `p` with tasks
+//! waiting has no such counterpart: a request that finds the lock taken
+//! goes to sleep inside the call, and from user space its cost cannot be
+//! told from its wait.
+//!
 //! Who can wait, per protocol, follows from its facts, not its name: a
 //! uniprocessor protocol whose jobs never wait once they run (NPCS, IPCP,
 //! SRP) has no waiting task, only the `k = 0` point; the other
@@ -222,16 +231,119 @@ pub(crate) fn run(quick: bool) -> Result<Made, Error> {
             None,
         ),
     ];
-    let note = note(quick, reps, &rows);
+    let mut note = note(quick, reps, &rows);
+    let mut files = vec![
+        ("costs.csv".into(), csv),
+        ("p.svg".into(), figures[0].clone()),
+        ("v.svg".into(), figures[1].clone()),
+    ];
+    let mut figures = figures;
+    match kernel_v(quick)? {
+        Ok((hcsv, svg, text)) => {
+            files.push(("handoff.csv".into(), hcsv));
+            files.push(("handoff.svg".into(), svg.clone()));
+            figures.push(svg);
+            note.push_str(&text);
+        }
+        Err(why) => {
+            let _ = writeln!(
+                note,
+                "\nv with the kernel included (the hand-off on real threads) was not measured: {why}"
+            );
+        }
+    }
     Ok(Made {
-        files: vec![
-            ("costs.csv".into(), csv),
-            ("p.svg".into(), figures[0].clone()),
-            ("v.svg".into(), figures[1].clone()),
-        ],
+        files,
         figures,
         note,
     })
+}
+
+/// `v` with the kernel included: the hand-off on SCHED_FIFO threads
+/// against the waiters (`handoff.csv`, `handoff.svg` and the note's
+/// lines), or why it could not run here (not an error: the core's figure
+/// stands alone).
+type Kernel = Result<(String, String, String), String>;
+
+fn kernel_v(quick: bool) -> Result<Kernel, Error> {
+    if let Err(why) = rtsync_rt::sys::probe_realtime() {
+        return Ok(Err(why));
+    }
+    let cpus = rtsync_rt::sys::allowed_cpus();
+    let cpu = *cpus.last().expect("at least one CPU");
+    let other = (cpus.len() > 1).then(|| cpus[0]);
+    let (rounds, ks): (usize, Vec<usize>) = if quick {
+        (15, vec![1, 2, 4, 8])
+    } else {
+        (200, vec![1, 2, 4, 8, 16, 32, 64])
+    };
+    // Shown on a terminal only (indicatif hides it elsewhere).
+    let bar = indicatif::ProgressBar::new(crate::locks::handoff::count(&ks, other.is_some()))
+        .with_style(
+            indicatif::ProgressStyle::with_template(
+                "004-fig2 {bar:30} {pos}/{len} points ({msg}), {elapsed} (eta {eta})",
+            )
+            .expect("static template"),
+        );
+    let b2 = bar.clone();
+    let measured = std::thread::spawn(move || {
+        crate::locks::handoff::measure(rounds, &ks, cpu, other, |name| {
+            b2.set_message(format!("hand-off: {name}"));
+            b2.inc(1);
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| Err("a measuring thread panicked".into()));
+    bar.finish_and_clear();
+    let series = measured.map_err(Error::Environment)?;
+    let label = |s: &crate::locks::handoff::Series| {
+        let name = if s.protocol.is_some() {
+            s.name.to_uppercase()
+        } else {
+            s.name.clone()
+        };
+        if s.cross {
+            format!("{name} (other CPU)")
+        } else {
+            name
+        }
+    };
+    let mut csv = String::from("series,waiting,min_ns,median_ns,p99_ns,max_ns\n");
+    let mut lines = Vec::new();
+    let mut text = format!(
+        "\nv with the kernel included, on SCHED_FIFO threads: the hand-off from the holder's unlock \
+         call to the first waiter running with the lock, {rounds} rounds per point{}, median (ns) \
+         against the waiters (other CPU: the waiters queue from the other CPU, as the \
+         multiprocessor protocols have them; the spin protocols have one waiter per other CPU, so \
+         one point):\n",
+        if quick { " (--quick)" } else { "" }
+    );
+    for s in &series {
+        let name = label(s);
+        for (k, q) in &s.points {
+            let _ = writeln!(
+                csv,
+                "{name},{k},{:.0},{:.0},{:.0},{:.0}",
+                q[0], q[1], q[2], q[3]
+            );
+        }
+        let pts: Vec<(f64, f64)> = s.points.iter().map(|(k, q)| (*k as f64, q[1])).collect();
+        let shown: Vec<String> = s
+            .points
+            .iter()
+            .map(|(k, q)| format!("{k}: {:.0}", q[1]))
+            .collect();
+        let _ = writeln!(text, "  {name:<22} {}", shown.join(", "));
+        lines.push(rtsync_report::plot::Line { name, points: pts });
+    }
+    let svg = rtsync_report::plot::lines(
+        &lines,
+        "v (unlock) with the kernel: hand-off to the first waiter, median",
+        "tasks waiting",
+        "ns",
+        None,
+    );
+    Ok(Ok((csv, svg, text)))
 }
 
 fn note(quick: bool, reps: usize, rows: &[(Protocol, usize, [f64; 4], [f64; 4])]) -> String {
@@ -280,9 +392,12 @@ fn note(quick: bool, reps: usize, rows: &[(Protocol, usize, [f64; 4], [f64; 4])]
     }
     o.push_str(
         "\nWhat differs and why: EPOS's figure includes the kernel's queueing and rescheduling \
-         inside p and v; this one is the protocol's decision alone, in a user-space state machine \
-         (the futex and the context switch that follow are measured on SCHED_FIFO threads by \
-         `rtsync bench locks`, whose profile `004-figs3-4 --overheads` charges). The machine \
+         inside p and v; p.svg and v.svg are the protocol's decision alone, in a user-space state \
+         machine, and handoff.svg (below, where SCHED_FIFO is permitted) is v with the kernel: \
+         the futex wake and the context switch to the waiter. A p that finds the lock taken \
+         sleeps inside its call, so its kernel part cannot be told from its wait from user \
+         space; the uncontended p and v on real threads are in `rtsync bench locks`, whose \
+         profile `004-figs3-4 --overheads` charges. The machine \
          differs (this one is a shared 2-vCPU VM), and NPCS, IPCP and SRP have no waiting task \
          to plot: under them a job that runs never finds its resource taken (EPOS's SRP queues \
          non-real-time tasks, which have no preemption level).\n",

@@ -82,7 +82,7 @@ pub const TARGETS: [Target; 7] = [
         name: "004-fig2",
         what: "paper 004 Fig. 2: p and v cost against the number of waiting tasks, per protocol",
         status: Status::Ready,
-        needs: "nothing; --quick under 1 s, full ~3 s",
+        needs: "nothing (SCHED_FIFO adds v with the kernel: the hand-off on real threads); --quick ~2 s, full ~1 min",
     },
     Target {
         name: "004-figs3-4",
