@@ -30,7 +30,7 @@ from ._rtsync import SpecError, System
 __all__ = [
     "Analysis", "Blocking", "Cell", "Check", "ExperimentResult", "Simulation", "SpecError", "System",
     "TaskBound", "TaskRun", "analyze", "check", "experiments", "from_dict", "generate", "load", "loads",
-    "partition", "protocols", "simulate", "__version__",
+    "partition", "protocols", "simulate", "spec", "__version__",
 ]
 
 __version__ = _rtsync.version()
@@ -49,6 +49,8 @@ def loads(text: str, file: Optional[str] = None) -> System:
 
 
 def _plain(x: Any) -> Any:
+    if hasattr(x, "to_dict") and dataclasses.is_dataclass(x):
+        return x.to_dict()
     if dataclasses.is_dataclass(x) and not isinstance(x, type):
         return {k: _plain(v) for k, v in dataclasses.asdict(x).items() if v is not None}
     if isinstance(x, Mapping):
@@ -59,9 +61,10 @@ def _plain(x: Any) -> Any:
 
 
 def from_dict(spec: Any) -> System:
-    """A system from a dictionary (or dataclasses) with the spec file's
-    keys: ``{"platform": {...}, "resource": [...], "task": [...]}``. It is
-    checked exactly as a file is; ``None`` values are left out."""
+    """A system from a dictionary (or dataclasses, ``rtsync.spec``'s or
+    your own) with the spec file's keys: ``{"platform": {...},
+    "resource": [...], "task": [...]}``. It is checked exactly as a file
+    is; ``None`` values are left out."""
     return _rtsync.from_json(json.dumps(_plain(spec)))
 
 
@@ -142,4 +145,4 @@ def _text(overheads: Optional[PathLike]) -> Optional[str]:
         return f.read()
 
 
-from . import experiments  # noqa: E402  (needs the names above)
+from . import experiments, spec  # noqa: E402  (need the names above)

@@ -145,3 +145,26 @@ def test_analysis_json_is_the_documented_schema(examples):
     a = rtsync.analyze(rtsync.load(examples / "pip-chained.toml"))
     assert a.raw["schema"] == "rtsync.analysis/1"
     assert json.dumps(a.raw)
+
+
+def test_a_spec_built_from_dataclasses():
+    from rtsync.spec import Compute, Lock, Platform, Resource, Spec, Task
+
+    spec = Spec(
+        name="dc",
+        platform=Platform(cpus=1, protocol="pcp"),
+        resources=[Resource("A")],
+        tasks=[
+            Task("hi", period="5ms", body=[Compute("1ms"), Lock("A", hold="200us")]),
+            Task("lo", period="20ms", body=[Lock("A", body=[Compute(2_000_000)]), Compute("3ms")]),
+        ],
+    )
+    s = spec.build()
+    assert s.name == "dc" and s.task_names == ["hi", "lo"]
+    # The same system as the dict form: hi waits for lo's 2 ms section once.
+    assert rtsync.analyze(s).task("hi").response == 3_200_000
+    assert rtsync.from_dict(spec).to_toml() == s.to_toml()
+    spec.tasks[0].body.append(Lock("B", hold="1ms"))
+    with pytest.raises(rtsync.SpecError) as e:
+        spec.build()
+    assert "B" in str(e.value) and "known resources: A" in str(e.value)
