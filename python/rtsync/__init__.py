@@ -136,13 +136,17 @@ def protocols() -> List[str]:
 
 
 def _text(overheads: Optional[PathLike]) -> Optional[str]:
+    """An overhead profile's text: read from the path given, or the text
+    itself where no such file exists and it reads as TOML."""
     if overheads is None:
         return None
     s = os.fspath(overheads)
+    if os.path.isfile(s):
+        with open(s, encoding="utf-8") as f:
+            return f.read()
     if "\n" in s or "=" in s:
         return s
-    with open(s, encoding="utf-8") as f:
-        return f.read()
+    raise FileNotFoundError(f"no overhead profile at {s!r} (write one with `rtsync bench locks --profile FILE`)")
 
 
 from . import experiments, spec  # noqa: E402  (need the names above)

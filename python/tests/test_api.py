@@ -168,3 +168,19 @@ def test_a_spec_built_from_dataclasses():
     with pytest.raises(rtsync.SpecError) as e:
         spec.build()
     assert "B" in str(e.value) and "known resources: A" in str(e.value)
+
+
+def test_overheads_are_charged_from_a_file_or_text(tmp_path, examples):
+    s = rtsync.load(examples / "pcp-nested.toml")
+    plain = rtsync.analyze(s).task("low")
+    profile = 'context_switch = "5us"\nrelease = "2us"\n[protocol.pcp]\nlock = "1us"\nunlock = "1us"\n'
+    path = tmp_path / "ovh.toml"
+    path.write_text(profile)
+    from_file = rtsync.analyze(s, overheads=path).task("low")
+    from_text = rtsync.analyze(s, overheads=profile).task("low")
+    assert from_file == from_text
+    assert from_file.wcet > plain.wcet and from_file.blocking.overhead > 0
+    with pytest.raises(FileNotFoundError, match="bench locks"):
+        rtsync.analyze(s, overheads=tmp_path / "none.toml")
+    with pytest.raises(rtsync.SpecError):
+        rtsync.analyze(s, overheads="context_switch = 5\n")
