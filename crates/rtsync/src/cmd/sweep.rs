@@ -72,6 +72,11 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
+    // Checked here first for its diagnostics (file, line, column); the
+    // description carries the text, so a shard elsewhere reads the same.
+    if let Err(code) = super::load_overheads(a.overheads.as_deref()) {
+        return code;
+    }
     let overheads = match &a.overheads {
         Some(path) => match std::fs::read_to_string(path) {
             Ok(t) => Some(t),
