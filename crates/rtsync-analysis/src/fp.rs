@@ -266,6 +266,11 @@ struct Engine<'a> {
     /// [`Engine::hp`] leaves the task out.
     at_or_above: Vec<&'a [TaskId]>,
     foreign: Vec<Vec<(TaskId, Time)>>,
+    /// Per task, its own sections that agents run on its own CPU (DPCP
+    /// and DFLP resources synchronized there): part of its `remote`
+    /// demand, but not a suspension, and charged to the tasks below it
+    /// through the agents' interference already.
+    at_home: Vec<Time>,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
 }
@@ -273,6 +278,15 @@ struct Engine<'a> {
 impl<'a> Engine<'a> {
     fn new(cx: &'a Context<'a>, d: &'a DemandTable<'a>) -> Engine<'a> {
         let n = cx.n();
+        let foreign = foreign_loads(cx);
+        let mut at_home = vec![Time::ZERO; n];
+        for (c, agents) in foreign.iter().enumerate() {
+            for &(x, load) in agents {
+                if cx.cpu(x) == Some(c) {
+                    at_home[x] = load;
+                }
+            }
+        }
         Engine {
             cx,
             d,
@@ -286,7 +300,8 @@ impl<'a> Engine<'a> {
                     None => &[],
                 })
                 .collect(),
-            foreign: foreign_loads(cx),
+            foreign,
+            at_home,
             scratch: RefCell::new(Vec::new()),
         }
     }
@@ -298,9 +313,21 @@ impl<'a> Engine<'a> {
         self.at_or_above[i].iter().copied().filter(move |&h| h != i)
     }
 
-    /// Whether `h` can suspend (remote blocking or its own suspensions).
+    /// The part of `h`'s remote demand that it spends suspended: all of
+    /// it but its own sections run by agents on its own CPU. Those run on
+    /// the CPU `h` would run on, at a priority above every task's, and the
+    /// CPU never idles while `h` waits for them; the tasks below `h` are
+    /// charged for them through the agents' interference, so counting
+    /// them in `h`'s suspension too would charge them twice (and make `h`
+    /// a suspending task with jitter where it never leaves its CPU).
+    fn suspension(&self, h: TaskId) -> Time {
+        self.d.get(h).remote.saturating_sub(self.at_home[h])
+    }
+
+    /// Whether `h` can suspend (remote blocking elsewhere, or its own
+    /// suspensions).
     fn suspends(&self, h: TaskId) -> bool {
-        self.d.get(h).suspends() || self.cx.f.tasks[h].suspensions > 0
+        !self.suspension(h).is_zero() || self.cx.f.tasks[h].suspensions > 0
     }
 
     fn agents(&self, i: TaskId) -> &[(TaskId, Time)] {
@@ -341,7 +368,7 @@ impl<'a> Engine<'a> {
         self.fixed_point(i, self.own(i), self.limit(i), resp, |h| {
             let c = self.above(joint, h);
             let c = if self.suspends(h) {
-                c.saturating_add(self.d.get(h).remote)
+                c.saturating_add(self.suspension(h))
                     .saturating_add(cx.f.tasks[h].suspension)
             } else {
                 c

@@ -371,6 +371,54 @@ body = [ { lock = "G", hold = "2ms" } ]
     }
 }
 
+/// DPCP, a task whose only request is served on its own CPU does not
+/// suspend: its section runs there, as an agent, at a priority above
+/// every task's, and the tasks below it are charged for that section
+/// through the agents' interference. G is synchronized on CPU 0. `h`
+/// (CPU 0) computes 1ms and holds G for 1ms; `r` (CPU 1) computes 1ms and
+/// holds G for 2ms; `l` (CPU 0) computes 3ms.
+///
+/// `R_h = 4ms` (its 2ms, and `r`'s 2ms section run on CPU 0 once);
+/// `r` waits 3ms (its 2ms section, and one of `h`'s 1ms sections in its
+/// job's window, `⌈(4 + 4) / 10⌉`): `R_r = 4ms`. For `l`:
+/// `w = 3 + ⌈w / 10⌉ · 1 (h's execution, no jitter) + ⌈(w + 4) / 10⌉ · 1
+/// (h's section, an agent) + ⌈(w + 4) / 20⌉ · 2 (r's section)`:
+/// 3 → 7 → 8 → 8, so `R_l = 8ms` (the search finds 7ms). Counting `h`'s
+/// section as a suspension gave `h` a jitter of 3ms and, suspension as
+/// execution, `h` 2ms per job beside the agent's 1ms: 9ms both ways.
+#[test]
+fn a_request_served_on_the_own_cpu_is_no_suspension() {
+    let r = run(&sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "G"
+sync_cpu = 0
+[[task]]
+name = "h"
+period = "10ms"
+priority = 3
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "G", hold = "1ms" } ]
+[[task]]
+name = "r"
+period = "20ms"
+priority = 2
+cpu = 1
+body = [ { compute = "1ms" }, { lock = "G", hold = "2ms" } ]
+[[task]]
+name = "l"
+period = "50ms"
+priority = 1
+cpu = 0
+body = [ { compute = "3ms" } ]
+"#));
+    assert_eq!(bounded(task(&r, "h").response), Time::from_ms(4));
+    assert_eq!(bounded(task(&r, "r").response), Time::from_ms(4));
+    assert_eq!(bounded(task(&r, "l").response), Time::from_ms(8));
+}
+
 /// FMLP-S and MSRP: non-preemptive FIFO spin, one request per other CPU.
 /// t1 (CPU 0) spins for CPU 1's 0.5ms section (CPU 0's other user, t3, is
 /// not counted: it cannot spin while t1 runs non-preemptively... but it
