@@ -371,7 +371,7 @@ body = [ { lock = "G", hold = "2ms" } ]
     }
 }
 
-/// DPCP, a task whose only request is served on its own CPU does not
+/// DPCP and DFLP, a task whose only request is served on its own CPU does not
 /// suspend: its section runs there, as an agent, at a priority above
 /// every task's, and the tasks below it are charged for that section
 /// through the agents' interference. G is synchronized on CPU 0. `h`
@@ -379,8 +379,10 @@ body = [ { lock = "G", hold = "2ms" } ]
 /// holds G for 2ms; `l` (CPU 0) computes 3ms.
 ///
 /// `R_h = 4ms` (its 2ms, and `r`'s 2ms section run on CPU 0 once);
-/// `r` waits 3ms (its 2ms section, and one of `h`'s 1ms sections in its
-/// job's window, `⌈(4 + 4) / 10⌉`): `R_r = 4ms`. For `l`:
+/// `r` waits 3ms (its 2ms section, and one of `h`'s 1ms sections: in its
+/// job's window, `⌈(4 + 4) / 10⌉`, under DPCP; the one FIFO predecessor
+/// under DFLP): `R_r = 4ms`. DFLP also charged `h`'s request `r`'s 2ms
+/// section in the wait, beside the agents' interference: `R_h = 6ms`. For `l`:
 /// `w = 3 + ⌈w / 10⌉ · 1 (h's execution, no jitter) + ⌈(w + 4) / 10⌉ · 1
 /// (h's section, an agent) + ⌈(w + 4) / 20⌉ · 2 (r's section)`:
 /// 3 → 7 → 8 → 8, so `R_l = 8ms` (the search finds 7ms). Counting `h`'s
@@ -388,10 +390,10 @@ body = [ { lock = "G", hold = "2ms" } ]
 /// execution, `h` 2ms per job beside the agent's 1ms: 9ms both ways.
 #[test]
 fn a_request_served_on_the_own_cpu_is_no_suspension() {
-    let r = run(&sys(r#"
+    let text = r#"
 [platform]
 cpus = 2
-protocol = "dpcp"
+protocol = "PROTO"
 [[resource]]
 name = "G"
 sync_cpu = 0
@@ -413,10 +415,16 @@ period = "50ms"
 priority = 1
 cpu = 0
 body = [ { compute = "3ms" } ]
-"#));
-    assert_eq!(bounded(task(&r, "h").response), Time::from_ms(4));
-    assert_eq!(bounded(task(&r, "r").response), Time::from_ms(4));
-    assert_eq!(bounded(task(&r, "l").response), Time::from_ms(8));
+"#;
+    for p in ["dpcp", "dflp"] {
+        let r = run(&sys(&text.replace("PROTO", p)));
+        // h's request waits for its own section alone in its blocking
+        // term; r's section, run on CPU 0, is interference.
+        assert_eq!(task(&r, "h").blocking.remote, Time::from_ms(1), "{p}");
+        assert_eq!(bounded(task(&r, "h").response), Time::from_ms(4), "{p}");
+        assert_eq!(bounded(task(&r, "r").response), Time::from_ms(4), "{p}");
+        assert_eq!(bounded(task(&r, "l").response), Time::from_ms(8), "{p}");
+    }
 }
 
 /// FMLP-S and MSRP: non-preemptive FIFO spin, one request per other CPU.

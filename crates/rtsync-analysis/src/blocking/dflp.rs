@@ -10,6 +10,13 @@
 //!
 //! `W_{i,q} = L_{i,q} + Σ_{x ≠ i} max_{r on s(q)} L_{x,r}`.
 //!
+//! A request served on the job's own CPU waits for its own section alone
+//! in this term: the sections queued before it run on that CPU, as agents,
+//! and the response-time analysis charges every agent section run there in
+//! the job's window as interference (`A_i`). Counting them in the wait too
+//! charged them twice (DPCP's correction of issue 28, made for DFLP on
+//! 2026-11-25).
+//!
 //! Suspensions: every section runs on a synchronization CPU, so no lower
 //! job of the requester's CPU holds anything there that the job needs
 //! after it resumes: there is no local blocking to re-open. The agents'
@@ -96,6 +103,12 @@ impl Tables {
 pub fn request_response(cx: &Context, i: TaskId, rq: &Request) -> Time {
     let f = &cx.f;
     let s = sync_cpu(cx, rq.resource);
+    if s.is_some() && s == cx.cpu(i) {
+        // Served on the job's own CPU: the sections queued before it run
+        // there, as agents, and are in the agents' interference `A_i`
+        // already (as under DPCP).
+        return rq.length;
+    }
     let mut w = rq.length;
     for x in (0..cx.n()).filter(|&x| x != i) {
         let longest = (0..f.n_resources)
