@@ -250,8 +250,8 @@ class ExperimentResult:
                 + _table(["drawn", "sched", "systems", "schedulable", "violations", "tightness max"], rows))
 
     @classmethod
-    def _from(cls, doc: Dict[str, Any], shards: int) -> "ExperimentResult":
+    def _from(cls, doc: Dict[str, Any]) -> "ExperimentResult":
         fig = doc["figures"]
         cells = [Cell(c["utilization"], c["curve"], c["systems"], c["schedulable"]) for c in fig.get("cells", [])]
         return cls(experiment=fig["experiment"], files=doc["files"], cells=cells, cases=fig.get("cases", []),
-                   shards=shards)
+                   shards=doc["shards"])

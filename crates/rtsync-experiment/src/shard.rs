@@ -340,13 +340,6 @@ pub fn merge(parts: &[(String, Part)]) -> Result<Outcome, String> {
     }
 }
 
-/// Runs the whole experiment here, as one shard, and adds it up: what a
-/// single-machine run gives.
-pub fn run_whole(e: &Experiment, progress: &(dyn Fn() + Sync)) -> Result<Outcome, String> {
-    let part = e.prepare()?.run(Shard::WHOLE, progress)?;
-    merge(&[("this run".into(), part)])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

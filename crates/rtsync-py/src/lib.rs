@@ -16,7 +16,6 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
 use rtsync_analysis::generate::{ShapeSpec, generate as draw};
 use rtsync_analysis::{BoundForm, Heuristic, Options, Profile, TestSelection};
 use rtsync_experiment::shard::{self, Experiment, Part, Shard};
@@ -30,32 +29,17 @@ pyo3::create_exception!(
     "A system description rtsync refuses: `line`, `column`, `key` and `hint` name the first error, `diagnostics` lists every finding."
 );
 
-/// The `SpecError` for `d`, its attributes set from the first error.
+/// The `SpecError` for `d`, its attributes set from the first error;
+/// `diagnostics` is every finding as [`diagnostics_json`] writes it.
 fn spec_error(py: Python<'_>, d: &Diagnostics) -> PyErr {
     let err = SpecError::new_err(d.to_string().trim_end().to_string());
     let value = err.value(py);
     let first = d.0.iter().find(|x| x.is_error()).or(d.0.first());
-    let list = PyList::empty(py);
     let set = || -> PyResult<()> {
-        for x in &d.0 {
-            let item = PyDict::new(py);
-            item.set_item(
-                "severity",
-                match x.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                    Severity::Note => "note",
-                },
-            )?;
-            item.set_item("file", x.file.clone())?;
-            item.set_item("line", x.pos.map(|p| p.line))?;
-            item.set_item("column", x.pos.map(|p| p.col))?;
-            item.set_item("key", &x.key)?;
-            item.set_item("message", &x.message)?;
-            item.set_item("hint", x.hint.clone())?;
-            list.append(item)?;
-        }
-        value.setattr("diagnostics", &list)?;
+        let list = py
+            .import("json")?
+            .call_method1("loads", (diagnostics_json(d),))?;
+        value.setattr("diagnostics", list)?;
         value.setattr("line", first.and_then(|x| x.pos).map(|p| p.line))?;
         value.setattr("column", first.and_then(|x| x.pos).map(|p| p.col))?;
         value.setattr("key", first.map(|x| x.key.clone()))?;
@@ -84,12 +68,19 @@ pub struct System {
     warnings: String,
 }
 
+/// Every finding of `d` as JSON: what `SpecError.diagnostics` and
+/// `System.warnings_json` hold.
 fn diagnostics_json(d: &Diagnostics) -> String {
     let v: Vec<serde_json::Value> =
         d.0.iter()
             .map(|x| {
                 json!({
-                    "severity": format!("{:?}", x.severity).to_lowercase(),
+                    "severity": match x.severity {
+                        Severity::Error => "error",
+                        Severity::Warning => "warning",
+                        Severity::Note => "note",
+                    },
+                    "file": x.file,
                     "line": x.pos.map(|p| p.line),
                     "column": x.pos.map(|p| p.col),
                     "key": x.key,
@@ -462,7 +453,8 @@ fn merge(py: Python<'_>, parts: Vec<String>) -> PyResult<String> {
                 })).collect::<Vec<_>>(),
             }),
         };
-        Ok::<_, String>(json!({"files": files, "figures": figures}).to_string())
+        let shards = parts.first().map_or(0, |(_, p)| p.shard.count);
+        Ok::<_, String>(json!({"files": files, "figures": figures, "shards": shards}).to_string())
     })
     .map_err(bad)
 }

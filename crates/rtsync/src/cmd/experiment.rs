@@ -441,19 +441,9 @@ fn soundness(a: SoundnessArgs) -> u8 {
         cases,
         tallies,
     };
-    if let Err(e) = std::fs::create_dir_all(&a.out) {
-        eprintln!("error: cannot create {}: {e}", a.out.display());
-        return BAD_INPUT;
+    if let Err(bad) = super::merge::write_files(&a.out, &outcome) {
+        return bad;
     }
-    let mut written = Vec::new();
-    for (name, content) in outcome.files() {
-        if let Err(e) = rtsync_report::files::write_whole(&a.out, name, &content) {
-            eprintln!("error: cannot write into {}: {e}", a.out.display());
-            return BAD_INPUT;
-        }
-        written.push(a.out.join(name).display().to_string());
-    }
-    println!("wrote {}", written.join(" and "));
     if failed { super::NOT_SCHEDULABLE } else { OK }
 }
 

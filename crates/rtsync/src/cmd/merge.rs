@@ -125,15 +125,26 @@ pub(super) fn finish(parts: Vec<(String, Part)>, out: &Path, shard_only: bool) -
             }
         }
     };
+    if let Err(bad) = write_files(out, &outcome) {
+        return bad;
+    }
+    code
+}
+
+/// Writes the outcome's files into `out` (created) and says where; on
+/// failure, says what and returns the bad-input code.
+pub(super) fn write_files(out: &Path, outcome: &Outcome) -> Result<(), u8> {
     let mut written = Vec::new();
     for (name, content) in outcome.files() {
         let path = out.join(name);
-        if let Err(e) = rtsync_report::files::write_whole(out, name, &content) {
+        if let Err(e) = std::fs::create_dir_all(out)
+            .and_then(|_| rtsync_report::files::write_whole(out, name, &content))
+        {
             eprintln!("error: cannot write {}: {e}", path.display());
-            return BAD_INPUT;
+            return Err(BAD_INPUT);
         }
         written.push(path.display().to_string());
     }
     println!("\nwrote {}", written.join(" and "));
-    code
+    Ok(())
 }

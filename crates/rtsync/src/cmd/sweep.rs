@@ -72,19 +72,23 @@ pub struct Args {
 }
 
 pub fn run(a: Args) -> u8 {
-    // Checked here first for its diagnostics (file, line, column); the
-    // description carries the text, so a shard elsewhere reads the same.
-    if let Err(code) = super::load_overheads(a.overheads.as_deref()) {
-        return code;
-    }
+    // The description carries the profile's text, so that a shard
+    // elsewhere reads the same; it is checked here first, for diagnostics
+    // that name the file (line, column).
     let overheads = match &a.overheads {
-        Some(path) => match std::fs::read_to_string(path) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
-                return BAD_INPUT;
+        Some(path) => {
+            let name = path.display().to_string();
+            match std::fs::read_to_string(path) {
+                Ok(t) => match rtsync_analysis::Profile::from_toml(&t, Some(&name)) {
+                    Ok(_) => Some(t),
+                    Err(d) => return super::bad_input(&d),
+                },
+                Err(e) => {
+                    eprintln!("error: cannot read the overhead profile {name}: {e}");
+                    return BAD_INPUT;
+                }
             }
-        },
+        }
         None => None,
     };
     let spec = SweepSpec {
