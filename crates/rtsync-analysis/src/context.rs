@@ -140,15 +140,26 @@ impl<'a> Context<'a> {
         }
     }
     /// Tasks on the same CPU as `i` (excluding `i`) with lower precedence.
+    #[inline]
     pub fn lower_local(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {
         let cpu = self.cpu(i);
         let list: &[TaskId] = match cpu {
             Some(c) => self.f.on_cpu(c),
             None => &[],
         };
-        list.iter()
+        // Under FP the list is sorted by priority: the lower tasks are its
+        // tail, found by bisection rather than a test per task.
+        let fp = self.scheduler == Scheduler::Fp;
+        let from = if fp {
+            let p = self.f.priority[i];
+            list.partition_point(|&j| self.f.priority[j] >= p)
+        } else {
+            0
+        };
+        list[from..]
+            .iter()
             .copied()
-            .filter(move |&j| j != i && self.is_lower(j, i))
+            .filter(move |&j| fp || (j != i && self.is_lower(j, i)))
     }
     /// Number of self-suspension segments of `t`.
     pub fn suspensions(&self, t: TaskId) -> u64 {

@@ -158,8 +158,10 @@ impl Tables {
                     }
                 }
             }
-            // Longest sections first: the job window takes them in order.
-            users_on[s].sort_by_key(|u| std::cmp::Reverse(u.3));
+            // Longest sections first: the job window takes them in order
+            // (among equal lengths any order gives the same sum; task and
+            // resource break the ties so that no sort needs scratch space).
+            users_on[s].sort_unstable_by_key(|u| (std::cmp::Reverse(u.3), u.1, u.4));
         }
         Tables {
             sync,

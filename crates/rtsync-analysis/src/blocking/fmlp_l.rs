@@ -269,9 +269,11 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     let jx = &mut rows[i * n..(i + 1) * n];
     let mut same = memo[i].is_some();
     for (x, j) in jx.iter_mut().enumerate() {
-        let now = jobs(r_i, resp[x], cx.period[x]);
-        if *j != now {
-            *j = now;
+        // The estimates only rise between looks, so the count only grows:
+        // it needs a division only once the window passes its `j · T_x`.
+        let w = r_i.saturating_add(resp[x]).ns();
+        if w > j.saturating_mul(cx.period[x].ns()) {
+            *j = jobs(r_i, resp[x], cx.period[x]);
             same = false;
         }
     }

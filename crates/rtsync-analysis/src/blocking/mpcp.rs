@@ -60,14 +60,23 @@ pub struct Tables {
     scratch: RefCell<Vec<Term>>,
     /// Per task, once asked for: its global resources `q` with `N_{i,q}`
     /// and the per-request wait `W_{i,q}`, which the LP form reads at
-    /// every refinement ([`Tables::waits`]).
-    waits: RefCell<Vec<Option<Vec<Wait>>>>,
+    /// every refinement ([`Tables::waits`]); one list for all tasks, each
+    /// task's a range of it.
+    waits: RefCell<Waits>,
     /// The LP form's last bounds, reused while their counts hold.
     lp: super::lp::mpcp::Memo,
 }
 
 /// `(q, N_{i,q}, W_{i,q})` for a global resource `q` of task `i`.
 pub(crate) type Wait = (ResourceId, u64, Time);
+
+/// Every task's [`Wait`]s in one list, and per task its range there once
+/// computed.
+#[derive(Default)]
+struct Waits {
+    all: Vec<Wait>,
+    range: Vec<Option<(u32, u32)>>,
+}
 
 impl Tables {
     /// The per-system tables the MPCP bound reads.
@@ -124,7 +133,10 @@ impl Tables {
             longest_global,
             nr,
             scratch: RefCell::new(Vec::new()),
-            waits: RefCell::new(vec![None; n]),
+            waits: RefCell::new(Waits {
+                all: Vec::new(),
+                range: vec![None; n],
+            }),
             lp: Default::default(),
         }
     }
@@ -141,16 +153,20 @@ impl Tables {
     /// Task `i`'s global resources with their request counts and waits,
     /// computed the first time they are asked for.
     pub(crate) fn waits(&self, cx: &Context, i: TaskId) -> std::cell::Ref<'_, [Wait]> {
-        if self.waits.borrow()[i].is_none() {
+        if self.waits.borrow().range[i].is_none() {
             let f = &cx.f;
-            let w: Vec<Wait> = (0..f.n_resources)
-                .filter(|&q| f.global[q] && f.requests(i, q) > 0)
-                .map(|q| (q, f.requests(i, q) as u64, request_wait(cx, self, i, q)))
-                .collect();
-            self.waits.borrow_mut()[i] = Some(w);
+            let mut w = self.waits.borrow_mut();
+            let from = w.all.len() as u32;
+            for q in (0..f.n_resources).filter(|&q| f.global[q] && f.requests(i, q) > 0) {
+                let wait = request_wait(cx, self, i, q);
+                w.all.push((q, f.requests(i, q) as u64, wait));
+            }
+            let to = w.all.len() as u32;
+            w.range[i] = Some((from, to));
         }
         std::cell::Ref::map(self.waits.borrow(), |w| {
-            w[i].as_deref().expect("filled above")
+            let (a, b) = w.range[i].expect("filled above");
+            &w.all[a as usize..b as usize]
         })
     }
 }
@@ -177,16 +193,16 @@ pub(crate) fn wait(
     let mut base = Time::ZERO;
     let mut terms = tb.scratch.borrow_mut();
     terms.clear();
+    // One pass over the users: the longest lower section is kept apart and
+    // joins the base at the end.
+    let mut lower = Time::ZERO;
     for &x in cx.f.users(q) {
         if x == i {
             continue;
         }
         if cx.prio(x) < pi {
-            base = base.max(tb.gcs_response(x, q));
-        }
-    }
-    for &x in cx.f.users(q) {
-        if x != i && cx.prio(x) >= pi {
+            lower = lower.max(tb.gcs_response(x, q));
+        } else {
             let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
             let jitter = match window {
                 Some(resp) => resp[x],
@@ -199,6 +215,7 @@ pub(crate) fn wait(
             terms.push(Term::new(c, jitter, cx.period[x]));
         }
     }
+    let base = base.saturating_add(lower);
     beyond_deadline(recurrence::solve(base, cx.deadline[i], &mut terms))
 }
 

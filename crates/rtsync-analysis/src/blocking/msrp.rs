@@ -46,9 +46,11 @@ impl Tables {
             let Some(c) = cx.cpu(x).filter(|&c| c < f.cpus) else {
                 continue;
             };
-            for q in (0..nr).filter(|&q| f.global[q] && f.requests(x, q) > 0) {
-                let l = &mut longest[c * nr + q];
-                *l = (*l).max(f.cs(x, q));
+            // The task's own sections, not every resource: a task uses
+            // few of them.
+            for rq in f.sections(x).iter().filter(|rq| f.global[rq.resource]) {
+                let l = &mut longest[c * nr + rq.resource];
+                *l = (*l).max(rq.length);
             }
         }
         let all = (0..nr)
@@ -78,12 +80,11 @@ impl Tables {
 /// module's bound).
 pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
+    // One spin per section on a global resource (`N_{i,q}` of them on
+    // each `q`, nested ones included).
     let mut total_spin = Time::ZERO;
-    for q in (0..f.n_resources).filter(|&q| f.global[q]) {
-        let n = f.requests(i, q) as u64;
-        if n > 0 {
-            total_spin = total_spin.saturating_add(times(tb.spin(cx, i, q), n));
-        }
+    for rq in f.sections(i).iter().filter(|rq| f.global[rq.resource]) {
+        total_spin = total_spin.saturating_add(tb.spin(cx, i, rq.resource));
     }
     let mut b = ceiling_blocking(cx, i, |r| !f.global[r]);
     for j in cx.lower_local(i) {
