@@ -62,10 +62,10 @@ pub fn analyse<'c>(cx: &'c Context<'c>, first_miss: bool) -> FpAnalysis<'c> {
 /// first.
 ///
 /// A verdict needs one miss, not every bound, so the fixed forms look at
-/// the tasks one CPU at a time ([`cpu_major`]), the most loaded CPU first:
+/// the tasks one CPU at a time (`cpu_major`), the most loaded CPU first:
 /// a miss there is met after that CPU's tasks' demands alone, where the
 /// priority order would first compute the demands of most of the system.
-/// Any order is sound (see [`run`]).
+/// Any order is sound (see `run`).
 pub fn schedulable(cx: &Context) -> bool {
     let meets = |r: &[Response]| (0..cx.n()).all(|i| r[i].meets(cx.deadline[i]));
     let demands = DemandTable::new(cx);
