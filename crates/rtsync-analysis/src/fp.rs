@@ -65,23 +65,26 @@ pub fn analyse<'c>(cx: &'c Context<'c>, first_miss: bool) -> FpAnalysis<'c> {
 /// the tasks one CPU at a time (`cpu_major`), the most loaded CPU first:
 /// a miss there is met after that CPU's tasks' demands alone, where the
 /// priority order would first compute the demands of most of the system.
-/// Any order is sound (see `run`).
+/// Any order is sound (see `settle`).
 pub fn schedulable(cx: &Context) -> bool {
     let meets = |r: &[Response]| (0..cx.n()).all(|i| r[i].meets(cx.deadline[i]));
     let demands = DemandTable::new(cx);
+    // One engine for both passes: its interfering sets and agent loads
+    // are the same in each.
+    let e = Engine::new(cx, &demands);
     let order = cpu_major(cx);
     if demands.windowed() {
-        let (fixed, _) = iterate(cx, &demands, &order, true, false, Start::Floor)
-            .expect("the fixed forms always end");
+        let (fixed, _) =
+            iterate(&e, &order, true, false, Start::Floor).expect("the fixed forms always end");
         if meets(&fixed) {
             return true;
         }
         // The job windows read every task's estimate: their rounds go in
         // priority order, which raises the estimates above a task before
         // it is looked at.
-        return meets(&analyse_with(cx, demands, true).responses);
+        return meets(&settle(&e, &cx.f.by_priority, true).0);
     }
-    meets(&run(cx, demands, &order, true).responses)
+    meets(&settle(&e, &order, true).0)
 }
 
 /// The tasks CPU by CPU, each CPU's in decreasing priority order, the CPUs
@@ -110,29 +113,38 @@ fn cpu_major(cx: &Context) -> Vec<TaskId> {
 /// can check that the job windows only ever lower a bound.
 pub fn analyse_fixed<'c>(cx: &'c Context<'c>) -> Vec<Response> {
     let demands = DemandTable::new(cx);
-    iterate(cx, &demands, &cx.f.by_priority, false, false, Start::Floor)
-        .expect("the fixed forms always end")
-        .0
+    iterate(
+        &Engine::new(cx, &demands),
+        &cx.f.by_priority,
+        false,
+        false,
+        Start::Floor,
+    )
+    .expect("the fixed forms always end")
+    .0
 }
 
 /// Runs the fixed point over `demands`, which computes each task's demand
-/// when the analysis first needs it.
-///
-/// Tasks are analysed in decreasing priority order, so that in the first
-/// round every task above the one analysed already has its first bound
-/// (fewer rounds), and a verdict-only run meets a miss before it has
-/// computed the demands of the tasks below it. The order changes neither
-/// the verdict nor, when the iteration converges, the bounds: each round
-/// only raises estimates that stay below the least fixed point.
+/// when the analysis first needs it, looking at the tasks in decreasing
+/// priority order: in the first round every task above the one analysed
+/// already has its first bound (fewer rounds), and a verdict-only run
+/// meets a miss before it has computed the demands of the tasks below it.
 pub fn analyse_with<'c>(
     cx: &'c Context<'c>,
     demands: DemandTable<'c>,
     first_miss: bool,
 ) -> FpAnalysis<'c> {
-    run(cx, demands, &cx.f.by_priority, first_miss)
+    let (responses, rounds) = settle(&Engine::new(cx, &demands), &cx.f.by_priority, first_miss);
+    FpAnalysis {
+        demands,
+        responses,
+        rounds,
+    }
 }
 
-/// [`analyse_with`], the tasks looked at in `order` each round.
+/// The fixed point, the tasks looked at in `order` each round: with the
+/// job windows where the protocol has them, with the fixed forms alone
+/// should those rounds not settle.
 ///
 /// Any order that keeps each CPU's tasks in decreasing priority order
 /// gives the same bounds and verdict: every estimate starts below the
@@ -144,31 +156,13 @@ pub fn analyse_with<'c>(
 /// above it on its CPU as last refined; their fixed forms are larger, so
 /// they must have been looked at first for the look to stay below the
 /// fixed point.)
-fn run<'c>(
-    cx: &'c Context<'c>,
-    demands: DemandTable<'c>,
-    order: &[TaskId],
-    first_miss: bool,
-) -> FpAnalysis<'c> {
-    let windowed = demands.windowed();
-    match iterate(cx, &demands, order, first_miss, windowed, Start::Floor) {
-        Some((responses, rounds)) => FpAnalysis {
-            demands,
-            responses,
-            rounds,
-        },
-        None => {
-            // The job-window rounds did not settle: the fixed forms.
-            demands.unrefine();
-            let (responses, rounds) = iterate(cx, &demands, order, first_miss, false, Start::Floor)
-                .expect("the fixed forms always end");
-            FpAnalysis {
-                demands,
-                responses,
-                rounds,
-            }
-        }
-    }
+fn settle(e: &Engine, order: &[TaskId], first_miss: bool) -> (Vec<Response>, usize) {
+    let windowed = e.d.windowed();
+    iterate(e, order, first_miss, windowed, Start::Floor).unwrap_or_else(|| {
+        // The job-window rounds did not settle: the fixed forms.
+        e.d.unrefine();
+        iterate(e, order, first_miss, false, Start::Floor).expect("the fixed forms always end")
+    })
 }
 
 /// Where the job-window rounds start a task's estimate: any value below
@@ -185,16 +179,15 @@ enum Start {
 
 /// The system-wide fixed point; `None` when the job-window rounds
 /// (`windowed`) reached the round limit unsettled.
-fn iterate<'c>(
-    cx: &'c Context<'c>,
-    demands: &DemandTable<'c>,
+fn iterate(
+    e: &Engine,
     order: &[TaskId],
     first_miss: bool,
     windowed: bool,
     start: Start,
 ) -> Option<(Vec<Response>, usize)> {
+    let (cx, demands) = (e.cx, e.d);
     let n = cx.n();
-    let e = Engine::new(cx, demands);
     // Start from the job's own demand, a lower bound of the fixed point;
     // set when a task is first looked at (as itself, interferer or agent).
     // With job windows, the demand itself reads the estimates: start from
@@ -557,9 +550,10 @@ mod tests {
             let demands = DemandTable::new(&cx);
             prop_assume!(demands.windowed());
             let order = &cx.f.by_priority;
-            let floor = iterate(&cx, &demands, order, false, true, Start::Floor);
+            let e = Engine::new(&cx, &demands);
+            let floor = iterate(&e, order, false, true, Start::Floor);
             demands.unrefine();
-            let exec = iterate(&cx, &demands, order, false, true, Start::Execution);
+            let exec = iterate(&e, order, false, true, Start::Execution);
             if let (Some((a, _)), Some((b, _))) = (floor, exec) {
                 prop_assert_eq!(a, b);
             }
