@@ -52,10 +52,19 @@ use std::cell::RefCell;
 
 /// Per-system tables the job-window form reads, computed once.
 pub struct Tables {
-    /// Per task, its outermost requests per group `(group, count,
-    /// longest)`, longest first.
-    pub(crate) groups: Vec<Vec<(usize, u64, Time)>>,
+    /// Every task's outermost requests per group `(group, count,
+    /// longest)`, longest first, task after task (one allocation, read in
+    /// order by every look); task `x`'s are `groups[group_at[x]..group_at[x
+    /// + 1]]` ([`Tables::groups`]).
+    groups: Vec<(usize, u64, Time)>,
+    group_at: Vec<usize>,
     pub(crate) n_groups: usize,
+    /// Every group's users on a CPU `(task, CPU, requests per job)`, group
+    /// after group; group `g`'s are `users[user_at[g]..user_at[g + 1]]`:
+    /// the direct-blocking count of a job reads its own groups' users
+    /// alone, not every task's groups.
+    users: Vec<(TaskId, usize, u64)>,
+    user_at: Vec<usize>,
     /// Per task, its longest outermost section (any group).
     longest_outer: Vec<Time>,
     /// Per group, [`ahead`]'s sum of longest outermost sections over every
@@ -81,44 +90,80 @@ struct Scratch {
     /// Per CPU, which of `J_i`'s groups (by their index in `J_i`'s list)
     /// its tasks use.
     touched: Vec<u64>,
-    /// Per group, `1 +` its index in `J_i`'s list, 0 if `J_i` uses none.
-    mine: Vec<usize>,
 }
 
 impl Tables {
-    /// Each task's requests per group.
+    /// Each task's requests per group, and each group's users.
     pub fn new(cx: &Context) -> Tables {
         let f = &cx.f;
         let n_groups = n_groups(cx);
-        let groups = (0..cx.n())
-            .map(|x| {
-                let mut v: Vec<(usize, u64, Time)> = Vec::new();
-                for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
-                    let g = f.group[rq.resource];
-                    match v.iter_mut().find(|e| e.0 == g) {
-                        Some(e) => {
-                            e.1 += 1;
-                            e.2 = e.2.max(rq.length);
-                        }
-                        None => v.push((g, 1, rq.length)),
+        let mut groups: Vec<(usize, u64, Time)> = Vec::with_capacity(4 * cx.n());
+        let mut group_at = Vec::with_capacity(cx.n() + 1);
+        let mut user_count = vec![0usize; n_groups + 1];
+        for x in 0..cx.n() {
+            let start = groups.len();
+            group_at.push(start);
+            for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
+                let g = f.group[rq.resource];
+                match groups[start..].iter_mut().find(|e| e.0 == g) {
+                    Some(e) => {
+                        e.1 += 1;
+                        e.2 = e.2.max(rq.length);
                     }
+                    None => groups.push((g, 1, rq.length)),
                 }
-                v.sort_by_key(|e| std::cmp::Reverse(e.2));
-                v
+            }
+            groups[start..].sort_by_key(|e| std::cmp::Reverse(e.2));
+            if cx.cpu(x).is_some() {
+                for e in &groups[start..] {
+                    user_count[e.0 + 1] += 1;
+                }
+            }
+        }
+        group_at.push(groups.len());
+        // Counting sort of the placed users by group.
+        for g in 0..n_groups {
+            user_count[g + 1] += user_count[g];
+        }
+        let user_at = user_count.clone();
+        let mut users = vec![(0, 0, 0); user_at[n_groups]];
+        let mut next = user_count;
+        for x in 0..cx.n() {
+            let Some(c) = cx.cpu(x) else { continue };
+            for &(g, m, _) in &groups[group_at[x]..group_at[x + 1]] {
+                users[next[g]] = (x, c, m);
+                next[g] += 1;
+            }
+        }
+        let longest_outer: Vec<Time> = (0..cx.n())
+            .map(|x| {
+                groups[group_at[x]..group_at[x + 1]]
+                    .first()
+                    .map_or(Time::ZERO, |e| e.2)
             })
-            .collect::<Vec<_>>();
-        let longest_outer: Vec<Time> = groups
-            .iter()
-            .map(|v| v.first().map_or(Time::ZERO, |e| e.2))
             .collect();
         let ahead = ahead_sums(cx, n_groups, |x| longest_outer[x]);
         Tables {
             groups,
+            group_at,
             n_groups,
+            users,
+            user_at,
             longest_outer,
             ahead,
             scratch: RefCell::new(Scratch::default()),
         }
+    }
+
+    /// Task `x`'s outermost requests per group `(group, count, longest)`,
+    /// longest first.
+    pub(crate) fn groups(&self, x: TaskId) -> &[(usize, u64, Time)] {
+        &self.groups[self.group_at[x]..self.group_at[x + 1]]
+    }
+
+    /// The placed users of group `g`: `(task, CPU, requests per job)`.
+    fn users(&self, g: usize) -> &[(TaskId, usize, u64)] {
+        &self.users[self.user_at[g]..self.user_at[g + 1]]
     }
 
     /// [`request_wait`] from the per-group sums: `i` must use `g`.
@@ -130,7 +175,7 @@ impl Tables {
     /// jobs` times.
     pub(crate) fn longest(&self, x: TaskId, jobs: u64, k: u64) -> Time {
         let (mut left, mut sum) = (k, Time::ZERO);
-        for &(_, count, len) in &self.groups[x] {
+        for &(_, count, len) in self.groups(x) {
             if left == 0 {
                 break;
             }
@@ -260,7 +305,6 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         memo,
         direct,
         touched,
-        mine: index,
     } = &mut *scratch;
     if rows.is_empty() {
         rows.resize(n * n, 0);
@@ -280,7 +324,7 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     let (remote, local) = match memo[i] {
         Some(m) if same => m,
         _ => {
-            let m = job_window(cx, tb, i, jx, direct, touched, index);
+            let m = job_window(cx, tb, i, jx, direct, touched);
             memo[i] = Some(m);
             m
         }
@@ -318,28 +362,19 @@ fn job_window(
     jx: &[u64],
     direct: &mut Vec<u64>,
     touched: &mut Vec<u64>,
-    index: &mut Vec<usize>,
 ) -> (Time, Time) {
     let f = &cx.f;
-    let mine = &tb.groups[i];
+    let mine = tb.groups(i);
     let n_i: u64 = mine.iter().map(|e| e.1).sum();
     direct.clear();
     direct.resize(f.cpus, 0);
     touched.clear();
     touched.resize(f.cpus, 0);
-    index.clear();
-    index.resize(tb.n_groups, 0);
-    for (k, e) in mine.iter().enumerate() {
-        index[e.0] = k + 1;
-    }
     // Per CPU: the direct-blocking count D_c, and which of `J_i`'s groups
-    // its tasks use (for I_c); each task's groups looked up in `J_i`'s.
-    for x in (0..cx.n()).filter(|&x| x != i) {
-        let Some(c) = cx.cpu(x) else { continue };
-        for &(g, m, _) in &tb.groups[x] {
-            if index[g] > 0 {
-                let k = index[g] - 1;
-                let n = mine[k].1;
+    // its tasks use (for I_c), read from the users of `J_i`'s groups.
+    for (k, &(g, n, _)) in mine.iter().enumerate() {
+        for &(x, c, m) in tb.users(g) {
+            if x != i {
                 direct[c] = direct[c].saturating_add(m.saturating_mul(jx[x]).min(n));
                 touched[c] |= 1u64 << k.min(63);
             }

@@ -67,7 +67,7 @@ fn waits(tb: &Tables, mine: &[u64], jobs: &[u64], among: impl Iterator<Item = Ta
     let ng = tb.n_groups;
     let mut per_group = vec![0u64; ng];
     for y in among {
-        for &(g, n, _) in &tb.groups[y] {
+        for &(g, n, _) in tb.groups(y) {
             if mine[g] > 0 {
                 per_group[g] = per_group[g].saturating_add(n.saturating_mul(jobs[y]));
             }
@@ -78,7 +78,7 @@ fn waits(tb: &Tables, mine: &[u64], jobs: &[u64], among: impl Iterator<Item = Ta
 
 fn counts(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Counts {
     let mut mine = vec![0u64; tb.n_groups];
-    for &(g, n, _) in &tb.groups[i] {
+    for &(g, n, _) in tb.groups(i) {
         mine[g] = n;
     }
     let jobs: Vec<u64> = (0..cx.n())
@@ -142,7 +142,7 @@ pub fn bound(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> (Time, Time
                 // units within the first N_{i,g} (which spend no (14)
                 // budget) go first.
                 units.clear();
-                for &(g, n, len) in &tb.groups[x] {
+                for &(g, n, len) in tb.groups(x) {
                     let all = n.saturating_mul(k.jobs[x]);
                     let free = all.min(k.mine[g]);
                     units.push((len, false, free));
@@ -181,7 +181,7 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
         let mut direct_indirect = Vec::new();
         let mut indirect = Vec::new();
         let mut all = Vec::new();
-        for &(g, n, len) in &tb.groups[x] {
+        for &(g, n, len) in tb.groups(x) {
             let var = |kind| Var {
                 task: x,
                 key: g,
