@@ -128,6 +128,9 @@ pub struct Facts {
     /// `[resource * cpus + cpu]`: highest priority among the users on that
     /// CPU, 0 if none.
     local_ceiling: Vec<Priority>,
+    /// `[resource * cpus + cpu]`: highest priority among the users *not*
+    /// on that CPU (unplaced users count as elsewhere), 0 if none.
+    remote_ceiling: Vec<Priority>,
     /// A resource is global when its users sit on more than one CPU (or on a
     /// CPU other than its synchronization CPU is irrelevant: only users count).
     pub global: Vec<bool>,
@@ -240,6 +243,19 @@ impl Facts {
                 }
             }
         }
+        let mut remote_ceiling = vec![0; nr * cpus];
+        for r in 0..nr {
+            for c in 0..cpus {
+                let rc = users
+                    .get(r)
+                    .iter()
+                    .filter(|&&t| cpu_of[t] != Some(c))
+                    .map(|&t| priority[t])
+                    .max()
+                    .map_or(0, |p| sys.resources[r].ceiling.map_or(p, |g| p.max(g)));
+                remote_ceiling[r * cpus + c] = rc;
+            }
+        }
         // Nesting groups by union-find.
         let mut group: Vec<usize> = (0..nr).collect();
         fn find(g: &mut [usize], x: usize) -> usize {
@@ -289,6 +305,7 @@ impl Facts {
             users,
             ceiling,
             local_ceiling,
+            remote_ceiling,
             global,
             deadline,
             levels: std::sync::OnceLock::new(),
@@ -323,6 +340,14 @@ impl Facts {
     #[inline]
     pub fn local_ceiling(&self, res: ResourceId, cpu: Cpu) -> Priority {
         self.local_ceiling[res * self.cpus + cpu]
+    }
+    /// Highest priority among the users of `res` not on `cpu` (raised to a
+    /// given ceiling), 0 if none: the ceiling that MPCP boosts a section of
+    /// `res` on `cpu` to, counting only the tasks that can wait for it from
+    /// elsewhere (Lakshmanan, de Niz and Rajkumar, RTSS 2009).
+    #[inline]
+    pub fn remote_ceiling(&self, res: ResourceId, cpu: Cpu) -> Priority {
+        self.remote_ceiling[res * self.cpus + cpu]
     }
     /// Tasks on `cpu`, highest priority first.
     #[inline]

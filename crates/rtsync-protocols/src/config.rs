@@ -29,6 +29,9 @@ pub struct Config {
     /// `[resource][cpu]`: the highest priority among the resource's users
     /// on that CPU (MrsP's local ceiling).
     pub local_ceiling: Vec<Vec<u64>>,
+    /// `[resource][cpu]`: the highest priority among the resource's users
+    /// on the other CPUs (MPCP's boosting key for a section on that CPU).
+    pub remote_ceiling: Vec<Vec<u64>>,
 }
 
 impl Config {
@@ -65,6 +68,9 @@ impl Config {
             need,
             local_ceiling: (0..f.n_resources)
                 .map(|r| (0..f.cpus).map(|c| f.local_ceiling(r, c) as u64).collect())
+                .collect(),
+            remote_ceiling: (0..f.n_resources)
+                .map(|r| (0..f.cpus).map(|c| f.remote_ceiling(r, c) as u64).collect())
                 .collect(),
         }
     }

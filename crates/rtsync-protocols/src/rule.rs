@@ -59,8 +59,9 @@ pub enum Hold {
     /// Raised to the resource's ceiling among the users on the thread's own
     /// CPU (MrsP).
     LocalCeiling,
-    /// Boosted band at this key (MPCP: the resource's global ceiling).
-    Boost(u64),
+    /// Boosted band at the resource's ceiling among the users on the other
+    /// CPUs than the thread's (MPCP's remote ceiling).
+    BoostRemote,
     /// Boosted band at the thread's own base priority (DPCP agents).
     BoostBase,
     /// Boosted band, ordered by the time the request was issued (FMLP-L,

@@ -128,7 +128,7 @@ fn check(m: &Locks, held: &Held, p: Protocol) {
                     let c = m.config().local_ceiling[r][m.config().home[t]];
                     e.tier > Tier::Normal || e.key >= c
                 }
-                Hold::Boost(_) | Hold::BoostBase | Hold::BoostFifo => e.tier >= Tier::Boosted,
+                Hold::BoostRemote | Hold::BoostBase | Hold::BoostFifo => e.tier >= Tier::Boosted,
                 Hold::NonPreemptive => e.tier == Tier::NonPreemptive,
             };
             assert!(ok, "{p}: t{t} holds r{r} below its rule: {e:?}");

@@ -73,7 +73,7 @@ impl PrioMap {
                     Hold::Base | Hold::NonPreemptive => {}
                     Hold::Ceiling(c) => normal.push(c),
                     Hold::LocalCeiling => normal.extend(cfg.local_ceiling[r].iter().copied()),
-                    Hold::Boost(k) => boosted.push(k),
+                    Hold::BoostRemote => boosted.extend(cfg.remote_ceiling[r].iter().copied()),
                     Hold::BoostBase => boosted.extend(cfg.level.iter().map(|&l| l as u64)),
                     Hold::BoostFifo => boosted.push(0),
                 }

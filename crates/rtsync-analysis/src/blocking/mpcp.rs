@@ -1,15 +1,17 @@
 //! The multiprocessor priority ceiling protocol (shared-memory MPCP).
 //!
-//! Global sections run at a priority above every normal priority (here the
-//! base plus the resource's ceiling, the highest priority among its users)
-//! and waiters suspend in priority order. Bounds after Rajkumar (1990) in
+//! Global sections run at a priority above every normal priority (the
+//! boosted band, keyed by the resource's *remote* ceiling on the holder's
+//! CPU, the highest priority among its users on the other CPUs: the
+//! protocol core's `protocols/mpcp.rs`, [`key`] here) and waiters suspend
+//! in priority order. Bounds after Rajkumar (1990) in
 //! the form of Lakshmanan, de Niz and Rajkumar (RTSS 2009), Eqs. 3-6:
 //!
 //! * per request on global `q`, the wait `W` is the fixed point of
 //!   `W = max_lower L'(q) + Σ_{h ≥ i, h uses q} (⌈W / T_h⌉ + 1) · N_{h,q} · L'_{h,q}`
 //!   where `L'` is a section's length plus the sections that other tasks
 //!   of its CPU can run inside it: every other global section whose
-//!   ceiling is at or above the section's own (one each: a task's normal
+//!   key on that CPU is at or above the section's own (one each: a task's normal
 //!   priority is below every global section, so it cannot issue a second
 //!   request while the section runs). *At or above*, not the published
 //!   *strictly above*: a section boosted to the same ceiling that was
@@ -26,7 +28,7 @@
 //!   all. At each, one lower-priority section on a local resource whose
 //!   ceiling reaches `π_i` (PCP among the CPU's local resources), plus one
 //!   global section of every lower-priority task of the CPU (boosted above
-//!   `π_i`). While the job waits for a global resource it is suspended,
+//!   `π_i`), the local blocker not charged for both ([`per_point`]). While the job waits for a global resource it is suspended,
 //!   and a lower-priority job of its CPU may lock a local resource that
 //!   the job needs after it resumes; PCP's "blocked at most once" holds
 //!   only between two suspensions. This is the `(N^G_i + 1)` factor of
@@ -43,7 +45,7 @@
 //! it as release jitter `R_h - C_h` to lower-priority tasks (Bletsas et al.
 //! 2018) or, whichever is tighter, as execution (suspension-oblivious).
 
-use super::{Demand, ceiling_blocking, times};
+use super::{Demand, times};
 use crate::context::{BoundForm, Context};
 use crate::recurrence::{self, Term};
 use rtsync_model::{ResourceId, TaskId, Time};
@@ -84,13 +86,14 @@ impl Tables {
         let f = &cx.f;
         let (n, nr) = (cx.n(), f.n_resources);
         // pre[y * nr + q]: the longest section y runs on another global
-        // resource whose ceiling is at or above q's.
+        // resource whose key on y's CPU is at or above q's.
         let mut pre = vec![Time::ZERO; n * nr];
         for y in 0..n {
+            let Some(c) = cx.cpu(y) else { continue };
             for q in 0..nr {
                 let mut m = Time::ZERO;
                 for r in 0..nr {
-                    if r != q && f.global[r] && f.ceiling[r] >= f.ceiling[q] {
+                    if r != q && f.global[r] && key(cx, r, c) >= key(cx, q, c) {
                         m = m.max(f.cs(y, r));
                     }
                 }
@@ -142,7 +145,7 @@ impl Tables {
     }
 
     /// `L'_{x,q}`: a section of `x` on global `q` with the global sections
-    /// of ceiling at or above `q`'s that other tasks on `x`'s CPU can run
+    /// keyed at or above `q`'s ([`key`]) that other tasks on `x`'s CPU can run
     /// before it ends
     /// (one each: a task's normal priority is below every global section,
     /// so it cannot issue a second request while the section runs).
@@ -169,6 +172,13 @@ impl Tables {
             &w.all[a as usize..b as usize]
         })
     }
+}
+
+/// Where a section of global `r` run on `cpu` sits in the boosted band:
+/// the protocol core boosts it to `r`'s remote ceiling there (MPCP's
+/// `Hold::BoostRemote`), and sections with equal keys run in grant order.
+pub(crate) fn key(cx: &Context, r: ResourceId, cpu: usize) -> u32 {
+    cx.f.remote_ceiling(r, cpu)
 }
 
 /// Wait for one request of `i` on global `q` (its own section excluded).
@@ -249,6 +259,39 @@ pub(crate) fn beyond_deadline(w: Option<Time>) -> Time {
     w.unwrap_or(Time::MAX)
 }
 
+/// What lower-priority tasks of `i`'s CPU can run ahead of it from one
+/// point at which it starts or resumes until it next suspends: one global
+/// section of every such task (boosted above `π_i`), and one section on a
+/// local resource whose ceiling reaches `π_i` (PCP). A task cannot do
+/// both from one point: after a local section it is back below `π_i` and
+/// cannot issue a global request before `J_i` suspends, and it holds no
+/// local resource while it waits for a global one (MPCP forbids that
+/// nesting). So the local blocker adds only what its local section
+/// exceeds its own global section by:
+/// `Σ_x G_x + max_x (L_x - G_x)⁺`, never above the classic `Σ_x G_x +
+/// max_x L_x` (which charged the blocker both; SchedCAT charges every
+/// task its longest section of any kind, `Σ_x max(G_x, L_x)`, at least
+/// this).
+fn per_point(cx: &Context, tb: &Tables, i: TaskId) -> Time {
+    let Some(cpu) = cx.cpu(i) else {
+        return Time::ZERO;
+    };
+    let f = &cx.f;
+    let rank = cx.rank(i);
+    let (mut global, mut excess) = (Time::ZERO, Time::ZERO);
+    for j in cx.lower_local(i) {
+        let g = tb.longest_global[j];
+        global = global.saturating_add(g);
+        for rq in f.sections(j) {
+            let r = rq.resource;
+            if !f.global[r] && cx.local_ceiling(r, cpu) >= rank {
+                excess = excess.max(rq.length.saturating_sub(g));
+            }
+        }
+    }
+    global.saturating_add(excess)
+}
+
 /// Task `i`'s blocking and execution terms under this protocol (the
 /// module's bound).
 pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
@@ -260,13 +303,9 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
         remote = remote.saturating_add(times(w, n));
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
-    let mut local = times(ceiling_blocking(cx, i, |r| !f.global[r]), resumptions);
-    for j in cx.lower_local(i) {
-        local = local.saturating_add(times(tb.longest_global[j], resumptions));
-    }
     Demand {
         exec: f.tasks[i].wcet,
-        local,
+        local: times(per_point(cx, tb, i), resumptions),
         remote,
         spin: Time::ZERO,
         joint: None,

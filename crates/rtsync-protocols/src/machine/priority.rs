@@ -84,9 +84,9 @@ impl Locks {
                 let c = self.cfg.local_ceiling[r][self.cfg.home[t]];
                 Eff::normal(th.base.max(c), th.seq)
             }
-            Hold::Boost(k) => Eff {
+            Hold::BoostRemote => Eff {
                 tier: Tier::Boosted,
-                key: k,
+                key: self.cfg.remote_ceiling[r][self.cfg.home[t]],
                 seq: Reverse(granted),
             },
             Hold::BoostBase => Eff {
