@@ -301,6 +301,29 @@ proptest! {
         }
     }
 
+    /// Every resource's remote ceiling on every CPU (MPCP's boosting key)
+    /// is its definition: the highest priority among its users not on
+    /// that CPU, raised to a given ceiling, 0 without such users; with
+    /// some tasks left unplaced (elsewhere from every CPU).
+    #[test]
+    fn remote_ceilings_follow_their_definition(p in protocol(), seed in any::<u64>(), unplace in any::<u16>(), given in prop::option::of(1u32..40)) {
+        let mut s = system(p, seed, 10, 0.6, 3);
+        for (k, t) in s.tasks.iter_mut().enumerate() {
+            if unplace >> (k % 16) & 1 == 1 && s.platform.cpus > 1 {
+                t.cpu = None;
+            }
+        }
+        s.resources[0].ceiling = given;
+        let f = rtsync_model::Facts::new(&s);
+        for r in 0..f.n_resources {
+            for c in 0..f.cpus {
+                let want = f.users(r).iter().filter(|&&t| f.cpu_of[t] != Some(c)).map(|&t| f.priority[t]).max()
+                    .map_or(0, |p| s.resources[r].ceiling.map_or(p, |g| p.max(g)));
+                prop_assert_eq!(f.remote_ceiling(r, c), want, "resource {} CPU {}", r, c);
+            }
+        }
+    }
+
     /// Charging overheads never improves a bound.
     #[test]
     fn overheads_never_help(p in protocol(), seed in any::<u64>(), cs_ns in 0u64..5000, lock_ns in 0u64..3000) {

@@ -243,17 +243,35 @@ impl Facts {
                 }
             }
         }
+        // Per resource, from the local ceilings (already raised to a given
+        // ceiling): the highest two CPUs' and the unplaced users' highest.
         let mut remote_ceiling = vec![0; nr * cpus];
         for r in 0..nr {
+            let local = &local_ceiling[r * cpus..(r + 1) * cpus];
+            let mut unplaced = users
+                .get(r)
+                .iter()
+                .filter(|&&t| !matches!(cpu_of[t], Some(c) if c < cpus))
+                .map(|&t| priority[t])
+                .max()
+                .unwrap_or(0);
+            if unplaced > 0 {
+                unplaced = sys.resources[r]
+                    .ceiling
+                    .map_or(unplaced, |g| unplaced.max(g));
+            }
+            let (mut first, mut second) = ((0, usize::MAX), 0);
+            for (c, &lc) in local.iter().enumerate() {
+                if lc > first.0 {
+                    second = first.0;
+                    first = (lc, c);
+                } else {
+                    second = second.max(lc);
+                }
+            }
             for c in 0..cpus {
-                let rc = users
-                    .get(r)
-                    .iter()
-                    .filter(|&&t| cpu_of[t] != Some(c))
-                    .map(|&t| priority[t])
-                    .max()
-                    .map_or(0, |p| sys.resources[r].ceiling.map_or(p, |g| p.max(g)));
-                remote_ceiling[r * cpus + c] = rc;
+                let elsewhere = if c == first.1 { second } else { first.0 };
+                remote_ceiling[r * cpus + c] = elsewhere.max(unplaced);
             }
         }
         // Nesting groups by union-find.

@@ -96,6 +96,10 @@ fn table1_resources_are_global_and_ceilings_per_cpu() {
     // r1 is used on CPU 0 by L0 (prio 1), on CPU 1 by M1 (3) and H1 (5), on CPU 2 by ML2 (2) and MH2 (4).
     let r1: Vec<u32> = (0..4).map(|c| f.local_ceiling(0, c)).collect();
     assert_eq!(r1, vec![1, 5, 4, 0]);
+    // Its remote ceilings (MPCP's boosting keys): the highest user on the
+    // other CPUs, H1's 5 except on CPU 1, where MH2's 4 on CPU 2 is.
+    let r1: Vec<u32> = (0..4).map(|c| f.remote_ceiling(0, c)).collect();
+    assert_eq!(r1, vec![5, 4, 5, 5]);
     assert!(f.on_cpu(3).is_empty());
 }
 
