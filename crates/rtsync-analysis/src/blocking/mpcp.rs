@@ -28,8 +28,9 @@
 //!   all. At each, one lower-priority section on a local resource whose
 //!   ceiling reaches `π_i` (PCP among the CPU's local resources), plus one
 //!   global section of every lower-priority task of the CPU (boosted above
-//!   `π_i`), the local blocker not charged for both ([`per_point`]). While the job waits for a global resource it is suspended,
-//!   and a lower-priority job of its CPU may lock a local resource that
+//!   `π_i`), the local blocker not charged for both (`per_point`).
+//!   While the job waits for a global resource it is suspended, and a
+//!   lower-priority job of its CPU may lock a local resource that
 //!   the job needs after it resumes; PCP's "blocked at most once" holds
 //!   only between two suspensions. This is the `(N^G_i + 1)` factor of
 //!   Rajkumar's original analysis (*Synchronization in Real-Time Systems*,
@@ -177,7 +178,7 @@ impl Tables {
 /// Where a section of global `r` run on `cpu` sits in the boosted band:
 /// the protocol core boosts it to `r`'s remote ceiling there (MPCP's
 /// `Hold::BoostRemote`), and sections with equal keys run in grant order.
-pub(crate) fn key(cx: &Context, r: ResourceId, cpu: usize) -> u32 {
+pub fn key(cx: &Context, r: ResourceId, cpu: usize) -> u32 {
     cx.f.remote_ceiling(r, cpu)
 }
 
