@@ -224,6 +224,10 @@ pub enum Why {
     ResponseForm,
     /// Only one side found a bound below the deadline.
     Verdict,
+    /// SchedCAT's bound is below a schedule rtsync's simulator found for
+    /// the task ([`refute`]): not a bound at all, so rtsync's being above
+    /// it is no looseness.
+    Broken,
 }
 
 impl Relation {
@@ -237,13 +241,15 @@ impl Relation {
             Relation::Looser(Why::Blocking) => "looser: blocking",
             Relation::Looser(Why::ResponseForm) => "looser: RTA",
             Relation::Looser(Why::Verdict) => "looser: unbounded",
+            Relation::Looser(Why::Broken) => "looser: SchedCAT broken",
+            Relation::Tighter(Why::Broken) => "tighter: broken",
             Relation::Unmatched => "not compared",
         }
     }
 }
 
 /// What the column heads of [`Relation::head`] mean, for the legend.
-pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's response-time bound is below/above SchedCAT's. blocking: the blocking bounds differ the same way; RTA form: they do not (rtsync keeps the smaller of suspension as jitter and suspension as execution, SchedCAT the jitter form); unbounded: rtsync finds no bound where SchedCAT does. not compared: tasks of sets a side rejects (both stop at the first miss; the verdict table compares those).";
+pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's response-time bound is below/above SchedCAT's. blocking: the blocking bounds differ the same way; RTA form: they do not (rtsync keeps the smaller of suspension as jitter and suspension as execution, SchedCAT the jitter form); unbounded: rtsync finds no bound where SchedCAT does; SchedCAT broken: rtsync's simulator found a schedule in which the task responds later than SchedCAT's bound (checked for every looser task, a bounded search). not compared: tasks of sets a side rejects (both stop at the first miss; the verdict table compares those).";
 
 /// rtsync's blocking of task `i` in SchedCAT's terms: everything that
 /// delays the job beyond its own execution (remote waits, local blocking,
@@ -314,7 +320,77 @@ pub fn compare(
     out
 }
 
+/// Simulated events the search spends on one task SchedCAT bounds below
+/// rtsync ([`refute`]).
+pub const REFUTE_BUDGET: u64 = 60_000;
+
+/// A response of task `i` above `bound` (SchedCAT's, in ns) in a schedule
+/// that rtsync's worst-case search finds (offsets, delays, execution
+/// times), `None` if its budget finds none. Such a schedule shows that
+/// SchedCAT's bound is not one for this task under the protocol both
+/// model (shape (a)'s `lp-mpcp` has such tasks: its per-request wait
+/// falls back to 1 ns when the first estimate passes the task's current
+/// response time, `bound_remote_delay` in `lp_mpcp.cpp`).
+pub fn refute(sys: &System, i: usize, bound: u64) -> Option<Time> {
+    let mut bounds = vec![Time::MAX; sys.tasks.len()];
+    bounds[i] = Time::from_ns(bound);
+    let opts = rtsync_sim::search::SearchOptions {
+        budget: REFUTE_BUDGET,
+        ..Default::default()
+    };
+    let out = rtsync_sim::search::search(sys, &bounds, &opts);
+    out.worst[i]
+        .as_ref()
+        .map(|w| w.0)
+        .filter(|&w| w > Time::from_ns(bound))
+}
+
 /// Both verdicts on a set: `(rtsync's, SchedCAT's)`, schedulable or not.
 pub fn verdicts(ours: &SystemResult, theirs: &PeerAnswer) -> (bool, bool) {
     (ours.verdict == Verdict::Schedulable, theirs.schedulable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// MPCP on two CPUs: `h` (highest) asks for `g`, which `l` on the other
+    /// CPU holds for 100 us. A "bound" of `h`'s execution alone (as
+    /// `lp-mpcp`'s fallback gives) is broken by the search; rtsync's bound
+    /// (execution, plus the wait for `l`'s section) is not.
+    #[test]
+    fn the_search_breaks_a_bound_that_ignores_blocking_and_not_a_sound_one() {
+        let sys = rtsync_model::load_str(
+            r#"
+[platform]
+cpus = 2
+protocol = "mpcp"
+[[resource]]
+name = "g"
+[[task]]
+name = "h"
+period = "10ms"
+priority = 2
+cpu = 0
+body = [ { compute = "10us" }, { lock = "g", hold = "10us" } ]
+[[task]]
+name = "l"
+period = "50ms"
+priority = 1
+cpu = 1
+body = [ { lock = "g", hold = "100us" } ]
+"#,
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+        let w = refute(&sys, 0, 20_000).expect("a schedule past the execution time");
+        assert!(w > Time::from_us(20) && w <= Time::from_us(120), "{w}");
+        let ours = rtsync_analysis::analyze_result(&sys, &Default::default()).unwrap();
+        let Response::Bounded(b) = ours.tasks[0].response else {
+            panic!("h is bounded")
+        };
+        assert_eq!(b, Time::from_us(120));
+        assert_eq!(refute(&sys, 0, b.ns()), None);
+    }
 }

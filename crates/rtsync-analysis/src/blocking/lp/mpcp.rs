@@ -52,6 +52,21 @@
 //! are the classic terms with each section's count capped by its jobs in
 //! the window, so they never exceed the classic ones.
 //!
+//! **(11')**, as SchedCAT states constraint 11
+//! (`add_local_lower_priority_constraints_shm`): a lower task `x` of
+//! `J_i`'s CPU delays `J_i` in all three ways together at most `ρ_i`
+//! times, `Σ_r (D + I + P)_{x,r} ≤ ρ_i`. `x` issues a request only at its
+//! normal priority, below `π_i`, so only while `J_i` is suspended or not
+//! yet released; within one such interval its requests run one after
+//! another, and only the last can still be pending or held when `J_i`
+//! resumes, so only it can delay `J_i` after that (directly, by holding a
+//! resource `J_i` asks for; indirectly, by preempting a holder on their
+//! CPU, which a task below `π_i` can do only once granted; or by
+//! preempting `J_i`). The earlier requests of the interval run while
+//! `J_i` waits for a resource held elsewhere or by a boosted holder of the
+//! CPU, which `x` cannot preempt while it runs at its normal priority.
+//! There are `ρ_i` such intervals.
+//!
 //! **The optimum.** The local program falls apart into knapsacks with
 //! unit weights: the longest sections first. The remote one does not: a
 //! unit of `(x, r)` counts against `J_i`'s request (`D`) or against the
