@@ -294,12 +294,16 @@ fn beside(
             .entry(schedcat::verdicts(&ours, theirs))
             .or_default() += 1;
         let cx = rtsync_analysis::Context::new(sys);
+        // SchedCAT lists the tasks in priority order.
+        let mut rank = vec![0; sys.tasks.len()];
+        for (k, &x) in cx.f.by_priority.iter().enumerate() {
+            rank[x] = k;
+        }
         for (i, rel) in schedcat::compare(sys, &ours, theirs, p)
             .into_iter()
             .enumerate()
         {
-            let rank = cx.f.by_priority.iter().position(|&x| x == i).unwrap_or(0);
-            let t = &theirs.tasks[rank];
+            let t = &theirs.tasks[rank[i]];
             let r = &ours.tasks[i];
             // Where rtsync is above SchedCAT, the simulator tries to break
             // SchedCAT's bound before the difference counts as looseness.

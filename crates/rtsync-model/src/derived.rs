@@ -217,9 +217,12 @@ impl Facts {
         let users = Lists::gather(nr, uses.iter().map(|&(r, t)| (r as usize, t as usize)));
         let mut ceiling = vec![0; nr];
         let mut local_ceiling = vec![0; nr * cpus];
+        let mut remote_ceiling = vec![0; nr * cpus];
         let mut global = vec![false; nr];
         for r in 0..nr {
             let mut seen: Option<Option<Cpu>> = None;
+            // The highest unplaced user: elsewhere from every CPU.
+            let mut unplaced = 0;
             for &t in users.get(r) {
                 ceiling[r] = ceiling[r].max(priority[t]);
                 if let Some(c) = cpu_of[t]
@@ -227,6 +230,8 @@ impl Facts {
                 {
                     let lc = &mut local_ceiling[r * cpus + c];
                     *lc = (*lc).max(priority[t]);
+                } else {
+                    unplaced = unplaced.max(priority[t]);
                 }
                 match seen {
                     None => seen = Some(cpu_of[t]),
@@ -241,25 +246,13 @@ impl Facts {
                         *lc = (*lc).max(given);
                     }
                 }
+                if unplaced > 0 {
+                    unplaced = unplaced.max(given);
+                }
             }
-        }
-        // Per resource, from the local ceilings (already raised to a given
-        // ceiling): the highest two CPUs' and the unplaced users' highest.
-        let mut remote_ceiling = vec![0; nr * cpus];
-        for r in 0..nr {
+            // The remote ceilings, from the local ones (raised as above):
+            // the highest of the other CPUs' and of the unplaced users.
             let local = &local_ceiling[r * cpus..(r + 1) * cpus];
-            let mut unplaced = users
-                .get(r)
-                .iter()
-                .filter(|&&t| !matches!(cpu_of[t], Some(c) if c < cpus))
-                .map(|&t| priority[t])
-                .max()
-                .unwrap_or(0);
-            if unplaced > 0 {
-                unplaced = sys.resources[r]
-                    .ceiling
-                    .map_or(unplaced, |g| unplaced.max(g));
-            }
             let (mut first, mut second) = ((0, usize::MAX), 0);
             for (c, &lc) in local.iter().enumerate() {
                 if lc > first.0 {

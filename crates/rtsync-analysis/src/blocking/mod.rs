@@ -415,20 +415,29 @@ pub(crate) fn ceiling_blocking(
     i: TaskId,
     filter: impl Fn(ResourceId) -> bool,
 ) -> Time {
-    let Some(cpu) = cx.cpu(i) else {
-        return Time::ZERO;
-    };
-    let rank = cx.rank(i);
-    let mut b = Time::ZERO;
-    for j in cx.lower_local(i) {
-        for rq in cx.f.sections(j) {
-            let r = rq.resource;
-            if rq.length > b && filter(r) && cx.local_ceiling(r, cpu) >= rank {
-                b = rq.length;
-            }
-        }
-    }
-    b
+    ceiling_sections(cx, i, filter)
+        .map(|(_, len)| len)
+        .max()
+        .unwrap_or(Time::ZERO)
+}
+
+/// The sections [`ceiling_blocking`] chooses from, with their tasks: every
+/// section (at any nesting level) of a lower-precedence task of `i`'s CPU
+/// on a resource accepted by `filter` whose local ceiling reaches `i`'s
+/// rank. None for a task without a CPU.
+pub(crate) fn ceiling_sections<'a>(
+    cx: &'a Context,
+    i: TaskId,
+    filter: impl Fn(ResourceId) -> bool + 'a,
+) -> impl Iterator<Item = (TaskId, Time)> + 'a {
+    // `lower_local` is empty for a task without a CPU.
+    let (cpu, rank) = (cx.cpu(i), cx.rank(i));
+    cx.lower_local(i)
+        .flat_map(move |j| cx.f.sections(j).iter().map(move |rq| (j, rq)))
+        .filter(move |(_, rq)| {
+            filter(rq.resource) && cpu.is_some_and(|c| cx.local_ceiling(rq.resource, c) >= rank)
+        })
+        .map(|(j, rq)| (j, rq.length))
 }
 
 /// Total length of the outermost sections of `i`.

@@ -46,7 +46,7 @@
 //! it as release jitter `R_h - C_h` to lower-priority tasks (Bletsas et al.
 //! 2018) or, whichever is tighter, as execution (suspension-oblivious).
 
-use super::{Demand, times};
+use super::{Demand, ceiling_sections, times};
 use crate::context::{BoundForm, Context};
 use crate::recurrence::{self, Term};
 use rtsync_model::{ResourceId, TaskId, Time};
@@ -274,22 +274,13 @@ pub(crate) fn beyond_deadline(w: Option<Time>) -> Time {
 /// task its longest section of any kind, `Σ_x max(G_x, L_x)`, at least
 /// this).
 fn per_point(cx: &Context, tb: &Tables, i: TaskId) -> Time {
-    let Some(cpu) = cx.cpu(i) else {
-        return Time::ZERO;
-    };
-    let f = &cx.f;
-    let rank = cx.rank(i);
-    let (mut global, mut excess) = (Time::ZERO, Time::ZERO);
-    for j in cx.lower_local(i) {
-        let g = tb.longest_global[j];
-        global = global.saturating_add(g);
-        for rq in f.sections(j) {
-            let r = rq.resource;
-            if !f.global[r] && cx.local_ceiling(r, cpu) >= rank {
-                excess = excess.max(rq.length.saturating_sub(g));
-            }
-        }
-    }
+    let global = cx
+        .lower_local(i)
+        .fold(Time::ZERO, |a, j| a.saturating_add(tb.longest_global[j]));
+    let excess = ceiling_sections(cx, i, |r| !cx.f.global[r])
+        .map(|(j, len)| len.saturating_sub(tb.longest_global[j]))
+        .max()
+        .unwrap_or(Time::ZERO);
     global.saturating_add(excess)
 }
 

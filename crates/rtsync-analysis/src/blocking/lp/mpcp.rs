@@ -83,7 +83,7 @@
 use super::flow::Network;
 use super::{Kind, Program, Var};
 use crate::blocking::mpcp::{Tables, Wait, key};
-use crate::blocking::{jobs, times};
+use crate::blocking::{ceiling_sections, jobs, times};
 use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 use std::cell::RefCell;
@@ -340,26 +340,19 @@ struct Local {
 fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
     let f = &cx.f;
     let mut l = Local::default();
-    let Some(cpu) = cx.cpu(i) else {
-        return l;
-    };
-    let rank = cx.rank(i);
+    let jx = |x: TaskId| jobs(resp[i], resp[x], cx.period[x]);
     for x in cx.lower_local(i) {
-        let jx = jobs(resp[i], resp[x], cx.period[x]);
         let mine: Vec<Cand> = (0..f.n_resources)
             .filter(|&r| f.global[r] && f.requests(x, r) > 0)
-            .map(|r| (f.cs(x, r), (f.requests(x, r) as u64).saturating_mul(jx)))
+            .map(|r| (f.cs(x, r), (f.requests(x, r) as u64).saturating_mul(jx(x))))
             .collect();
         if !mine.is_empty() {
             l.global.push((x, mine));
         }
-        for rq in f.sections(x) {
-            let r = rq.resource;
-            if !f.global[r] && cx.local_ceiling(r, cpu) >= rank {
-                l.ceiling.push((rq.length, jx));
-            }
-        }
     }
+    l.ceiling = ceiling_sections(cx, i, |r| !f.global[r])
+        .map(|(x, len)| (len, jx(x)))
+        .collect();
     l
 }
 
@@ -421,24 +414,31 @@ fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
     let free = remote_bound(cx, i, &rm, None, false);
     // Without a lower task of `J_i`'s CPU holding global resources, the
     // joint program is the remote one without (20) beside the knapsack.
-    if l.global.is_empty() {
-        return Bound {
-            local,
-            remote: free.min(rm.total),
-            total: free.saturating_add(pcp),
-        };
-    }
-    let joint = remote_bound(cx, i, &rm, Some(rho), false);
+    let joint = if l.global.is_empty() {
+        free
+    } else {
+        remote_bound(cx, i, &rm, Some(rho), false)
+    };
     // (11'): a lower task of `J_i`'s CPU delays it, in all three ways
     // together, at most `ρ_i` times (see the module's doc): its `ρ_i`
     // longest sections bound what it adds, and the others' network
     // without it bounds the rest, a second bound beside each of the two.
-    let others = remote_bound(cx, i, &rm, None, true);
-    let lower = local.saturating_sub(pcp);
+    // It binds only for a task with more than `ρ_i` units: with fewer, (1)
+    // keeps its three ways below `ρ_i` already, and the second bound is a
+    // relaxation of the first, not worth its network.
+    let binds = l
+        .global
+        .iter()
+        .any(|(_, cands)| cands.iter().fold(0u64, |a, c| a.saturating_add(c.1)) > rho);
+    let apart = if binds {
+        remote_bound(cx, i, &rm, None, true).saturating_add(local.saturating_sub(pcp))
+    } else {
+        Time::MAX
+    };
     Bound {
         local,
-        remote: free.min(rm.total).min(others.saturating_add(lower)),
-        total: joint.min(others.saturating_add(lower)).saturating_add(pcp),
+        remote: free.min(rm.total).min(apart),
+        total: joint.min(apart).saturating_add(pcp),
     }
 }
 
@@ -582,6 +582,13 @@ mod tests {
     use proptest::prelude::*;
     use rtsync_model::Protocol;
 
+    /// A system from a spec written in the test.
+    fn spec(src: &str) -> rtsync_model::System {
+        rtsync_model::load_str(src, None)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .0
+    }
+
     /// Three CPUs. On CPU 0, `a` (priority 5) requests the global `g` four
     /// times; `l` (priority 2) holds `g` for 2 ms. On CPU 1, `b` (priority
     /// 3) holds `g` for 3 ms and `c` (priority 6) holds the global `h` for
@@ -601,7 +608,7 @@ mod tests {
     /// `d`'s CPU holds no event. 6 ms remote.
     #[test]
     fn a_hand_worked_example() {
-        let sys = rtsync_model::load_str(
+        let sys = spec(
             r#"
 [platform]
 cpus = 3
@@ -641,10 +648,7 @@ priority = 7
 cpu = 2
 body = [ { lock = "h", hold = "1ms" } ]
 "#,
-            None,
-        )
-        .unwrap_or_else(|d| panic!("{d}"))
-        .0;
+        );
         let cx = Context::new(&sys);
         let tb = Tables::new(&cx);
         let classic = crate::blocking::mpcp::demand(&cx, &tb, 0);
@@ -676,7 +680,7 @@ body = [ { lock = "h", hold = "1ms" } ]
     /// for `g`, `l`'s 2 ms section).
     #[test]
     fn a_lower_task_of_the_cpu_delays_the_job_once_per_point() {
-        let sys = rtsync_model::load_str(
+        let sys = spec(
             r#"
 [platform]
 cpus = 2
@@ -706,10 +710,7 @@ priority = 1
 cpu = 1
 body = [ { lock = "g", hold = "10us" }, { lock = "k1", hold = "10us" }, { lock = "k2", hold = "10us" } ]
 "#,
-            None,
-        )
-        .unwrap_or_else(|d| panic!("{d}"))
-        .0;
+        );
         let cx = Context::new(&sys);
         let tb = Tables::new(&cx);
         let resp = [20, 30, 30].map(Time::from_ms);
