@@ -48,7 +48,7 @@
 use super::{Demand, jobs, times};
 use crate::context::{BoundForm, Context};
 use rtsync_model::{TaskId, Time};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 
 /// Per-system tables the job-window form reads, computed once.
 pub struct Tables {
@@ -67,6 +67,14 @@ pub struct Tables {
     user_at: Vec<usize>,
     /// Per task, its longest outermost section (any group).
     longest_outer: Vec<Time>,
+    /// Per CPU `c`, `sums[at[c] + k]` of `(sums, at)`: the sum over the
+    /// tasks of `c` of [`Tables::longest`] at one job each and `k`
+    /// sections, for `k` up to the most requests a task of `c` issues per
+    /// job (the last entry holds beyond). The remote term of a job window
+    /// reads it for the tasks of `c` with one job in the window (most of
+    /// them) instead of summing task by task; built at the first job
+    /// window (the fixed forms need none).
+    cpu_sums: OnceCell<(Vec<Time>, Vec<usize>)>,
     /// Per group, [`ahead`]'s sum of longest outermost sections over every
     /// task that can delay a request for the group, its requester
     /// included: a request's fixed wait is this less its own task's.
@@ -79,8 +87,9 @@ pub struct Tables {
 #[derive(Default)]
 struct Scratch {
     /// Per task `i`, row `i`: every task's jobs in `J_i`'s window at the
-    /// last look at `i` (`n × n`, allocated at the first look).
-    jobs: Vec<u64>,
+    /// last look at `i` (allocated at the first look at `i`: a verdict
+    /// that meets a miss early looks at few tasks).
+    jobs: Vec<Vec<u64>>,
     /// Per task, the job-window `(remote, local)` computed from its row:
     /// the form is a function of those counts alone, so a look whose
     /// counts did not move reuses it.
@@ -150,6 +159,7 @@ impl Tables {
             users,
             user_at,
             longest_outer,
+            cpu_sums: OnceCell::new(),
             ahead,
             scratch: RefCell::new(Scratch::default()),
         }
@@ -169,6 +179,44 @@ impl Tables {
     /// [`request_wait`] from the per-group sums: `i` must use `g`.
     fn request_wait(&self, i: TaskId, g: usize) -> Time {
         excluding(self.ahead[g], self.longest_outer[i])
+    }
+
+    /// `Σ_{x on c}` [`Tables::longest`]`(x, 1, k)`, from the table.
+    fn cpu_sum(&self, cx: &Context, c: usize, k: u64) -> Time {
+        let (sums, at) = self.cpu_sums.get_or_init(|| self.build_cpu_sums(cx));
+        let (a, b) = (at[c], at[c + 1]);
+        sums[a + k.min((b - a - 1) as u64) as usize]
+    }
+
+    /// The table of [`Tables::cpu_sum`].
+    fn build_cpu_sums(&self, cx: &Context) -> (Vec<Time>, Vec<usize>) {
+        let f = &cx.f;
+        let (mut sums, mut at) = (Vec::new(), Vec::with_capacity(f.cpus + 1));
+        let per_job = |x: TaskId| -> u64 { self.groups(x).iter().map(|e| e.1).sum() };
+        for c in 0..f.cpus {
+            let start = sums.len();
+            at.push(start);
+            let most = f.on_cpu(c).iter().map(|&x| per_job(x)).max().unwrap_or(0) as usize;
+            sums.resize(start + most + 1, Time::ZERO);
+            for &x in f.on_cpu(c) {
+                // `x`'s sections longest first (each group's requests at
+                // its longest length), summed as they come; past its last
+                // request the sum stays.
+                let (mut k, mut sum) = (0, Time::ZERO);
+                for &(_, count, len) in self.groups(x) {
+                    for _ in 0..count {
+                        k += 1;
+                        sum = sum.saturating_add(len);
+                        sums[start + k] = sums[start + k].saturating_add(sum);
+                    }
+                }
+                for e in &mut sums[start + k + 1..=start + most] {
+                    *e = e.saturating_add(sum);
+                }
+            }
+        }
+        at.push(sums.len());
+        (sums, at)
     }
 
     /// The sum of `x`'s `k` longest sections, each kind at most `count ·
@@ -307,10 +355,13 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         touched,
     } = &mut *scratch;
     if rows.is_empty() {
-        rows.resize(n * n, 0);
+        rows.resize(n, Vec::new());
         memo.resize(n, None);
     }
-    let jx = &mut rows[i * n..(i + 1) * n];
+    if rows[i].is_empty() {
+        rows[i].resize(n, 0);
+    }
+    let jx = &mut rows[i][..];
     let mut same = memo[i].is_some();
     for (x, j) in jx.iter_mut().enumerate() {
         // The estimates only rise between looks, so the count only grows:
@@ -395,9 +446,14 @@ fn job_window(
     let mut remote = Time::ZERO;
     for c in (0..f.cpus).filter(|&c| Some(c) != own && direct[c] > 0) {
         let k = direct[c].min(contended(c));
-        for &x in f.on_cpu(c) {
-            remote = remote.saturating_add(tb.longest(x, jx[x], k));
+        // The CPU's tasks at one job each from the table, corrected for
+        // the few whose jobs in the window are not one.
+        let (mut one, mut some) = (tb.cpu_sum(cx, c, k), Time::ZERO);
+        for &x in f.on_cpu(c).iter().filter(|&&x| jx[x] != 1) {
+            one = excluding(one, tb.longest(x, 1, k));
+            some = some.saturating_add(tb.longest(x, jx[x], k));
         }
+        remote = remote.saturating_add(one).saturating_add(some);
     }
     let blocked: u64 = direct.iter().sum();
     let arrivals = n_i.min(blocked) + cx.suspensions(i) + 1;
@@ -417,6 +473,37 @@ mod tests {
     use rtsync_model::Protocol;
 
     proptest! {
+        /// The per-CPU table answers the sum task by task at one job each,
+        /// for every count of sections up to past the most any task has,
+        /// with several requests per group and nesting.
+        #[test]
+        fn the_cpu_sums_are_the_sums_task_by_task(
+            seed in 0u64..10_000,
+            cpus in 1usize..5,
+            nest in 0.0f64..0.6,
+        ) {
+            let c = GenConfig {
+                cpus,
+                tasks: 3 * cpus + 1,
+                utilization: 0.5 * cpus as f64,
+                resources: 5,
+                protocol: Protocol::FmlpL,
+                requests_max: 4,
+                nest_prob: nest,
+                partition: Some(Heuristic::WorstFit),
+                ..GenConfig::default()
+            };
+            let sys = generate(&c, seed, 0);
+            let cx = Context::new(&sys);
+            let tb = Tables::new(&cx);
+            for c in 0..cx.f.cpus {
+                for k in 0..12u64 {
+                    let want = cx.f.on_cpu(c).iter().fold(Time::ZERO, |a, &x| a.saturating_add(tb.longest(x, 1, k)));
+                    prop_assert_eq!(tb.cpu_sum(&cx, c, k), want, "CPU {}, {} sections", c, k);
+                }
+            }
+        }
+
         /// Each request's fixed wait read from the per-group sums is the
         /// sum over the tasks ahead of it, counted task by task, with
         /// nesting (groups spanning resources), local resources and tasks

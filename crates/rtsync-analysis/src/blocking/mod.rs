@@ -416,20 +416,22 @@ pub(crate) fn ceiling_blocking(
     filter: impl Fn(ResourceId) -> bool,
 ) -> Time {
     ceiling_sections(cx, i, filter)
-        .map(|(_, len)| len)
+        .map(|(_, _, len)| len)
         .max()
         .unwrap_or(Time::ZERO)
 }
 
-/// The sections [`ceiling_blocking`] chooses from, with their tasks: every
-/// section (at any nesting level) of a lower-precedence task of `i`'s CPU
-/// on a resource accepted by `filter` whose local ceiling reaches `i`'s
-/// rank. None for a task without a CPU.
+/// The sections [`ceiling_blocking`] chooses from, as `(task, resource,
+/// length)`: every section (at any nesting level) of a lower-precedence
+/// task of `i`'s CPU on a resource accepted by `filter` whose local
+/// ceiling reaches `i`'s rank. None for a task without a CPU. The one home
+/// of that rule: PCP's and SRP's blocking, MPCP's local term and its LP,
+/// MSRP's local resources and MrsP's arrival blocking read it.
 pub(crate) fn ceiling_sections<'a>(
     cx: &'a Context,
     i: TaskId,
     filter: impl Fn(ResourceId) -> bool + 'a,
-) -> impl Iterator<Item = (TaskId, Time)> + 'a {
+) -> impl Iterator<Item = (TaskId, ResourceId, Time)> + 'a {
     // `lower_local` is empty for a task without a CPU.
     let (cpu, rank) = (cx.cpu(i), cx.rank(i));
     cx.lower_local(i)
@@ -437,7 +439,7 @@ pub(crate) fn ceiling_sections<'a>(
         .filter(move |(_, rq)| {
             filter(rq.resource) && cpu.is_some_and(|c| cx.local_ceiling(rq.resource, c) >= rank)
         })
-        .map(|(j, rq)| (j, rq.length))
+        .map(|(j, rq)| (j, rq.resource, rq.length))
 }
 
 /// Total length of the outermost sections of `i`.

@@ -21,7 +21,7 @@
 //! Checked by the simulator's
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
-use super::{Demand, times};
+use super::{Demand, ceiling_sections, times};
 use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
 
@@ -52,23 +52,12 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
     {
         spin = spin.saturating_add(access_cost(cx, rq.resource).saturating_sub(rq.length));
     }
-    let mut b = Time::ZERO;
-    if let Some(cpu) = cx.cpu(i) {
-        let rank = cx.rank(i);
-        for j in cx.lower_local(i) {
-            for rq in f.sections(j) {
-                let r = rq.resource;
-                if cx.local_ceiling(r, cpu) >= rank {
-                    let cost = if f.global[r] {
-                        access_cost(cx, r)
-                    } else {
-                        rq.length
-                    };
-                    b = b.max(cost);
-                }
-            }
-        }
-    }
+    // Arrival blocking: one lower section whose ceiling reaches `i`, a
+    // global one at its whole access cost (spin included).
+    let b = ceiling_sections(cx, i, |_| true)
+        .map(|(_, r, len)| if f.global[r] { access_cost(cx, r) } else { len })
+        .max()
+        .unwrap_or(Time::ZERO);
     Demand {
         exec: f.tasks[i].wcet,
         spin,

@@ -351,7 +351,7 @@ fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
         }
     }
     l.ceiling = ceiling_sections(cx, i, |r| !f.global[r])
-        .map(|(x, len)| (len, jx(x)))
+        .map(|(x, _, len)| (len, jx(x)))
         .collect();
     l
 }
