@@ -88,17 +88,17 @@ impl Tables {
         let (n, nr) = (cx.n(), f.n_resources);
         // pre[y * nr + q]: the longest section y runs on another global
         // resource whose key on y's CPU is at or above q's.
+        // Read from y's own global sections (`cs` is the longest of them
+        // per resource), not from every resource: a task uses few.
         let mut pre = vec![Time::ZERO; n * nr];
         for y in 0..n {
             let Some(c) = cx.cpu(y) else { continue };
-            for q in 0..nr {
-                let mut m = Time::ZERO;
-                for r in 0..nr {
-                    if r != q && f.global[r] && key(cx, r, c) >= key(cx, q, c) {
-                        m = m.max(f.cs(y, r));
-                    }
+            for rq in f.sections(y).iter().filter(|rq| f.global[rq.resource]) {
+                let (r, kr) = (rq.resource, key(cx, rq.resource, c));
+                for q in (0..nr).filter(|&q| q != r && kr >= key(cx, q, c)) {
+                    let m = &mut pre[y * nr + q];
+                    *m = (*m).max(rq.length);
                 }
-                pre[y * nr + q] = m;
             }
         }
         // Per CPU and resource, the sum of `pre` over the CPU's tasks; a
@@ -138,7 +138,13 @@ impl Tables {
             nr,
             scratch: RefCell::new(Vec::new()),
             waits: RefCell::new(Waits {
-                all: Vec::new(),
+                // One entry per task and global resource it uses.
+                all: Vec::with_capacity(
+                    (0..nr)
+                        .filter(|&q| f.global[q])
+                        .map(|q| f.users(q).len())
+                        .sum(),
+                ),
                 range: vec![None; n],
             }),
             lp: Default::default(),
@@ -301,5 +307,64 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
         remote,
         spin: Time::ZERO,
         joint: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenConfig, generate};
+    use crate::partition::Heuristic;
+    use proptest::prelude::*;
+    use rtsync_model::Protocol;
+
+    proptest! {
+        /// `L'` as its definition says, computed here resource by
+        /// resource: a global section of `x` on `q` plus, for every other
+        /// task `y` of `x`'s CPU, its longest section on another global
+        /// resource whose key there is at or above `q`'s. Nested sections
+        /// and several requests per resource included.
+        #[test]
+        fn the_gcs_table_follows_its_definition(
+            seed in 0u64..10_000,
+            cpus in 2usize..5,
+            nest in 0.0f64..0.5,
+        ) {
+            let c = GenConfig {
+                cpus,
+                tasks: 4 * cpus,
+                utilization: 0.5 * cpus as f64,
+                resources: 5,
+                protocol: Protocol::Mpcp,
+                requests_max: 3,
+                nest_prob: nest,
+                local_resources: 1,
+                partition: Some(Heuristic::WorstFit),
+                ..GenConfig::default()
+            };
+            let sys = generate(&c, seed, 0);
+            let cx = Context::new(&sys);
+            let f = &cx.f;
+            let tb = Tables::new(&cx);
+            for x in 0..cx.n() {
+                for q in 0..f.n_resources {
+                    let own = f.cs(x, q);
+                    let want = match cx.cpu(x) {
+                        Some(c) if !own.is_zero() => (0..cx.n())
+                            .filter(|&y| y != x && cx.cpu(y) == Some(c))
+                            .map(|y| {
+                                (0..f.n_resources)
+                                    .filter(|&r| r != q && f.global[r] && key(&cx, r, c) >= key(&cx, q, c))
+                                    .map(|r| f.cs(y, r))
+                                    .max()
+                                    .unwrap_or(Time::ZERO)
+                            })
+                            .fold(own, |a, m| a.saturating_add(m)),
+                        _ => own,
+                    };
+                    prop_assert_eq!(tb.gcs_response(x, q), want, "task {}, resource {}", x, q);
+                }
+            }
+        }
     }
 }
