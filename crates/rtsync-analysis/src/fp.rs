@@ -565,34 +565,9 @@ impl<'a> Engine<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{GenConfig, generate};
-    use crate::partition::Heuristic;
+    use crate::generate::partitioned;
     use proptest::prelude::*;
     use rtsync_model::Protocol;
-
-    /// A partitioned system of `per_cpu` tasks per CPU at `util` per CPU,
-    /// four resources, up to three requests per task.
-    fn generated(
-        p: Protocol,
-        seed: u64,
-        cpus: usize,
-        per_cpu: usize,
-        util: f64,
-        suspend_prob: f64,
-    ) -> rtsync_model::System {
-        let c = GenConfig {
-            cpus,
-            tasks: per_cpu * cpus,
-            utilization: util * cpus as f64,
-            resources: 4,
-            protocol: p,
-            requests_max: 3,
-            suspend_prob,
-            partition: Some(Heuristic::WorstFit),
-            ..GenConfig::default()
-        };
-        generate(&c, seed, 0)
-    }
 
     proptest! {
         /// Where the job-window rounds settle, the bounds are a fixed
@@ -608,7 +583,7 @@ mod tests {
             cpus in 2usize..5,
             util in 0.3f64..0.9,
         ) {
-            let sys = generated(p, seed, cpus, 4, util, 0.2);
+            let sys = partitioned(p, seed, cpus, 4, util, 4, |c| c.suspend_prob = 0.2);
             let form = if lp { crate::BoundForm::Lp } else { crate::BoundForm::Classic };
             let cx = Context::with_form(&sys, form);
             let demands = DemandTable::new(&cx);
@@ -647,7 +622,7 @@ mod tests {
             cpus in 2usize..5,
             util in 0.3f64..0.95,
         ) {
-            let sys = generated(p, seed, cpus, 3, util, 0.0);
+            let sys = partitioned(p, seed, cpus, 3, util, 4, |_| {});
             let cx = Context::new(&sys);
             let demands = DemandTable::new(&cx);
             prop_assume!(demands.windowed());

@@ -482,18 +482,10 @@ mod tests {
             cpus in 1usize..5,
             nest in 0.0f64..0.6,
         ) {
-            let c = GenConfig {
-                cpus,
-                tasks: 3 * cpus + 1,
-                utilization: 0.5 * cpus as f64,
-                resources: 5,
-                protocol: Protocol::FmlpL,
-                requests_max: 4,
-                nest_prob: nest,
-                partition: Some(Heuristic::WorstFit),
-                ..GenConfig::default()
-            };
-            let sys = generate(&c, seed, 0);
+            let sys = crate::generate::partitioned(Protocol::FmlpL, seed, cpus, 3, 0.5, 5, |c| {
+                c.requests_max = 4;
+                c.nest_prob = nest;
+            });
             let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
             for c in 0..cx.f.cpus {

@@ -313,8 +313,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{GenConfig, generate};
-    use crate::partition::Heuristic;
+    use crate::generate::partitioned;
     use proptest::prelude::*;
     use rtsync_model::Protocol;
 
@@ -330,19 +329,10 @@ mod tests {
             cpus in 2usize..5,
             nest in 0.0f64..0.5,
         ) {
-            let c = GenConfig {
-                cpus,
-                tasks: 4 * cpus,
-                utilization: 0.5 * cpus as f64,
-                resources: 5,
-                protocol: Protocol::Mpcp,
-                requests_max: 3,
-                nest_prob: nest,
-                local_resources: 1,
-                partition: Some(Heuristic::WorstFit),
-                ..GenConfig::default()
-            };
-            let sys = generate(&c, seed, 0);
+            let sys = partitioned(Protocol::Mpcp, seed, cpus, 4, 0.5, 5, |c| {
+                c.nest_prob = nest;
+                c.local_resources = 1;
+            });
             let cx = Context::new(&sys);
             let f = &cx.f;
             let tb = Tables::new(&cx);

@@ -419,3 +419,31 @@ fn suspension(rng: &mut ChaCha8Rng, c: &GenConfig, out: &mut Vec<Segment>) {
         out.push(Segment::Suspend(Time::from_ns(d)));
     }
 }
+
+/// For the analysis's unit tests: a partitioned system (worst fit) of
+/// `per_cpu` tasks per CPU at `util` per CPU under `p`, `resources`
+/// resources, up to three requests per task, with `tweak` applied to the
+/// configuration last (sections, nesting, periods, suspensions).
+#[cfg(test)]
+pub(crate) fn partitioned(
+    p: rtsync_model::Protocol,
+    seed: u64,
+    cpus: usize,
+    per_cpu: usize,
+    util: f64,
+    resources: usize,
+    tweak: impl FnOnce(&mut GenConfig),
+) -> System {
+    let mut c = GenConfig {
+        cpus,
+        tasks: per_cpu * cpus,
+        utilization: util * cpus as f64,
+        resources,
+        protocol: p,
+        requests_max: 3,
+        partition: Some(Heuristic::WorstFit),
+        ..GenConfig::default()
+    };
+    tweak(&mut c);
+    generate(&c, seed, 0)
+}
