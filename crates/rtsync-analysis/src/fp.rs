@@ -238,29 +238,25 @@ fn iterate(
     let no_resp = vec![Time::ZERO; n];
     let mut oblivious: Vec<Option<Option<Time>>> = vec![None; n];
     let mut out = vec![Response::Unbounded; n];
-    // From the second round on, a task needs a new look only when a task
-    // its bound depends on (through jitter: a suspending task above it;
-    // or agent load) rose after its last look (`rose` and `looked` read
-    // one clock). In decreasing priority order, a task's interferers have
-    // their first-round bounds before it is looked at, so without agents
-    // the second round confirms and recomputes nothing. Every demand is
-    // known by then.
-    let stale = |i: TaskId, rose: &[u64], looked: &[u64]| {
-        e.hp(i).any(|h| rose[h] > looked[i] && e.suspends(h))
-            || e.agents(i)
-                .iter()
-                .any(|&(x, _)| x != i && rose[x] > looked[i])
-    };
+    // From the second round on, a task needs a new look only when
+    // something its bound reads moved after its last look (`rose`,
+    // `moved` and `looked` read one clock): the demand of a task above it,
+    // the estimate of a suspending task above it (its jitter), or an
+    // agent's estimate. In decreasing priority order, a task's
+    // interferers have their first-round bounds before it is looked at,
+    // so without agents the second round of the fixed forms confirms and
+    // recomputes nothing. With job windows a look refines the task's own
+    // demand first (it reads every estimate); if that came out as before
+    // and nothing else it reads moved, its recurrences are the same as at
+    // its last look and are not solved again.
     let (mut clock, mut rose, mut looked) = (0u64, vec![0u64; n], vec![0u64; n]);
-    // With job windows, when each task's refined demand last changed: a
-    // look whose own demand came out as before, and whose interferers'
-    // demands and estimates did not move since its last look, would solve
-    // the very same recurrences, so it stops after the refinement.
-    let mut moved = vec![0u64; if windowed { n } else { 0 }];
-    let unmoved = |i: TaskId, since: u64, rose: &[u64], moved: &[u64]| {
-        !(e.hp(i)
+    // When each task's refined demand last changed (the fixed forms never
+    // change once computed).
+    let mut moved = vec![0u64; n];
+    let moved_since = |i: TaskId, since: u64, rose: &[u64], moved: &[u64]| {
+        e.hp(i)
             .any(|h| moved[h] > since || (rose[h] > since && e.suspends(h)))
-            || e.agents(i).iter().any(|&(x, _)| x != i && rose[x] > since))
+            || e.agents(i).iter().any(|&(x, _)| x != i && rose[x] > since)
     };
     let mut last_rise = 0u64;
     let max_rounds = 4 * n + 8;
@@ -275,7 +271,7 @@ fn iterate(
                     // Job windows read every estimate.
                     last_rise <= looked[i]
                 } else {
-                    !stale(i, &rose, &looked)
+                    !moved_since(i, looked[i], &rose, &moved)
                 }
             {
                 continue;
@@ -297,7 +293,7 @@ fn iterate(
                 let d = demands.refine(i, &resp);
                 if before != Some(d) {
                     moved[i] = clock;
-                } else if rounds > 1 && unmoved(i, since, &rose, &moved) {
+                } else if rounds > 1 && !moved_since(i, since, &rose, &moved) {
                     continue;
                 }
             }
@@ -574,7 +570,7 @@ mod tests {
         /// point of the equations: every task's demand refined at the
         /// final estimates, and its response solved from them, give its
         /// bound again. A look skipped while something it reads had moved
-        /// (`unmoved`) would leave a bound below its equation's value.
+        /// (`moved_since`) would leave a bound below its equation's value.
         #[test]
         fn the_job_window_rounds_end_at_a_fixed_point(
             p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp, Protocol::Msrp]),

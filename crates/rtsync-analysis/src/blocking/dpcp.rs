@@ -50,7 +50,7 @@
 //! the tasks below it on its CPU.
 
 use super::mpcp::beyond_deadline;
-use super::{Demand, jobs, own_sections, sync_cpu, times};
+use super::{Demand, excluding, jobs, own_sections, sync_cpu, times};
 use crate::context::{BoundForm, Context};
 use crate::recurrence::{self, Term};
 use rtsync_model::{Cpu, Priority, Request, ResourceId, TaskId, Time};
@@ -79,7 +79,7 @@ pub struct Tables {
     /// from each entry on (`sums[s][k].1`, the last one [`Time::MAX`]).
     /// The per-request recurrence charges the first `m` loads once more
     /// than it counts their jobs, and the jobs of the entries whose period
-    /// is at least the window are one each: [`solve_above`] sums those at
+    /// is at least the window are one each: [`Above::solve`] sums those at
     /// once and stops its scan at the first entry from which no shorter
     /// period follows.
     sums: Vec<Vec<(Time, Time)>>,
@@ -232,14 +232,9 @@ pub fn request_response(cx: &Context, tb: &Tables, i: TaskId, rq: &Request) -> T
 /// extra job of every higher-priority load. Neither depends on which
 /// resource on `s` is requested.
 fn window(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Time {
-    let f = &cx.f;
     let pi = cx.prio(i);
-    let mut low = Time::ZERO;
-    for &r in tb.served[s].iter().filter(|&&r| f.ceiling[r] >= pi) {
-        low = low.max(tb.longest_below(r, pi));
-    }
     // Each `(⌈W / T_h⌉ + 1) · load` term puts `load` into the base.
-    let mut base = low;
+    let mut base = lower_blocker(cx, tb, pi, s);
     terms.clear();
     for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
         if x != i {
@@ -248,6 +243,18 @@ fn window(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -
         }
     }
     base
+}
+
+/// The longest section of a task below `pi` on a resource served on `s`
+/// whose ceiling reaches `pi` (PCP among the agents): the one lower
+/// section a request of a task at `pi` can wait for there.
+fn lower_blocker(cx: &Context, tb: &Tables, pi: Priority, s: Cpu) -> Time {
+    tb.served[s]
+        .iter()
+        .filter(|&&r| cx.f.ceiling[r] >= pi)
+        .map(|&r| tb.longest_below(r, pi))
+        .max()
+        .unwrap_or(Time::ZERO)
 }
 
 /// The recurrence of `i`'s requests served on `s`, as [`window`] sets
@@ -266,12 +273,8 @@ struct Above<'t> {
 
 impl<'t> Above<'t> {
     fn new(cx: &Context, tb: &'t Tables, i: TaskId, s: Cpu) -> Above<'t> {
-        let f = &cx.f;
         let pi = cx.prio(i);
-        let mut low = Time::ZERO;
-        for &r in tb.served[s].iter().filter(|&&r| f.ceiling[r] >= pi) {
-            low = low.max(tb.longest_below(r, pi));
-        }
+        let low = lower_blocker(cx, tb, pi, s);
         let (list, sums) = (&tb.load[s][..], &tb.sums[s][..]);
         let m = list.partition_point(|e| e.0 >= pi);
         // `i`'s own load, among the entries of its priority at the end of
@@ -282,7 +285,7 @@ impl<'t> Above<'t> {
             .take_while(|e| e.0 == pi)
             .filter(|e| e.3 == i)
             .fold(Time::ZERO, |a, e| a.saturating_add(e.2));
-        let loads = sums[m].0.saturating_sub(own);
+        let loads = excluding(sums[m].0, own);
         Above {
             list,
             sums,

@@ -154,7 +154,7 @@ impl Tables {
     /// them.
     fn request_wait(&self, cx: &Context, i: TaskId, g: usize) -> Time {
         let np = cx.cpu(i).map_or(Time::ZERO, |c| self.np_on[c]);
-        super::fmlp_l::excluding(self.ahead[g], self.long_eff[i].saturating_add(np))
+        super::excluding(self.ahead[g], self.long_eff[i].saturating_add(np))
     }
 }
 

@@ -45,7 +45,7 @@
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol` and the
 //! searched soundness experiment.
 
-use super::{Demand, jobs, times};
+use super::{Demand, excluding, jobs, times};
 use crate::context::{BoundForm, Context};
 use rtsync_model::{TaskId, Time};
 use std::cell::{OnceCell, RefCell};
@@ -306,16 +306,6 @@ pub(crate) fn ahead_sums(
                 .fold(Time::ZERO, |a, x| a.saturating_add(cost(x)))
         })
         .collect()
-}
-
-/// A sum from [`ahead_sums`] without one task's cost; a saturated sum
-/// stays saturated.
-pub(crate) fn excluding(sum: Time, own: Time) -> Time {
-    if sum == Time::MAX {
-        sum
-    } else {
-        sum.saturating_sub(own)
-    }
 }
 
 /// Task `i`'s blocking and execution terms under this protocol (the

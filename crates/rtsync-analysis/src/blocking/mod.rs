@@ -400,6 +400,16 @@ pub(crate) fn jobs(r_i: Time, r_x: Time, t: Time) -> u64 {
     }
 }
 
+/// A sum without one of its parts (a task's own cost from a sum over
+/// tasks); a saturated sum stays saturated, never less than the true one.
+pub(crate) fn excluding(sum: Time, own: Time) -> Time {
+    if sum == Time::MAX {
+        sum
+    } else {
+        sum.saturating_sub(own)
+    }
+}
+
 /// `a * k`, saturating.
 pub(crate) fn times(a: Time, k: u64) -> Time {
     a.checked_mul(k).unwrap_or(Time::MAX)
