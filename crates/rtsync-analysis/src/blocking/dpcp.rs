@@ -52,8 +52,7 @@
 use super::mpcp::beyond_deadline;
 use super::{Demand, excluding, jobs, own_sections, sync_cpu, times};
 use crate::context::{BoundForm, Context};
-use crate::recurrence::{self, Term};
-use rtsync_model::{Cpu, Priority, Request, ResourceId, TaskId, Time};
+use rtsync_model::{Cpu, Priority, ResourceId, TaskId, Time};
 use std::cell::RefCell;
 
 /// A job's per-request wait on one synchronization CPU: `(CPU, wait,
@@ -86,8 +85,6 @@ pub struct Tables {
     /// Per resource: its users' `(priority, running max of cs)` sorted by
     /// priority, for "longest section of a task below priority p".
     below: Vec<Vec<(Priority, Time)>>,
-    /// The terms of the recurrence being solved, kept to reuse their space.
-    scratch: RefCell<Vec<Term>>,
     /// A job's requests as `(synchronization CPU, section length)`, kept
     /// to reuse their space.
     asks: RefCell<Vec<(Cpu, Time)>>,
@@ -191,7 +188,6 @@ impl Tables {
             load,
             sums,
             below,
-            scratch: RefCell::new(Vec::new()),
             asks: RefCell::new(Vec::new()),
             split: RefCell::new(vec![Vec::new(); f.n_tasks]),
             users_on,
@@ -206,45 +202,6 @@ impl Tables {
     }
 }
 
-/// Response of one request of `i` on `q`, own section included: the
-/// bound as the equation states it, one request at a time. [`demand`]
-/// computes the same values grouped; the tests compare the two.
-pub fn request_response(cx: &Context, tb: &Tables, i: TaskId, rq: &Request) -> Time {
-    let Some(s) = tb.sync[rq.resource] else {
-        return Time::MAX;
-    };
-    if cx.cpu(i) == Some(s) {
-        // Other agents' sections there are interference `A_i` already.
-        return rq.length;
-    }
-    let mut terms = tb.scratch.borrow_mut();
-    let rest = window(cx, tb, i, s, &mut terms);
-    beyond_deadline(recurrence::solve(
-        rq.length.saturating_add(rest),
-        cx.deadline[i],
-        &mut terms,
-    ))
-}
-
-/// Sets `terms` to the interference of `i`'s requests served on `s` and
-/// returns the base of their recurrence without the request's own section:
-/// the longest lower-priority section that can block it there plus one
-/// extra job of every higher-priority load. Neither depends on which
-/// resource on `s` is requested.
-fn window(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Time {
-    let pi = cx.prio(i);
-    // Each `(⌈W / T_h⌉ + 1) · load` term puts `load` into the base.
-    let mut base = lower_blocker(cx, tb, pi, s);
-    terms.clear();
-    for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
-        if x != i {
-            base = base.saturating_add(load);
-            terms.push(Term::new(load, Time::ZERO, period));
-        }
-    }
-    base
-}
-
 /// The longest section of a task below `pi` on a resource served on `s`
 /// whose ceiling reaches `pi` (PCP among the agents): the one lower
 /// section a request of a task at `pi` can wait for there.
@@ -257,8 +214,8 @@ fn lower_blocker(cx: &Context, tb: &Tables, pi: Priority, s: Cpu) -> Time {
         .unwrap_or(Time::ZERO)
 }
 
-/// The recurrence of `i`'s requests served on `s`, as [`window`] sets
-/// it up, in the form [`Tables::sums`] solves quickly.
+/// The recurrence of `i`'s requests served on `s`, in the form that
+/// [`Tables::sums`] solves quickly.
 struct Above<'t> {
     /// The load list of `s` and its sums.
     list: &'t [(Priority, Time, Time, TaskId)],
@@ -297,7 +254,7 @@ impl<'t> Above<'t> {
 
     /// The least `W` with `W = cs + low + Σ_x (⌈W / T_x⌉ + 1) · load_x`
     /// over the entries above, or `None` once an iterate passes `limit`:
-    /// what [`recurrence::solve_from`] answers for [`window`]'s terms
+    /// what [`crate::recurrence::solve_from`] answers for the term list
     /// (`from`, zero or a warm start, obeys the same rule). Where `W > 0`
     /// every entry has at least one job, so the sum is `2 Σ load_x` plus
     /// `(⌈W / T_x⌉ - 1) · load_x` over the entries with `T_x < W`, which
@@ -332,7 +289,7 @@ impl<'t> Above<'t> {
     }
 }
 
-/// `Σ` over the outermost requests of `i` of [`request_response`].
+/// `Σ` over the outermost requests of `i` of their responses.
 ///
 /// The requests of one job served on one synchronization CPU share the
 /// recurrence except for the own section in the base, so it is set up once
@@ -453,8 +410,48 @@ mod tests {
     use super::*;
     use crate::generate::{GenConfig, generate};
     use crate::partition::Heuristic;
+    use crate::recurrence::{self, Term};
     use proptest::prelude::*;
-    use rtsync_model::Protocol;
+    use rtsync_model::{Protocol, Request};
+
+    /// The oracle: the response of one request of `i` on `q`, own section
+    /// included, as the equation states it, over the plain term list and
+    /// [`recurrence::solve`]. [`demand`] computes the same values grouped,
+    /// over running sums ([`Above`]).
+    fn request_response(cx: &Context, tb: &Tables, i: TaskId, rq: &Request) -> Time {
+        let Some(s) = tb.sync[rq.resource] else {
+            return Time::MAX;
+        };
+        if cx.cpu(i) == Some(s) {
+            // Other agents' sections there are interference `A_i` already.
+            return rq.length;
+        }
+        let mut terms = Vec::new();
+        let rest = window(cx, tb, i, s, &mut terms);
+        beyond_deadline(recurrence::solve(
+            rq.length.saturating_add(rest),
+            cx.deadline[i],
+            &mut terms,
+        ))
+    }
+
+    /// Sets `terms` to the interference of `i`'s requests served on `s`
+    /// and returns the base of their recurrence without the request's own
+    /// section: the longest lower-priority section that can block it
+    /// there plus one extra job of every higher-priority load.
+    fn window(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, terms: &mut Vec<Term>) -> Time {
+        let pi = cx.prio(i);
+        // Each `(⌈W / T_h⌉ + 1) · load` term puts `load` into the base.
+        let mut base = lower_blocker(cx, tb, pi, s);
+        terms.clear();
+        for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
+            if x != i {
+                base = base.saturating_add(load);
+                terms.push(Term::new(load, Time::ZERO, period));
+            }
+        }
+        base
+    }
 
     /// The sum of every outermost request's response, solved one by one.
     fn one_by_one(cx: &Context, tb: &Tables, i: TaskId) -> Time {
