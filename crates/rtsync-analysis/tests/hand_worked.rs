@@ -216,6 +216,20 @@ fn mpcp_hand_worked() {
     assert_eq!(bounded(task(&r, "t2").response), us(2500));
 }
 
+/// MPCP, a higher task with several requests per job
+/// (`data/mpcp-higher-requests.toml`). `a` (CPU 0, priority 2) computes
+/// 1ms and holds G 1ms; `h` (CPU 1, priority 3) holds G twice, 1ms each.
+/// `a`'s wait on G: no lower user, and `h` above with `(⌈W / 100⌉ + 1) ·
+/// N_{h,G} · L'` = 2 x 2 x 1ms: W = 4ms (one request per job would give
+/// 2ms). R_a = 2 + 4 = 6ms. `h`: each request waits for `a`'s one lower
+/// section, 1ms: remote 2ms, R_h = 4ms.
+#[test]
+fn mpcp_counts_every_request_of_a_higher_task() {
+    let r = run(&sys(include_str!("data/mpcp-higher-requests.toml")));
+    assert_blocking(&r, "a", [4, 0, 6]);
+    assert_blocking(&r, "h", [2, 0, 4]);
+}
+
 /// DPCP on sync CPU 2. t1's request, per request: own 1ms + one lower
 /// (t3, 2ms; G's ceiling 3 >= 2) + t2 (ceil(w/20) + 1) 0.5 -> w = 3 + 1 =
 /// 4ms. Job window (SchedCAT's form): own 1ms, one lower 2ms (one request)
@@ -516,6 +530,80 @@ fn fmlp_l_hand_worked() {
     assert_eq!(bounded(task(&r, "t3").response), us(5500));
 }
 
+/// Asserts task `name`'s remote and local blocking and its response
+/// bound, in milliseconds.
+fn assert_blocking(
+    r: &rtsync_analysis::SystemResult,
+    name: &str,
+    [remote, local, response]: [u64; 3],
+) {
+    let t = task(r, name);
+    assert_eq!(t.blocking.remote, Time::from_ms(remote), "{name}: remote");
+    assert_eq!(t.blocking.local, Time::from_ms(local), "{name}: local");
+    assert_eq!(
+        bounded(t.response),
+        Time::from_ms(response),
+        "{name}: response"
+    );
+}
+
+/// FMLP-L job window, the remote term's count `min(D_c, I_c)`
+/// (`data/fmlp-l-remote-count.toml`, which the simulator's search tries
+/// too: `rtsync-sim/tests/soundness.rs`). `a` (CPU 0) requests G once and
+/// K once; `b` and `c` (CPU 1) each hold G 1ms and
+/// their own H 2ms; `z` (CPU 0, below `a`) holds L 3ms. All periods are
+/// 100ms, so every task has one job in `a`'s window.
+/// Direct blocking from CPU 1: `b` and `c` each have one G request queued
+/// ahead of one of `a`'s, `D_1 = min(1, 1) + min(1, 1) = 2`, but CPU 1
+/// contends only for G, which `a` requests once: `I_1 = 1`. So each task
+/// of CPU 1 charges its `min(2, 1) = 1` longest section (H, 2ms): remote
+/// 4ms (charging both sections of each, as `D_1` alone would, gives 6ms).
+/// Local: `a` resumes `min(2, 2) + 1 = 3` times, `z` has one section: 3ms.
+/// The fixed form is larger: G's wait is every section of CPUs 0 and 1
+/// but `a`'s, 3 + 2 + 2 = 7ms, K's (CPU 0 alone) 3ms, and `z` at each of
+/// 3 points 9ms: 19ms against the window's 7ms. R_a = 2 + 4 + 3 = 9ms.
+#[test]
+fn fmlp_l_remote_count_is_capped_by_the_contended_requests() {
+    let r = run(&sys(include_str!("data/fmlp-l-remote-count.toml")));
+    assert_blocking(&r, "a", [4, 3, 9]);
+}
+
+/// FMLP-L job window, the direct-blocking count and the resumptions
+/// (`data/fmlp-l-direct-count.toml`). `a` (CPU 0) requests G once and K twice (`N_a = 3`); `b` (CPU 1) holds G
+/// three times and K once, 2ms each; `z` (CPU 0, below `a`) holds L four
+/// times, 1ms each. Periods 100ms: one job each in `a`'s window.
+/// `D_1 = min(3, N_{a,G} = 1) + min(1, N_{a,K} = 2) = 2`: `b`'s three G
+/// requests can be ahead of only `a`'s one (uncapped, 4). CPU 1 contends
+/// for both groups, `I_1 = 3`, so `b` charges its `min(2, 3) = 2` longest
+/// sections: remote 4ms (with `D_1` uncapped, 3 sections, 6ms). `a` waits
+/// at most `Σ D_c = 2` times, so it resumes `min(3, 2) + 1 = 3` times and
+/// `z` charges three of its sections: local 3ms (`N_a + 1` resumptions
+/// would give 4ms, leaving out the release 2ms). The fixed form: G's and
+/// K's waits are each every section of CPUs 0 and 1 but `a`'s, 1 + 2 =
+/// 3ms, 9ms for three requests, and `z`'s 1ms at 4 points: 13ms against
+/// 7ms. R_a = 3 + 4 + 3 = 10ms.
+#[test]
+fn fmlp_l_direct_blocking_and_resumptions_are_capped() {
+    let r = run(&sys(include_str!("data/fmlp-l-direct-count.toml")));
+    assert_blocking(&r, "a", [4, 3, 10]);
+}
+
+/// FMLP-L job window, a remote task with several jobs in the window
+/// (`data/fmlp-l-remote-jobs.toml`). `a` (CPU 0, T 100ms) requests G three times, 1ms each; `b` (CPU 1, T 4ms)
+/// requests G once, 1ms. `b`: its one request waits for one of `a`'s
+/// (both forms: 1ms), R_b = 2ms. `a`: `b` has `⌈(R_a + 2) / 4⌉` jobs in
+/// its window, each with one request: `D_1 = min(jobs, 3)` sections of
+/// `b`, 1ms each, so `R_a = 3 + min(⌈(R_a + 2) / 4⌉, 3) · 1ms`, least at
+/// 5ms (`⌈7 / 4⌉ = 2`): remote 2ms (charging `b` one job in the window
+/// would give 1ms). The fixed form charges `b`'s section per request,
+/// 3ms, more. R_a = 5ms.
+#[test]
+fn fmlp_l_counts_every_job_of_a_remote_task_in_the_window() {
+    let r = run(&sys(include_str!("data/fmlp-l-remote-jobs.toml")));
+    assert_eq!(bounded(task(&r, "b").response), Time::from_ms(2));
+    assert_blocking(&r, "a", [2, 0, 5]);
+}
+
 /// Paper 003's Table I application under DPCP: H0's request on r3 (sync
 /// CPU 3) waits for one lower section (the L tasks' 400us; every ceiling is
 /// 5) and for H1 and H2 (priority 5, equal counts as higher). Per request,
@@ -528,6 +616,60 @@ fn table1_dpcp_request_bound() {
     let r = run(&example("rtems-table1.toml"));
     assert_eq!(task(&r, "H0").blocking.remote, us(850));
     assert_eq!(bounded(task(&r, "H0").response), us(1500 + 850));
+}
+
+/// DPCP job window, the lower sections (`data/dpcp-lower-sections.toml`).
+/// G and H are served on CPU 2. `a` (CPU 0, priority 10) requests G
+/// twice, 1ms each; `h` (CPU 1, 20) holds G 1ms; `z` (CPU 1, 5) holds G
+/// twice, 2ms each; `y` (CPU 1, 4) holds H 3ms. G's ceiling is 20, H's 4.
+/// All periods 100ms: one job of each in any window here. Per request:
+/// `W = 1 + 2 (z, the one lower section whose ceiling reaches 10) +
+/// (⌈W / 100⌉ + 1) · 1 (h) = 5ms`, 10ms for both. Job window: own
+/// sections 2ms, `h`'s one job 1ms, and one lower section per request of
+/// `a`, longest first among those whose resource's ceiling reaches 10:
+/// not `y`'s H (ceiling 4, below `a`: PCP among the agents never lets it
+/// block `a`'s requests), so both of `z`'s, 4ms. 7ms < 10ms: R_a = 7ms
+/// (all of `a`'s work runs on CPU 2). One lower section per job in place
+/// of per request would give 5ms, and `y`'s H let in 8ms.
+#[test]
+fn dpcp_job_window_charges_one_reachable_lower_section_per_request() {
+    let r = run(&sys(include_str!("data/dpcp-lower-sections.toml")));
+    assert_blocking(&r, "a", [7, 0, 7]);
+    assert_eq!(bounded(task(&r, "h").response), Time::from_ms(3));
+}
+
+/// DPCP job window, job counts (`data/dpcp-window-jobs.toml`). G on CPU 2;
+/// `a` (CPU 0, priority 10, T 100ms) requests it three times, 1ms each;
+/// `h` (CPU 1, 20, T 10ms) once, 1ms; `z` (CPU 1, 5, T 10ms) once, 2ms.
+/// `h`: one lower section (`z`'s 2ms) in both forms: R_h = 3ms. `z`: per
+/// request `2 + (⌈W/10⌉ + 1) · 1 + (⌈W/100⌉ + 1) · 3 = 10ms`; job window
+/// `2 + ⌈(R_z + 3)/10⌉ · 1 + ⌈(R_z + R_a)/100⌉ · 3 = 6ms`: R_z = 6ms.
+/// `a`'s job window: `3 + ⌈(R_a + 3)/10⌉ · 1 + min(⌈(R_a + 6)/10⌉, 3) ·
+/// 2ms`, which is 6 up to R_a = 4, 8 up to 7 and 9 up to 14: least fixed
+/// point 9ms, where `h` has two jobs (its carry-in `R_h` counted) and `z`
+/// two, each with a section that can block one of `a`'s requests. Per
+/// request: `1 + 2 + (⌈W/10⌉ + 1) · 1 = 5ms`, 15ms for three. R_a = 9ms;
+/// without the carry-in 8ms, with one job of `z` 6ms.
+#[test]
+fn dpcp_job_window_counts_the_jobs_in_the_window() {
+    let r = run(&sys(include_str!("data/dpcp-window-jobs.toml")));
+    assert_eq!(bounded(task(&r, "h").response), Time::from_ms(3));
+    assert_eq!(bounded(task(&r, "z").response), Time::from_ms(6));
+    assert_blocking(&r, "a", [9, 0, 9]);
+}
+
+/// DPCP per request, the lower blocker (`data/dpcp-request-blocker.toml`):
+/// as `dpcp-lower-sections` but `a` computes 10ms and requests G once,
+/// and `h` (T 4ms) holds G 500us. Per request: `W = 1 + 2 (z; not y's H,
+/// ceiling 4) + (⌈W/4⌉ + 1) · 0.5 = 4ms`. The job window counts `h`'s
+/// ⌈(R_a + 2.5)/4⌉ = 5 jobs over `a`'s 14ms window, 5.5ms, so the per
+/// request form is kept: remote 4ms, R_a = 10 + 4 = 14ms (with `y`'s 3ms
+/// as the blocker, 5.5ms). `h`: one lower section, R_h = 2.5ms.
+#[test]
+fn dpcp_request_waits_for_one_lower_section_whose_ceiling_reaches_it() {
+    let r = run(&sys(include_str!("data/dpcp-request-blocker.toml")));
+    assert_blocking(&r, "a", [4, 0, 14]);
+    assert_eq!(bounded(task(&r, "h").response), us(2500));
 }
 
 /// EDF + SRP, processor demand (hand-worked): a (C 1, D = T 4) and b
