@@ -75,6 +75,38 @@ wcet = "4ms"
     assert_eq!(bounded(task(&run(&s2), "c").response), Time::from_ms(8));
 }
 
+/// Self-suspension, both forms (`data/suspension-forms.toml`), Chen et
+/// al. 2019: `t1` (C 2, T 10), `h` (1.5ms, suspends 0.5ms, 1.5ms; T 20),
+/// `l` (C 11, T 100), by priority. R_h: 3 + 0.5 + ⌈w/10⌉ 2 = 5.5ms, so
+/// `h`'s jitter is R_h - C_h = 2.5ms. For `l`, suspension as jitter:
+/// `w = 11 + ⌈w/10⌉ 2 + ⌈(w + 2.5)/20⌉ 3` climbs 16, 18, 21, 23: 23ms
+/// (the jitter gives `h` a second job); suspension as execution:
+/// `w = 11 + ⌈w/10⌉ 2 + ⌈w/20⌉ (3 + 0.5)` climbs 16.5, 18.5: 18.5ms. The
+/// smaller is kept: R_l = 18.5ms. Either form without the suspension
+/// (no jitter, or `h` charged 3ms a job) would give 18ms, and the jitter
+/// form alone 23ms.
+#[test]
+fn suspension_is_charged_as_jitter_or_as_execution_whichever_is_smaller() {
+    let r = run(&sys(include_str!("data/suspension-forms.toml")));
+    assert_eq!(bounded(task(&r, "h").response), us(5500));
+    assert_eq!(bounded(task(&r, "l").response), us(18_500));
+}
+
+/// PIP blocks a job at most once per lower job and at most once per
+/// resource, whichever is fewer (Sha, Rajkumar, Lehoczky 1990, Thms 5
+/// and 6; `data/pip-once-per-resource.toml`): `mid` and `lo` both hold R
+/// (2 and 3ms) below `hi`. Per job 2 + 3 = 5ms, per resource 3ms: `hi`'s
+/// local blocking is 3ms, R_hi = 1 + 3 = 4ms. `mid`: `lo`'s 3ms, and
+/// `hi` once in `w = 2 + 3 + ⌈w/20⌉ 1`: 6ms.
+#[test]
+fn pip_blocks_at_most_once_per_resource() {
+    let r = run(&sys(include_str!("data/pip-once-per-resource.toml")));
+    let hi = task(&r, "hi");
+    assert_eq!(hi.blocking.local, Time::from_ms(3));
+    assert_eq!(bounded(hi.response), Time::from_ms(4));
+    assert_eq!(bounded(task(&r, "mid").response), Time::from_ms(6));
+}
+
 /// pip-chained.toml: ctrl (prio 3, C 2.5) uses bus and log; comms (prio 2,
 /// C 4) holds bus 2ms; logger (prio 1, C 6) holds log 3ms.
 /// PIP (Sha et al. Thm 6): ctrl can be blocked by both lower jobs, once
