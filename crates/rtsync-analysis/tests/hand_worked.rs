@@ -754,6 +754,53 @@ body = [ {{ lock = "R", hold = "{cs}" }}{c_rest} ]
     assert_eq!(baker.verdict, Verdict::NotSchedulable);
 }
 
+/// The verdict of one test of `r`.
+fn verdict_of(r: &rtsync_analysis::SystemResult, test: Test) -> Verdict {
+    r.tests.iter().find(|t| t.test == test).unwrap().verdict
+}
+
+/// EDF + SRP, the blocking term at each point (Baker 1991; Spuri 1996;
+/// `data/edf-srp-blocking-points.toml`):
+/// at `L` only a job with deadline at most `L` can be blocked, by at most
+/// its own blocking `B_i`. `a` (C 1.5, D = T 4) uses no resource; `b`
+/// (C 0.5, D = T 6) and `c` (D = T 20) share R, which `c` holds 3ms.
+/// R's ceiling is `b`'s preemption level, below `a`'s: `B_a = 0`, `B_b =
+/// 3ms`. At L = 4: 1.5 + 0 <= 4 (charging `b`'s 3ms there, 4.5, would
+/// fail); L = 6: 1.5 + 0.5 + 3 = 5; L = 8: 3 + 0.5 + 3 = 6.5; L = 12:
+/// 4.5 + 1 + 3 = 8.5; L = 16: 6 + 1 + 3 = 10; L = 18: 6 + 1.5 + 3 = 10.5;
+/// L = 20: 7.5 + 1.5 + 3 + 3 = 15: schedulable, and Baker's density test
+/// agrees (0.375; 0.458 + 3/6; 0.608).
+#[test]
+fn edf_demand_charges_the_blocking_of_jobs_due_by_the_point() {
+    let r = run(&sys(include_str!("data/edf-srp-blocking-points.toml")));
+    assert_eq!(task(&r, "a").blocking.local, Time::ZERO);
+    assert_eq!(task(&r, "b").blocking.local, Time::from_ms(3));
+    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::Schedulable);
+    assert_eq!(verdict_of(&r, Test::EdfBaker), Verdict::Schedulable);
+}
+
+/// EDF with release jitter: a job released up to `J` late still has its
+/// deadline `D` after its arrival, so its demand is due `D - J` after its
+/// release and the points are `D - J + kT`. One task, C 3, D = T 10, J 8:
+/// at L = 2 the demand is 3 > 2 (its response is up to 8 + 3 = 11ms).
+/// Checking at `D + kT` alone would find 3 <= 10 and pass.
+#[test]
+fn edf_demand_points_move_earlier_by_the_jitter() {
+    let r = run(&sys(r#"
+[platform]
+scheduler = "edf"
+[[task]]
+name = "a"
+period = "10ms"
+jitter = "8ms"
+wcet = "3ms"
+"#));
+    assert_eq!(r.verdict, Verdict::NotSchedulable);
+    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
+    let detail = r.tests.iter().find_map(|t| t.detail.clone()).unwrap();
+    assert!(detail.contains("L = 2ms"), "{detail}");
+}
+
 /// Utilization bounds (Sha et al. Thm 16; paper 001 Eqs. 2-4), PCP.
 /// a: T 10, C 5.9 (uses R 100us); b: T 25, C 5.5; c: T 100, holds R for y.
 /// R's ceiling is a's priority, so c blocks both a and b: B_a = B_b = y.

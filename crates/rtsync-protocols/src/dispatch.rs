@@ -11,11 +11,35 @@
 //! CPU. One spinner's CPU is enough: a holder is lent to the first such
 //! CPU in index order.
 //!
+//! Under SRP a job that has not started may start only when it has the
+//! highest priority among the active jobs of its CPU *and* passes the
+//! start test (Baker 1991, Sec. 4): while the highest such job is refused
+//! by the system ceiling, no job below it starts either, and the jobs in
+//! progress (the ceiling's holder among them) run. Under EDF that is not
+//! the same as taking the best job that passes the test: a job with a
+//! later deadline but a higher preemption level than the refused one
+//! would pass it, and run ahead of the refused job's deadline.
+//!
 //! The kernels differ only in what they know is runnable (the simulator
 //! from its thread states, the runtime from the jobs its threads marked),
 //! so they pass that in; the decision itself is written here once.
 
 use crate::machine::{Locks, Tid};
+
+/// Where a thread stands for the placement decision, as its kernel
+/// knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ready {
+    /// It cannot run now (asleep on a lock, suspended, no job).
+    No,
+    /// It can run: a job in progress, ready or spinning.
+    Runs,
+    /// A job that has not started and passes SRP's start test
+    /// ([`Locks::may_start`]; every job under the other protocols).
+    Starts,
+    /// A job that has not started and is refused by the start test.
+    Refused,
+}
 
 /// What runs on one CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,31 +52,66 @@ pub struct Slot {
 }
 
 impl Locks {
+    /// Whether `a` goes before `b` on a CPU: higher effective priority,
+    /// ties to the lower thread index.
+    fn before(&self, a: Tid, b: Tid) -> bool {
+        let (ea, eb) = (self.eff(a), self.eff(b));
+        ea > eb || (ea == eb && a < b)
+    }
+
+    /// Whether `t`, a job that has not started, is held back by a refused
+    /// job of its CPU that goes before it (the module's doc): SRP's start
+    /// rule in full, for a kernel's own checks of what [`Locks::dispatch`]
+    /// chose.
+    pub fn held_back(
+        &self,
+        threads: impl IntoIterator<Item = Tid>,
+        ready: impl Fn(Tid) -> Ready,
+        t: Tid,
+    ) -> bool {
+        self.stack
+            && threads.into_iter().any(|r| {
+                ready(r) == Ready::Refused
+                    && self.location(r) == self.location(t)
+                    && self.before(r, t)
+            })
+    }
+
     /// Fills `slots` (one per CPU) with what runs where.
     ///
     /// `threads` are the threads to consider (any order; a kernel passes
-    /// those with a job in progress), `runnable(t)` whether `t` can run now:
-    /// ready or spinning, not asleep on a lock, and (for a job that has not
-    /// started) past SRP's start test ([`Locks::may_start`]). A holder is
-    /// moved to a spinner's CPU only if it is runnable and waits for
-    /// nothing itself.
+    /// those with a job in progress), `ready(t)` where `t` stands
+    /// ([`Ready`]). A job that has not started runs only above every
+    /// refused one of its CPU (the module's doc). A holder is moved to a
+    /// spinner's CPU only if it can run and waits for nothing itself.
     pub fn dispatch(
         &self,
-        threads: impl IntoIterator<Item = Tid>,
-        runnable: impl Fn(Tid) -> bool,
+        threads: impl IntoIterator<Item = Tid> + Clone,
+        ready: impl Fn(Tid) -> Ready,
         slots: &mut [Slot],
     ) {
         slots.fill(Slot::default());
-        for t in threads {
-            if !runnable(t) {
-                continue;
+        // Per CPU, the best refused job: none below it may start.
+        let mut gate: Vec<Option<Tid>> = vec![None; slots.len()];
+        if self.stack {
+            for t in threads.clone() {
+                if ready(t) == Ready::Refused {
+                    let g = &mut gate[self.location(t)];
+                    if g.is_none_or(|b| self.before(t, b)) {
+                        *g = Some(t);
+                    }
+                }
             }
-            let slot = &mut slots[self.location(t)];
-            let e = self.eff(t);
-            if slot.runs.is_none_or(|b| {
-                let be = self.eff(b);
-                e > be || (e == be && t < b)
-            }) {
+        }
+        for t in threads {
+            let loc = self.location(t);
+            match ready(t) {
+                Ready::Runs => {}
+                Ready::Starts if gate[loc].is_none_or(|g| self.before(t, g)) => {}
+                _ => continue,
+            }
+            let slot = &mut slots[loc];
+            if slot.runs.is_none_or(|b| self.before(t, b)) {
                 slot.runs = Some(t);
             }
         }
@@ -62,7 +121,9 @@ impl Locks {
         for cpu in 0..slots.len() {
             let Some(s) = slots[cpu].runs else { continue };
             let Some(h) = self.helpee(s) else { continue };
-            if runnable(h) && self.waiting(h).is_none() && !slots.iter().any(|x| x.runs == Some(h))
+            if ready(h) == Ready::Runs
+                && self.waiting(h).is_none()
+                && !slots.iter().any(|x| x.runs == Some(h))
             {
                 slots[cpu] = Slot {
                     runs: Some(h),
@@ -139,7 +200,17 @@ wcet = "1ms"
     /// threads considered in `order`.
     fn placed(locks: &Locks, runnable: &[Tid], order: &[Tid]) -> Vec<Slot> {
         let mut slots = vec![Slot::default(); 3];
-        locks.dispatch(order.iter().copied(), |t| runnable.contains(&t), &mut slots);
+        locks.dispatch(
+            order.iter().copied(),
+            |t| {
+                if runnable.contains(&t) {
+                    Ready::Runs
+                } else {
+                    Ready::No
+                }
+            },
+            &mut slots,
+        );
         slots
     }
 
@@ -155,6 +226,46 @@ wcet = "1ms"
             runs: Some(h),
             lent_by: Some(s),
         }
+    }
+
+    /// SRP under EDF (Baker 1991's start rule; `edf-srp-blocking-points`):
+    /// `a` (deadline 4ms, the highest preemption level) uses nothing; `b` (6ms) and `c` (20ms)
+    /// share R, which `c` holds. A later job of `a` (its absolute
+    /// deadline after `b`'s) passes the start test, `b` is refused: `a`
+    /// may not start ahead of `b`, so `c`, in progress, runs and frees R.
+    /// Once `b` is no longer refused (R free), `b` runs first.
+    #[test]
+    fn no_job_starts_below_a_refused_one() {
+        // The analysis tests' example, whose bounds the dispatch must keep.
+        let (sys, _) = rtsync_model::load_str(
+            include_str!("../../rtsync-analysis/tests/data/edf-srp-blocking-points.toml"),
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let (a, b, c) = (0, 1, 2);
+        let mut m = Locks::new(Config::new(&sys));
+        // EDF keys: the earlier absolute deadline the larger; `b` (due at
+        // 6ms) before the later job of `a` (due at 8ms) before `c` (20ms).
+        for (t, key) in [(a, 2), (b, 3), (c, 1)] {
+            m.set_base(t, key, t as u64).unwrap();
+        }
+        assert_eq!(m.lock(c, 0, 1), Ok(Outcome::Granted));
+        assert!(m.may_start(a) && !m.may_start(b), "the test alone admits a");
+        let ready = |t: Tid| match t {
+            0 => Ready::Starts,
+            1 => Ready::Refused,
+            _ => Ready::Runs,
+        };
+        let mut slots = vec![Slot::default(); 1];
+        m.dispatch([a, b, c], ready, &mut slots);
+        assert_eq!(slots, vec![runs(c)]);
+        assert!(m.held_back([a, b, c], ready, a));
+        m.unlock(c, 0).unwrap();
+        assert!(m.may_start(b));
+        let ready = |t: Tid| if t == c { Ready::Runs } else { Ready::Starts };
+        m.dispatch([a, b, c], ready, &mut slots);
+        assert_eq!(slots, vec![runs(b)]);
+        assert!(!m.held_back([a, b, c], ready, a));
     }
 
     #[test]

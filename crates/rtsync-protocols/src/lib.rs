@@ -36,7 +36,7 @@ pub mod protocols;
 pub mod rule;
 
 pub use config::Config;
-pub use dispatch::Slot;
+pub use dispatch::{Ready, Slot};
 pub use eff::{Eff, Tier};
 pub use error::LockError;
 pub use machine::{Granted, Locks, Outcome, Tid};

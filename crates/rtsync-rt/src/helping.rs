@@ -23,7 +23,7 @@
 //! domain leaves its victim unhelped, as if the protocol had no helping:
 //! the holder still finishes, only later.
 
-use rtsync_protocols::{Locks, Slot, Tid};
+use rtsync_protocols::{Locks, Ready, Slot, Tid};
 
 /// A holder running on a spinner's CPU in the spinner's place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,11 @@ pub(crate) struct Lent {
 pub(crate) fn plan(locks: &Locks, runnable: &[bool], cpus: usize, out: &mut [Option<Lent>]) {
     out.fill(None);
     let mut slots = vec![Slot::default(); cpus];
-    locks.dispatch(0..runnable.len(), |t| runnable[t], &mut slots);
+    locks.dispatch(
+        0..runnable.len(),
+        |t| if runnable[t] { Ready::Runs } else { Ready::No },
+        &mut slots,
+    );
     for (cpu, slot) in slots.iter().enumerate() {
         if let (Some(h), Some(spinner)) = (slot.runs, slot.lent_by) {
             out[h] = Some(Lent { cpu, spinner });

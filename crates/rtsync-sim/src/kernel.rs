@@ -18,7 +18,7 @@ use crate::trace::{Event, Mark, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{Cpu, Protocol, Scheduler, System, Time};
-use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Slot, Tid, Tier};
+use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Ready, Slot, Tid, Tier};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
@@ -752,6 +752,21 @@ impl<'a> Sim<'a> {
         !th.computing || th.remaining.is_zero()
     }
 
+    /// Whether `y`, ready or spinning, may run now: in progress, or past
+    /// SRP's start rule (the test, and no refused job of its CPU before
+    /// it; [`Locks::held_back`]).
+    fn may_run(&self, y: Tid) -> bool {
+        match ready(&self.th, &self.locks, y) {
+            Ready::Runs => true,
+            Ready::Starts => !self.locks.held_back(
+                self.active.iter().copied(),
+                |t| ready(&self.th, &self.locks, t),
+                y,
+            ),
+            Ready::No | Ready::Refused => false,
+        }
+    }
+
     /// Chooses the thread on every CPU ([`Locks::dispatch`], MrsP helping
     /// included) among the ready and spinning threads (SRP: a job that has
     /// not started must pass the start test), and records what changed.
@@ -761,10 +776,7 @@ impl<'a> Sim<'a> {
         let locks = &self.locks;
         locks.dispatch(
             self.active.iter().copied(),
-            |t| {
-                matches!(th[t].st, ThreadState::Ready | ThreadState::Spinning)
-                    && (th[t].started || locks.may_start(t))
-            },
+            |t| ready(th, locks, t),
             &mut self.slots,
         );
         for (cpu, slot) in self.slots.iter().enumerate() {
@@ -1054,7 +1066,7 @@ impl<'a> Sim<'a> {
                     self.th[y].st == ThreadState::Ready
                         && self.th[y].on.is_none()
                         && self.locks.location(y) == cpu
-                        && (self.th[y].started || self.locks.may_start(y))
+                        && self.may_run(y)
                 }) {
                     self.violate(format!(
                         "CPU {cpu} idles while {} is ready there",
@@ -1074,7 +1086,7 @@ impl<'a> Sim<'a> {
                     || !matches!(self.th[y].st, ThreadState::Ready | ThreadState::Spinning)
                     || self.th[y].on.is_some()
                     || self.locks.location(y) != cpu
-                    || !(self.th[y].started || self.locks.may_start(y))
+                    || !self.may_run(y)
                 {
                     continue;
                 }
@@ -1122,5 +1134,19 @@ impl<'a> Sim<'a> {
                 }
             }
         }
+    }
+}
+
+/// Where thread `t` stands for the placement decision ([`Ready`]): a job
+/// that has not started must pass SRP's start test.
+fn ready(th: &[SimThread], locks: &Locks, t: Tid) -> Ready {
+    if !matches!(th[t].st, ThreadState::Ready | ThreadState::Spinning) {
+        Ready::No
+    } else if th[t].started {
+        Ready::Runs
+    } else if locks.may_start(t) {
+        Ready::Starts
+    } else {
+        Ready::Refused
     }
 }

@@ -176,7 +176,7 @@ pub struct Locks {
     /// Where each thread must run, recomputed with the priorities.
     loc: Vec<Cpu>,
     /// Whether any resource uses stack arbitration (SRP's start test).
-    stack: bool,
+    pub(crate) stack: bool,
     /// Whether any resource lets a spinner run its holder (MrsP): the
     /// dispatcher skips helping otherwise.
     pub(crate) helping: bool,
