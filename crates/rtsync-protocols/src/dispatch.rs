@@ -91,23 +91,33 @@ impl Locks {
         slots: &mut [Slot],
     ) {
         slots.fill(Slot::default());
-        // Per CPU, the best refused job: none below it may start.
-        let mut gate: Vec<Option<Tid>> = vec![None; slots.len()];
-        if self.stack {
+        // Per CPU, the best refused job: none below it may start. Only
+        // SRP refuses a start, so only SRP pays for the table.
+        let gate: Vec<Option<Tid>> = if self.stack {
+            let mut gate = vec![None; slots.len()];
             for t in threads.clone() {
                 if ready(t) == Ready::Refused {
-                    let g = &mut gate[self.location(t)];
+                    let g: &mut Option<Tid> = &mut gate[self.location(t)];
                     if g.is_none_or(|b| self.before(t, b)) {
                         *g = Some(t);
                     }
                 }
             }
-        }
+            gate
+        } else {
+            Vec::new()
+        };
+        let open = |t: Tid, loc: usize| {
+            gate.get(loc)
+                .copied()
+                .flatten()
+                .is_none_or(|g| self.before(t, g))
+        };
         for t in threads {
             let loc = self.location(t);
             match ready(t) {
                 Ready::Runs => {}
-                Ready::Starts if gate[loc].is_none_or(|g| self.before(t, g)) => {}
+                Ready::Starts if open(t, loc) => {}
                 _ => continue,
             }
             let slot = &mut slots[loc];
