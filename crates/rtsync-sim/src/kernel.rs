@@ -769,7 +769,8 @@ impl<'a> Sim<'a> {
 
     /// Chooses the thread on every CPU ([`Locks::dispatch`], MrsP helping
     /// included) among the ready and spinning threads (SRP: a job that has
-    /// not started must pass the start test), and records what changed.
+    /// not started must pass the start test, and starts only above every
+    /// refused one of its CPU), and records what changed.
     fn dispatch(&mut self) {
         let mut next = std::mem::take(&mut self.next);
         let th = &self.th;
