@@ -750,8 +750,7 @@ body = [ {{ lock = "R", hold = "{cs}" }}{c_rest} ]
         demand.detail.as_deref().unwrap().contains("L = 4ms"),
         "{demand:?}"
     );
-    let baker = bad.tests.iter().find(|t| t.test == Test::EdfBaker).unwrap();
-    assert_eq!(baker.verdict, Verdict::NotSchedulable);
+    assert_eq!(verdict_of(&bad, Test::EdfBaker), Verdict::NotSchedulable);
 }
 
 /// The verdict of one test of `r`.

@@ -457,7 +457,7 @@ fn job_window(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generate::{GenConfig, generate};
+    use crate::generate::{GenConfig, generate, partitioned};
     use crate::partition::Heuristic;
     use proptest::prelude::*;
     use rtsync_model::Protocol;
@@ -472,7 +472,7 @@ mod tests {
             cpus in 1usize..5,
             nest in 0.0f64..0.6,
         ) {
-            let sys = crate::generate::partitioned(Protocol::FmlpL, seed, cpus, 3, 0.5, 5, |c| {
+            let sys = partitioned(Protocol::FmlpL, seed, cpus, 3, 0.5, 5, |c| {
                 c.requests_max = 4;
                 c.nest_prob = nest;
             });
