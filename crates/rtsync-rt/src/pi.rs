@@ -1,11 +1,11 @@
 //! glibc mutexes, wrapped once: [`RawMutex`] with a chosen protocol
 //! (none, `PTHREAD_PRIO_INHERIT`, `PTHREAD_PRIO_PROTECT` with a ceiling),
 //! used as the peer in `rtsync bench locks`; and [`PiLock`], the lock
-//! around the runtime's own bookkeeping, a `PRIO_INHERIT` mutex so that the
-//! bookkeeping's short critical sections cannot themselves cause an
-//! unbounded priority inversion (a high-priority thread waiting for it
-//! lends its priority to the holder, whatever the protocol of the
-//! resources it manages).
+//! around the runtime's own bookkeeping, a `PRIO_INHERIT` mutex: on one CPU
+//! a high-priority thread waiting for it lends its priority to the holder,
+//! whatever the protocol of the resources it manages. Across CPUs that is
+//! not enough, and the domain holds it above every task's priority
+//! (`domain::books`).
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};

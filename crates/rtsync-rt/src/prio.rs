@@ -50,7 +50,8 @@ impl fmt::Display for TooManyLevels {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "the system needs {} distinct SCHED_FIFO priorities (bases, ceilings, boosting levels), \
+            "the system needs {} distinct SCHED_FIFO priorities (bases, ceilings, boosting levels, \
+             and one above them all for the runtime's bookkeeping), \
              and {}..={} are available; give tasks fewer distinct priorities",
             self.needed, LOWEST, HIGHEST
         )
@@ -83,7 +84,9 @@ impl PrioMap {
             v.sort_unstable();
             v.dedup();
         }
-        let needed = normal.len() + boosted.len() + 1;
+        // The non-preemptive level, and above it the level a thread holds
+        // the runtime's bookkeeping lock at ([`PrioMap::books`]).
+        let needed = normal.len() + boosted.len() + 2;
         if needed > (HIGHEST - LOWEST + 1) as usize {
             return Err(TooManyLevels { needed });
         }
@@ -102,8 +105,16 @@ impl PrioMap {
         }
     }
 
-    /// Levels in use.
+    /// Levels a task can run at (the bookkeeping level not counted).
     pub fn levels(&self) -> usize {
         self.normal.len() + self.boosted.len() + 1
+    }
+
+    /// The SCHED_FIFO priority a task's thread holds the runtime's
+    /// bookkeeping lock at: above every level a task can run at, so that
+    /// no task's thread preempts a holder (`domain`'s module documentation
+    /// says why priority inheritance alone is not enough across CPUs).
+    pub fn books(&self) -> i32 {
+        LOWEST + self.levels() as i32
     }
 }

@@ -6,7 +6,10 @@
 //!
 //! The bookkeeping lock and the machine are modelled by a mutex around the
 //! one fact the gate protocol relies on: who the machine knows as the
-//! resource's holder. The gate and epoch code is the runtime's own.
+//! resource's holder. The gate and epoch code is the runtime's own; the
+//! bookkeeping level's rule (`domain::books`: a decision for a thread at
+//! that level is recorded, applied when it comes down) is modelled beside
+//! the epochs.
 #![cfg(loom)]
 
 use loom::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -203,6 +206,104 @@ fn the_newest_decision_wins_two_threads() {
 #[test]
 fn the_newest_decision_wins_three_threads() {
     epochs(3);
+}
+
+/// A task's thread as the bookkeeping level sees it (`domain::books`):
+/// its own lock, decision epoch, the priority decided for it last, whether
+/// it is at the bookkeeping level, and the priority the kernel runs it at.
+#[derive(Default)]
+struct Thread {
+    own: Mutex<()>,
+    epoch: Epoch,
+    applied: AtomicU32,
+    in_books: loom::sync::atomic::AtomicBool,
+    kernel: AtomicU32,
+}
+
+const BOOKS: u32 = 99;
+
+impl Thread {
+    /// A decision carried out (under the thread's own lock): recorded,
+    /// and applied unless the thread is at the bookkeeping level.
+    fn carry_out(&self, e: u64, v: u32) {
+        let _g = self.own.lock().unwrap();
+        if self.epoch.is_newest(e) {
+            self.applied.store(v, Ordering::Relaxed);
+            if !self.in_books.load(Ordering::Relaxed) {
+                self.kernel.store(v, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn enter(&self) {
+        let _g = self.own.lock().unwrap();
+        self.in_books.store(true, Ordering::Relaxed);
+        self.kernel.store(BOOKS, Ordering::Relaxed);
+    }
+
+    fn leave(&self) {
+        let _g = self.own.lock().unwrap();
+        self.in_books.store(false, Ordering::Relaxed);
+        self.kernel
+            .store(self.applied.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+/// The holder raises itself, takes the bookkeeping lock (here `book`,
+/// which keeps the value decided last), decides for itself, lets the lock
+/// go, carries its own decision out and comes down; other threads decide
+/// for it under the lock and carry their decisions out there. Whatever
+/// the interleaving, the holder runs at the bookkeeping level all the
+/// while it holds the lock, and ends at the decision made last.
+fn books(deciders: u32) {
+    loom::model(move || {
+        let book = Arc::new(Mutex::new(0u32));
+        let th = Arc::new(Thread::default());
+        let handles: Vec<_> = (0..deciders)
+            .map(|v| {
+                let (b, t) = (book.clone(), th.clone());
+                thread::spawn(move || {
+                    let mut last = b.lock().unwrap();
+                    *last = 20 + v;
+                    let e = t.epoch.next();
+                    t.carry_out(e, 20 + v);
+                })
+            })
+            .collect();
+        th.enter();
+        let e = {
+            let mut last = book.lock().unwrap();
+            assert_eq!(
+                th.kernel.load(Ordering::Relaxed),
+                BOOKS,
+                "lowered while holding"
+            );
+            *last = 10;
+            let e = th.epoch.next();
+            assert_eq!(
+                th.kernel.load(Ordering::Relaxed),
+                BOOKS,
+                "lowered while holding"
+            );
+            e
+        };
+        th.carry_out(e, 10);
+        th.leave();
+        for h in handles {
+            h.join().unwrap();
+        }
+        assert_eq!(th.kernel.load(Ordering::Relaxed), *book.lock().unwrap());
+    });
+}
+
+#[test]
+fn a_holder_stays_at_the_bookkeeping_level_one_decider() {
+    books(1);
+}
+
+#[test]
+fn a_holder_stays_at_the_bookkeeping_level_two_deciders() {
+    books(2);
 }
 
 // Component threads' words (`rtsync_rt::component::words`).

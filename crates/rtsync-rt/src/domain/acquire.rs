@@ -55,7 +55,7 @@ impl Shared {
                 self.set_own_priority(t, raise)?;
             }
             // Recording: the log must show the grant where it happened.
-            let mut st = self.opts.record.then(|| self.state.lock());
+            let mut st = self.opts.record.then(|| self.books(t)).transpose()?;
             if gate.take(me) {
                 slot.depth.store(1, Ordering::Relaxed);
                 slot.fast_gate.store(g + 1, Ordering::Relaxed);
@@ -68,7 +68,7 @@ impl Shared {
             }
         }
         let cpus = self.cpus(t, Some(r));
-        let mut st = self.state.lock();
+        let mut st = self.books(t)?;
         if raise != 0 {
             // Raised for a fast grant the gate then refused.
             st.prio[t] = Some(raise);
@@ -90,7 +90,7 @@ impl Shared {
     /// settled; the bookkeeping lock is let go only while waiting.
     pub(super) fn acquire_locked(
         &self,
-        st: &mut PiGuard<'_, State>,
+        st: &mut Books<'_>,
         t: Tid,
         r: usize,
         units: u32,
@@ -159,7 +159,7 @@ impl Shared {
         }
     }
 
-    pub(super) fn granted(&self, st: &mut PiGuard<'_, State>, t: Tid, r: usize) -> bool {
+    pub(super) fn granted(&self, st: &mut Books<'_>, t: Tid, r: usize) -> bool {
         if self.opts.record {
             st.record(Record::Granted {
                 task: self.tasks[t].clone(),
@@ -188,7 +188,7 @@ impl Shared {
         let slot = &self.slots[t];
         if inconsistent.is_none() && self.paths.fast[self.pair(t, r)] {
             let gate = &self.paths.gate[self.paths.fast_gate[r]];
-            let mut st = self.opts.record.then(|| self.state.lock());
+            let mut st = self.opts.record.then(|| self.books(t)).transpose()?;
             if gate.give_back(gate::word(t, r)) {
                 slot.depth.store(0, Ordering::Relaxed);
                 slot.fast_gate.store(0, Ordering::Relaxed);
@@ -206,7 +206,7 @@ impl Shared {
             }
         }
         let cpus = self.cpus(t, Some(r));
-        let mut st = self.state.lock();
+        let mut st = self.books(t)?;
         self.settle(&mut st, cpus);
         let out = self.release_locked(&mut st, t, r, inconsistent);
         self.reopen(&st, cpus);
@@ -224,7 +224,7 @@ impl Shared {
     /// The machine's part of [`Shared::release`].
     pub(super) fn release_locked(
         &self,
-        st: &mut PiGuard<'_, State>,
+        st: &mut Books<'_>,
         t: Tid,
         r: usize,
         inconsistent: Option<bool>,

@@ -15,7 +15,7 @@ impl Binding {
     /// blocks afterwards).
     pub fn job_begin(&self) -> Result<(), RtError> {
         let cpus = self.sh.cpus(self.t, None);
-        let mut st = self.sh.state.lock();
+        let mut st = self.sh.books(self.t)?;
         self.sh.settle(&mut st, cpus);
         let out = self.start(&mut st);
         self.sh.reopen(&st, cpus);
@@ -23,7 +23,7 @@ impl Binding {
         out.and(done)
     }
 
-    pub(super) fn start(&self, st: &mut PiGuard<'_, State>) -> Result<(), RtError> {
+    pub(super) fn start(&self, st: &mut Books<'_>) -> Result<(), RtError> {
         st.seq += 1;
         let seq = st.seq;
         let base = self.sh.base[self.t];
@@ -54,7 +54,7 @@ impl Binding {
 
     /// Carries out MrsP's helping after a job began or ended, or a
     /// thread left the domain.
-    pub(super) fn rehelp(&self, st: &mut PiGuard<'_, State>) -> Result<(), RtError> {
+    pub(super) fn rehelp(&self, st: &mut Books<'_>) -> Result<(), RtError> {
         if !self.sh.helping {
             return Ok(());
         }
@@ -69,7 +69,7 @@ impl Binding {
             self.sh.kernel_job_end(k, self.t)?;
         }
         let cpus = self.sh.cpus(self.t, None);
-        let mut st = self.sh.state.lock();
+        let mut st = self.sh.books(self.t)?;
         self.sh.settle(&mut st, cpus);
         let done = st.locks.job_done(self.t);
         self.sh.reopen(&st, cpus);
@@ -113,7 +113,9 @@ impl Drop for Binding {
         }
         let cpus = self.sh.cpus(self.t, None);
         let held: Vec<usize> = {
-            let mut st = self.sh.state.lock();
+            let Ok(mut st) = self.sh.books(self.t) else {
+                return;
+            };
             self.sh.settle(&mut st, cpus);
             let scope = st.locks.ceiling_scope(self.t);
             let _ = st.locks.cancel(self.t);
@@ -125,7 +127,9 @@ impl Drop for Binding {
         for &r in held.iter().rev() {
             let _ = self.sh.release(self.t, r, Some(true));
         }
-        let mut st = self.sh.state.lock();
+        let Ok(mut st) = self.sh.books(self.t) else {
+            return;
+        };
         let slot = &self.sh.slots[self.t];
         // Decisions still on their way for this thread are stale now.
         slot.epoch.next();
@@ -134,7 +138,7 @@ impl Drop for Binding {
             && self.sh.opts.realtime
         {
             slot.prio_lock.lock();
-            let _ = sys::set_priority(tid, None);
+            let _ = self.sh.set_applied(slot, tid, None);
             // SAFETY: locked just above by this thread.
             unsafe { slot.prio_lock.unlock() };
         }

@@ -152,7 +152,8 @@ impl Shared {
         let slot = &self.slots[d.t];
         slot.prio_lock.lock();
         let prio = || match d.prio {
-            Some((want, e)) if slot.epoch.is_newest(e) => sys::set_priority(d.tid, Some(want))
+            Some((want, e)) if slot.epoch.is_newest(e) => self
+                .set_applied(slot, d.tid, Some(want))
                 .map_err(|error| RtError::Os {
                     what: format!(
                         "setting task `{}` to SCHED_FIFO priority {want}",
@@ -179,28 +180,6 @@ impl Shared {
         // SAFETY: locked above by this thread.
         unsafe { slot.prio_lock.unlock() };
         out
-    }
-
-    /// Lets the bookkeeping lock go, then carries out the caller's own
-    /// decision that waited for it.
-    pub(super) fn unlock(&self, mut st: PiGuard<'_, State>) -> Result<(), RtError> {
-        let own = st.own.take();
-        drop(st);
-        own.map_or(Ok(()), |d| self.carry_out(d))
-    }
-
-    /// Runs `f` with the bookkeeping lock let go, the caller's own
-    /// decision carried out first.
-    pub(super) fn unlocked<R>(
-        &self,
-        st: &mut PiGuard<'_, State>,
-        f: impl FnOnce() -> R,
-    ) -> Result<R, RtError> {
-        let own = st.own.take();
-        st.unlocked(|| {
-            own.map_or(Ok(()), |d| self.carry_out(d))?;
-            Ok(f())
-        })
     }
 
     /// Remakes MrsP's helping placements ([`crate::helping::plan`]) from
@@ -255,12 +234,14 @@ impl Shared {
     /// The calling thread, task `t`, sets its own SCHED_FIFO priority on
     /// the fast path (one system call, like PRIO_PROTECT's).
     pub(super) fn set_own_priority(&self, t: Tid, p: i32) -> Result<(), RtError> {
-        sys::set_priority(0, Some(p)).map_err(|error| RtError::Os {
-            what: format!(
-                "setting task `{}` to SCHED_FIFO priority {p}",
-                self.tasks[t]
-            ),
-            error,
-        })
+        let slot = &self.slots[t];
+        slot.with_prio_lock(|| self.set_applied(slot, 0, Some(p)))
+            .map_err(|error| RtError::Os {
+                what: format!(
+                    "setting task `{}` to SCHED_FIFO priority {p}",
+                    self.tasks[t]
+                ),
+                error,
+            })
     }
 }

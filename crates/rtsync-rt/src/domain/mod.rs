@@ -9,8 +9,9 @@
 //! `sched_setscheduler` or `sched_setaffinity` on the thread concerned.
 //!
 //! The machine's state sits behind a priority-inheritance mutex
-//! ([`crate::pi::PiLock`]), so the bookkeeping cannot itself invert
-//! priorities. Changes are applied in an order that never lets a thread
+//! ([`crate::pi::PiLock`]), which a task's thread holds above every task's
+//! priority where the system spans CPUs (`books`): inheritance alone let
+//! a holder preempted on one CPU stall the others. Changes are applied in an order that never lets a thread
 //! run below the priority the protocol gives it: raises and migrations
 //! first, then the wake-ups, then the lowering (the releasing thread's own
 //! last: once lowered it may be preempted at once, and by then everyone
@@ -62,6 +63,8 @@
 
 mod acquire;
 mod binding;
+mod books;
+use books::Books;
 mod decide;
 mod gates;
 use gates::FastPaths;
@@ -79,7 +82,7 @@ use rtsync_model::{Scheduler, System};
 use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How a domain runs.
@@ -199,6 +202,14 @@ struct Slot {
     /// The same for the task's CPU.
     cpu_epoch: Epoch,
     prio_lock: RawMutex,
+    /// The SCHED_FIFO priority last decided for the thread (0:
+    /// SCHED_OTHER), what it runs at outside the bookkeeping lock
+    /// (`books`); written with `prio_lock` held.
+    applied: AtomicI32,
+    /// The thread is at the bookkeeping level, taking, holding or just
+    /// letting go the bookkeeping lock: a decision for it is recorded in
+    /// `applied`, not applied (`books`); written with `prio_lock` held.
+    in_books: AtomicBool,
     /// With [`Options::trace`]: this thread's events (only it writes).
     trace: std::sync::Mutex<Vec<(Instant, Traced)>>,
 }
@@ -300,6 +311,10 @@ pub(crate) struct Shared {
     slots: Vec<Slot>,
     map: PrioMap,
     cpu_map: Vec<usize>,
+    /// The SCHED_FIFO priority a task's thread holds the bookkeeping lock
+    /// at, where priorities are applied and the system's CPUs are more
+    /// than one machine CPU (`books`).
+    books_level: Option<i32>,
     opts: Options,
     pub(crate) tasks: Vec<String>,
     pub(crate) resources: Vec<String>,
@@ -367,7 +382,7 @@ impl Domain {
         }
         let tid = sys::gettid();
         {
-            let mut st = self.sh.state.lock();
+            let mut st = self.sh.books(t)?;
             if st.tid[t].is_some() {
                 return Err(RtError::AlreadyBound { task: task.into() });
             }

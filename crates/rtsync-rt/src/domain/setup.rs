@@ -26,6 +26,13 @@ impl Domain {
                 available: cpu_map,
             });
         }
+        // Inheritance bounds the wait for the bookkeeping lock on one
+        // machine CPU; across several a holder must not be preempted
+        // (`books`).
+        let machine: std::collections::BTreeSet<usize> = (0..cpus)
+            .map(|c| cpu_map[c % cpu_map.len().max(1)])
+            .collect();
+        let books_level = (opts.realtime && machine.len() > 1).then(|| map.books());
         let n = sys.tasks.len();
         let nr = sys.resources.len();
         let base: Vec<u64> = cfg.level.iter().map(|&l| l as u64).collect();
@@ -127,10 +134,13 @@ impl Domain {
                             cpu_epoch: Epoch::default(),
                             prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
                                 .map_err(mutex_init)?,
+                            applied: AtomicI32::new(0),
+                            in_books: AtomicBool::new(false),
                             trace: std::sync::Mutex::new(Vec::new()),
                         })
                     })
                     .collect::<Result<_, RtError>>()?,
+                books_level,
                 map,
                 cpu_map,
                 opts,
