@@ -343,6 +343,61 @@ fn a_fixed_interface_serves_waiting_requests_by_priority_then_arrival() {
     assert_eq!(*order.lock().unwrap(), ["L", "H", "M2", "M1"]);
 }
 
+/// A request to a fixed thread withdrawn by its requester (its wait limit
+/// passed while the thread served another) is never run, leaves nothing
+/// waiting, and the thread serves the next request as usual. Requests
+/// reach the thread through a lock-free inbox (no requester can be
+/// preempted holding a lock the others need), so withdrawing marks the
+/// request rather than taking it out of a shared queue.
+#[test]
+fn a_withdrawn_request_to_a_fixed_thread_is_never_run() {
+    let _serial = serial();
+    let mut b = Builder::new();
+    let f = b.serve("F.api", Kind::Fixed, Spot::default());
+    b.task("L", 1, &["F.api"]).task("t", 2, &["F.api"]);
+    let asm = b
+        .build(&AssemblyOptions {
+            realtime: false,
+            wait_limit: Duration::from_millis(100),
+            ..options()
+        })
+        .unwrap();
+    let spot = f.state();
+    let g = f.clone();
+    let holder = as_task(&asm, "L", move || {
+        g.call(|s: &Spot| {
+            s.entered.store(true, Ordering::SeqCst);
+            let until = Instant::now() + Duration::from_secs(3);
+            while !s.release.load(Ordering::SeqCst) && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    });
+    wait(|| spot.entered.load(Ordering::SeqCst));
+    let ran = Arc::new(AtomicBool::new(false));
+    let (g, r2) = (f.clone(), ran.clone());
+    let (_, r) = as_task(&asm, "t", move || {
+        g.call(move |_: &Spot| r2.store(true, Ordering::SeqCst))
+    })
+    .join()
+    .unwrap();
+    assert!(matches!(r, Err(CallError::Timeout { .. })), "{r:?}");
+    assert_eq!(asm.waiting(0), 0, "withdrawn: nothing waits");
+    spot.release.store(true, Ordering::SeqCst);
+    // The holder's own wait limit passed too; its request ran regardless.
+    let _ = holder.join().unwrap();
+    let (g, r3) = (f.clone(), ran.clone());
+    let (_, r) = as_task(&asm, "t", move || {
+        g.call(move |_: &Spot| r3.load(Ordering::SeqCst))
+    })
+    .join()
+    .unwrap();
+    assert!(
+        !r.unwrap(),
+        "the withdrawn request never ran, the next one did"
+    );
+}
+
 #[test]
 fn the_derived_spec_goes_through_the_analyzer() {
     let _serial = serial();

@@ -308,7 +308,7 @@ fn a_holder_stays_at_the_bookkeeping_level_two_deciders() {
 
 // Component threads' words (`rtsync_rt::component::words`).
 
-use rtsync_rt::component::words::{Claim, Doorbell, FreeLanes};
+use rtsync_rt::component::words::{Claim, Doorbell, FreeLanes, Inbox};
 
 /// No lost wake-up: a thread that decides to sleep on the doorbell
 /// (its last look saw no new request) is woken by the poster, whatever
@@ -382,5 +382,37 @@ fn a_claimer_waiting_for_a_lane_learns_of_its_release() {
         lanes.done_waiting();
         assert!(!sleeps || woke, "the claimer sleeps and nobody wakes it");
         assert_eq!(lanes.claim(), Claim::Lane(0));
+    });
+}
+
+/// Two requesters post two requests each while the single thread takes:
+/// every request is taken exactly once, and each requester's in the order
+/// it posted them (the notification queue's FIFO among equals rests on it).
+#[test]
+fn every_posted_request_is_taken_once_in_posting_order() {
+    loom::model(|| {
+        let inbox = Arc::new(Inbox::default());
+        let posters: Vec<_> = (0..2u32)
+            .map(|p| {
+                let i = inbox.clone();
+                thread::spawn(move || {
+                    i.post((p, 0u32));
+                    i.post((p, 1u32));
+                })
+            })
+            .collect();
+        let mut got = Vec::new();
+        inbox.take(|x| got.push(x));
+        for h in posters {
+            h.join().unwrap();
+        }
+        inbox.take(|x| got.push(x));
+        let mut all = got.clone();
+        all.sort_unstable();
+        assert_eq!(all, [(0, 0), (0, 1), (1, 0), (1, 1)]);
+        for p in 0..2 {
+            let order: Vec<u32> = got.iter().filter(|x| x.0 == p).map(|x| x.1).collect();
+            assert_eq!(order, [0, 1], "{got:?}");
+        }
     });
 }

@@ -299,12 +299,9 @@ impl Assembly {
                         Mode::Single {
                             fifo: opts.realtime.then(|| map.fifo(eff)),
                             carries,
-                            queue: crate::pi::PiLock::new(NotifyQueue::with_capacity(n)).map_err(
-                                |e| RtError::Os {
-                                    what: "making a notification manager's lock".into(),
-                                    error: e,
-                                },
-                            )?,
+                            inbox: Default::default(),
+                            waiting: Default::default(),
+                            room: n,
                         }
                     }
                 }

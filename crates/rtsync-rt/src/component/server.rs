@@ -42,13 +42,12 @@
 
 use super::notify::NotifyQueue;
 use super::trace::{Event, Log};
-use super::words::{Claim, Doorbell, FreeLanes};
+use super::words::{Claim, Doorbell, FreeLanes, Inbox};
 use super::{CallError, Origin};
-use crate::pi::PiLock;
 use crate::sys;
 use std::cell::{Cell, UnsafeCell};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// A request in flight, as a serving thread sees it.
@@ -73,11 +72,17 @@ pub(crate) enum Mode {
     Exclusive(AtomicU32),
     /// One thread at this SCHED_FIFO priority (or none where priorities
     /// are not applied), requests queued by the priority they carry;
-    /// nested requests carry `carries` (fixed, fixed-npcs).
+    /// nested requests carry `carries` (fixed, fixed-npcs). Requests are
+    /// posted to `inbox` and sorted by the thread into a notification
+    /// queue of its own, room for `room` (no lock any requester could be
+    /// preempted holding: [`Inbox`]); `waiting` counts those not yet
+    /// taken or withdrawn.
     Single {
         fifo: Option<i32>,
         carries: u32,
-        queue: PiLock<NotifyQueue<Arc<dyn Run>>>,
+        inbox: Inbox<Arc<dyn Run>>,
+        waiting: AtomicUsize,
+        room: usize,
     },
 }
 
@@ -127,21 +132,29 @@ pub(crate) fn serving() -> Option<(usize, usize)> {
     SERVING.with(|s| s.get())
 }
 
-/// A single thread's reply word once answered.
+/// A single thread's reply word: posted, not yet taken (the requester
+/// may withdraw it)...
+const PENDING: u32 = 0;
+/// ...answered...
 const ANSWERED: u32 = 1;
+/// ...taken by the thread, which runs it...
+const TAKEN: u32 = 2;
+/// ...or withdrawn by a requester that stopped waiting: never run.
+const WITHDRAWN: u32 = 3;
 
 /// Waits (up to `left`) for a single thread's answer on a plain futex.
 fn answered(reply: &AtomicU32, left: Duration) -> Result<(), i32> {
     let until = Instant::now() + left;
     loop {
-        if reply.load(Ordering::Acquire) == ANSWERED {
+        let seen = reply.load(Ordering::Acquire);
+        if seen == ANSWERED {
             return Ok(());
         }
         let now = Instant::now();
         if now >= until {
             return Err(libc::ETIMEDOUT);
         }
-        sys::futex_wait(reply, 0, Some(until - now));
+        sys::futex_wait(reply, seen, Some(until - now));
     }
 }
 
@@ -196,7 +209,7 @@ impl Server {
     pub(crate) fn call(&self, job: Arc<dyn Run>) -> Result<(), CallError> {
         let start = Instant::now();
         let lane = match &self.mode {
-            Mode::Single { queue, .. } => {
+            Mode::Single { inbox, waiting, .. } => {
                 // The reply word stays 0 until the answer (a plain futex:
                 // module documentation).
                 self.note(Event::Call {
@@ -204,7 +217,8 @@ impl Server {
                     interface: self.index,
                     lane: 0,
                 });
-                queue.lock().push(job.origin().carried as u64, job.clone());
+                waiting.fetch_add(1, Ordering::Relaxed);
+                inbox.post(job.clone());
                 0
             }
             _ => {
@@ -242,9 +256,14 @@ impl Server {
         match waited {
             Ok(()) => Ok(()),
             Err(e) => {
-                if let Mode::Single { queue, .. } = &self.mode {
-                    // Still queued: taken out, never served.
-                    queue.lock().remove_if(|j| Arc::ptr_eq(j, &job));
+                if let Mode::Single { waiting, .. } = &self.mode
+                    && job
+                        .reply()
+                        .compare_exchange(PENDING, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                {
+                    // Not yet taken: withdrawn, never served.
+                    waiting.fetch_sub(1, Ordering::Relaxed);
                 }
                 Err(if e == libc::ETIMEDOUT {
                     CallError::Timeout {
@@ -318,13 +337,26 @@ impl Server {
         ready.fetch_add(1, Ordering::Release);
         sys::futex_wake(ready, i32::MAX);
         let mut seen = lane.bell.count();
+        // A single thread's notification queue: its own, filled from the
+        // inbox before each choice.
+        let mut queue = match &self.mode {
+            Mode::Single { room, .. } => NotifyQueue::with_capacity(*room),
+            _ => NotifyQueue::default(),
+        };
         while !self.stop.load(Ordering::Acquire) {
             match &self.mode {
-                Mode::Single { queue, .. } => loop {
-                    let next = queue.lock().pop();
-                    match next {
-                        Some(job) => self.answer(k, tid as u32, &*job),
-                        None => break,
+                Mode::Single { inbox, waiting, .. } => loop {
+                    inbox.take(|job: Arc<dyn Run>| queue.push(job.origin().carried as u64, job));
+                    let Some(job) = queue.pop() else {
+                        break;
+                    };
+                    if job
+                        .reply()
+                        .compare_exchange(PENDING, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        waiting.fetch_sub(1, Ordering::Relaxed);
+                        self.answer(k, tid as u32, &*job);
                     }
                 },
                 _ => {
@@ -435,7 +467,7 @@ impl Server {
     /// waiting requests are the kernel's).
     pub(crate) fn waiting(&self) -> usize {
         match &self.mode {
-            Mode::Single { queue, .. } => queue.lock().len(),
+            Mode::Single { waiting, .. } => waiting.load(Ordering::Relaxed),
             _ => 0,
         }
     }

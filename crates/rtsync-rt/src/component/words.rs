@@ -21,12 +21,23 @@
 //!   that finds none sleeps on `freed` after announcing itself in
 //!   `claiming`, and a thread that frees itself wakes only announced
 //!   sleepers (the same pattern).
+//! * [`Inbox`]: how requests reach a single thread at a fixed priority
+//!   (paper 001's notification manager). Requesters push onto a stack
+//!   with a compare-and-swap (Treiber 1986); the thread takes the whole
+//!   stack with one swap and sorts the requests into a heap only it
+//!   touches. No requester ever waits for another: a lock around a shared
+//!   heap, even for the nanoseconds of a push, let a requester preempted
+//!   on its CPU while holding it stall the server and the requesters of
+//!   every other CPU for that CPU's busy period (priority inheritance
+//!   cannot help across CPUs; `domain::books` says the same of the
+//!   runtime's own lock). The taker alone swaps the head out, so no node
+//!   is read after another thread freed it and no ABA arises.
 
 #[cfg(loom)]
-use loom::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, fence};
+use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, fence};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 #[cfg(not(loom))]
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, fence};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, fence};
 use std::time::Duration;
 
 #[cfg(not(loom))]
@@ -181,5 +192,108 @@ impl FreeLanes {
             wake(&self.freed, i32::MAX);
         }
         waiting
+    }
+}
+
+/// Requests posted to one thread: many posters, one taker (module
+/// documentation).
+#[derive(Debug)]
+pub struct Inbox<T> {
+    head: AtomicPtr<Node<T>>,
+}
+
+/// A posted item and the one posted before it. The fields are loom's
+/// cells under `--cfg loom`, so that the model checks that the taker's
+/// reads happen after the poster's writes (the exchange's release, the
+/// swap's acquire).
+struct Node<T> {
+    item: Slot<Option<T>>,
+    next: Slot<*mut Node<T>>,
+}
+
+#[cfg(loom)]
+use loom::cell::UnsafeCell as Slot;
+
+/// `std`'s cell with loom's interface.
+#[cfg(not(loom))]
+struct Slot<T>(std::cell::UnsafeCell<T>);
+
+#[cfg(not(loom))]
+impl<T> Slot<T> {
+    fn new(v: T) -> Slot<T> {
+        Slot(std::cell::UnsafeCell::new(v))
+    }
+    fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+// SAFETY: the items move from the posting threads to the taker; the
+// nodes are reached only through the atomic head (module documentation).
+unsafe impl<T: Send> Send for Inbox<T> {}
+unsafe impl<T: Send> Sync for Inbox<T> {}
+
+impl<T> Default for Inbox<T> {
+    fn default() -> Self {
+        Inbox {
+            head: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
+
+impl<T> Inbox<T> {
+    /// Posts `item`: lock-free, a failed compare-and-swap only means that
+    /// another post went first.
+    pub fn post(&self, item: T) {
+        let node = Box::into_raw(Box::new(Node {
+            item: Slot::new(Some(item)),
+            next: Slot::new(std::ptr::null_mut()),
+        }));
+        let mut head = self.head.load(Relaxed);
+        loop {
+            // SAFETY: `node` is ours until the exchange publishes it.
+            unsafe { (*node).next.with_mut(|p| *p = head) };
+            match self
+                .head
+                .compare_exchange_weak(head, node, Release, Relaxed)
+            {
+                Ok(_) => return,
+                Err(now) => head = now,
+            }
+        }
+    }
+
+    /// Takes every item posted so far, handing them to `each` in the order
+    /// they were posted (the order of their successful exchanges). Only
+    /// one thread may take (the inbox's owner).
+    pub fn take(&self, mut each: impl FnMut(T)) {
+        let mut node = self.head.swap(std::ptr::null_mut(), Acquire);
+        // The stack holds the newest first: turn it around.
+        let mut oldest: *mut Node<T> = std::ptr::null_mut();
+        while !node.is_null() {
+            // SAFETY: swapped out above, these nodes are the taker's alone.
+            let next = unsafe {
+                (*node)
+                    .next
+                    .with_mut(|p| std::mem::replace(&mut *p, oldest))
+            };
+            oldest = node;
+            node = next;
+        }
+        while !oldest.is_null() {
+            // SAFETY: each node was made by `Box::into_raw` in `post` and
+            // is freed here once.
+            let n = unsafe { Box::from_raw(oldest) };
+            oldest = n.next.with_mut(|p| unsafe { *p });
+            if let Some(item) = n.item.with_mut(|p| unsafe { (*p).take() }) {
+                each(item);
+            }
+        }
+    }
+}
+
+impl<T> Drop for Inbox<T> {
+    fn drop(&mut self) {
+        self.take(drop);
     }
 }
