@@ -230,10 +230,12 @@ fn run_keeps_the_bundled_example_within_its_bounds() {
     let o = rtsync(&["run", "--duration", "1s"]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    // The bounds charge what this machine costs, measured first.
+    assert!(out.contains("This machine: context switch"), "{out}{err}");
     let mut rows = 0;
     for line in out.lines() {
         let cells: Vec<&str> = line.split_whitespace().collect();
-        let [task, _, _, bound, _, measured, ..] = cells[..] else {
+        let [task, _, _, bound, _, measured, ref rest @ ..] = cells[..] else {
             continue;
         };
         let (Some(bound), Some(measured)) = (ms(bound), ms(measured)) else {
@@ -244,6 +246,12 @@ fn run_keeps_the_bundled_example_within_its_bounds() {
             measured <= 1.25 * bound + 1.0,
             "{task}: measured {measured} ms against a bound of {bound} ms\n{out}{err}"
         );
+        // A worst above its bound is marked, and the mark explained.
+        if measured > bound {
+            let mark = rest.first().copied().unwrap_or("");
+            assert!(mark == "~" || mark == ">", "{task}: unmarked\n{out}");
+            assert!(out.contains(&format!("'{mark}': above the bound")), "{out}");
+        }
     }
     assert_eq!(rows, 15, "{out}");
 }

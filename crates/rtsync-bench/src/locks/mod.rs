@@ -115,6 +115,41 @@ pub struct MachineCosts {
     pub worst_timer_lateness: Time,
 }
 
+/// Where a measured worst response stands against its bound on this
+/// machine: the one rule `rtsync demo` and `rtsync run` mark their
+/// measured cells by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Against {
+    /// At or below the bound.
+    Within,
+    /// Above it by no more than the noise measured: the worst timer
+    /// lateness plus what the hypervisor stole from the task's CPU during
+    /// the run (a virtual machine's real-time threads are not always on a
+    /// real CPU).
+    Noise,
+    /// Above it by more: a cost the analysis does not charge here
+    /// (interrupts, caches) or a defect.
+    Above,
+}
+
+impl MachineCosts {
+    /// How `measured` stands against `bound` with `stolen` taken from the
+    /// task's CPU during the run.
+    pub fn judge(&self, measured: Time, bound: Time, stolen: Time) -> Against {
+        if measured <= bound {
+            Against::Within
+        } else if measured
+            <= bound
+                .saturating_add(self.worst_timer_lateness)
+                .saturating_add(stolen)
+        {
+            Against::Noise
+        } else {
+            Against::Above
+        }
+    }
+}
+
 pub fn quick_costs() -> Result<MachineCosts, String> {
     let cpus = sys::allowed_cpus();
     let cpu = *cpus.last().ok_or("no CPU allowed")?;
@@ -360,4 +395,34 @@ pub fn run(c: Config) -> Result<(), Error> {
         c.profile.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 10 ms bound on a machine whose worst timer lateness was 1 ms: at
+    /// or below the bound is within; up to 11 ms is noise; past it only
+    /// by as much as the hypervisor stole from the task's CPU, noise too;
+    /// beyond, above.
+    #[test]
+    fn a_measured_worst_is_judged_against_the_bound_and_the_noise() {
+        let c = MachineCosts {
+            profile: Profile::default(),
+            worst_timer_lateness: Time::from_ms(1),
+        };
+        let (bound, none) = (Time::from_ms(10), Time::ZERO);
+        assert_eq!(c.judge(Time::from_ms(10), bound, none), Against::Within);
+        assert_eq!(c.judge(Time::from_us(10_500), bound, none), Against::Noise);
+        assert_eq!(c.judge(Time::from_ms(11), bound, none), Against::Noise);
+        assert_eq!(c.judge(Time::from_us(11_500), bound, none), Against::Above);
+        assert_eq!(
+            c.judge(Time::from_us(11_500), bound, Time::from_ms(1)),
+            Against::Noise
+        );
+        assert_eq!(
+            c.judge(Time::from_us(12_001), bound, Time::from_ms(1)),
+            Against::Above
+        );
+    }
 }

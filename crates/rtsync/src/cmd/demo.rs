@@ -3,6 +3,7 @@
 use super::{OK, bad_input};
 use crate::bundled;
 use rtsync_analysis::{Analysis, Options, Verdict, analyze};
+use rtsync_bench::locks::Against;
 use rtsync_model::{Protocol, Time, load_str};
 use rtsync_report::Table;
 use rtsync_rt::{Options as RtOptions, RunOptions, sys};
@@ -407,24 +408,22 @@ fn measured(
                     };
                     let w = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
                     let share = format!("{shown} ({:.0}%)", 100.0 * w.ratio(b));
-                    if w <= b {
-                        return share;
-                    }
                     let steal = stolen(task.cpu.unwrap_or(0));
-                    let noise = costs
-                        .worst_timer_lateness
-                        .saturating_add(Time::from_ns(steal.as_nanos() as u64));
                     let steal_note = if steal.is_zero() {
                         String::new()
                     } else {
                         format!(" +stolen {}", rtsync_report::table::duration(steal))
                     };
-                    if w <= b.saturating_add(noise) {
-                        marks.measured_noise = true;
-                        format!("{share} ~{steal_note}")
-                    } else {
-                        marks.measured_above = true;
-                        format!("{share} >{steal_note}")
+                    match costs.judge(w, b, Time::from_ns(steal.as_nanos() as u64)) {
+                        Against::Within => share,
+                        Against::Noise => {
+                            marks.measured_noise = true;
+                            format!("{share} ~{steal_note}")
+                        }
+                        Against::Above => {
+                            marks.measured_above = true;
+                            format!("{share} >{steal_note}")
+                        }
                     }
                 })
                 .collect(),
