@@ -10,6 +10,8 @@
 use rtsync_analysis::{Analysis, Options, analyze};
 use rtsync_model::System;
 use rtsync_rt::placement::{Placement, place};
+use rtsync_rt::{Options as RtOptions, RtError, RunOptions, RunResult, sys};
+use std::time::Duration;
 
 /// Why a system could not be placed and analysed as it runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +47,51 @@ pub fn as_it_runs(
         ))
     })?;
     Ok((placement, analysis))
+}
+
+/// The time the hypervisor stole from each machine CPU while a placed
+/// system ran (`/proc/stat`; zero where it does not say).
+pub struct Stolen {
+    before: Option<Vec<Duration>>,
+    after: Option<Vec<Duration>>,
+    machine: Vec<usize>,
+}
+
+impl Stolen {
+    /// Stolen from the machine CPU that system CPU `cpu` ran on.
+    pub fn on(&self, cpu: usize) -> Duration {
+        let m = self.machine[cpu % self.machine.len().max(1)];
+        sys::steal_between(&self.before, &self.after, m)
+    }
+}
+
+/// Runs the placed system on real threads for `duration`: SCHED_FIFO,
+/// pinned as placed and memory locked where `realtime`, the protocols'
+/// decisions alone otherwise. `rtsync run`, `rtsync demo` and `rtsync
+/// experiment on-threads` run systems this way.
+pub fn run_placed(
+    p: &Placement,
+    duration: Duration,
+    realtime: bool,
+) -> Result<(RunResult, Stolen), RtError> {
+    let o = RunOptions {
+        duration,
+        domain: RtOptions {
+            realtime,
+            cpu_map: Some(p.machine.clone()),
+            ..RtOptions::default()
+        },
+        lock_memory: realtime,
+        ..RunOptions::default()
+    };
+    let before = sys::steal_per_cpu();
+    let r = rtsync_rt::run(&p.system, &o)?;
+    let stolen = Stolen {
+        before,
+        after: sys::steal_per_cpu(),
+        machine: p.machine.clone(),
+    };
+    Ok((r, stolen))
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@ use super::{OK, bad_input};
 use crate::bundled;
 use rtsync_analysis::{Analysis, Options, Verdict, analyze};
 use rtsync_bench::locks::Against;
+use rtsync_experiment::as_it_runs::run_placed;
 use rtsync_model::{Protocol, Time, load_str};
 use rtsync_report::Table;
-use rtsync_rt::{Options as RtOptions, RunOptions, sys};
+use rtsync_rt::sys;
 use rtsync_sim::{Exec, Options as SimOptions, simulate};
 use std::time::Duration;
 
@@ -378,22 +379,8 @@ fn measured(
             bar.inc(1);
             continue;
         };
-        let o = RunOptions {
-            duration: run_for,
-            domain: RtOptions {
-                cpu_map: Some(placed.machine.clone()),
-                ..RtOptions::default()
-            },
-            lock_memory: true,
-            ..RunOptions::default()
-        };
-        let before = sys::steal_per_cpu();
-        let result = rtsync_rt::run(&placed.system, &o);
-        let after = sys::steal_per_cpu();
-        let stolen =
-            |cpu: usize| -> Duration { sys::steal_between(&before, &after, placed.machine[cpu]) };
-        let col = match result {
-            Ok(r) => r
+        let col = match run_placed(placed, run_for, true) {
+            Ok((r, stolen)) => r
                 .tasks
                 .iter()
                 .zip(&a.result.tasks)
@@ -408,7 +395,7 @@ fn measured(
                     };
                     let w = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
                     let share = format!("{shown} ({:.0}%)", 100.0 * w.ratio(b));
-                    let steal = stolen(task.cpu.unwrap_or(0));
+                    let steal = stolen.on(task.cpu.unwrap_or(0));
                     let steal_note = if steal.is_zero() {
                         String::new()
                     } else {

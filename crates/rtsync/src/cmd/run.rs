@@ -5,10 +5,10 @@ use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions};
 use rtsync_bench::locks::Against;
-use rtsync_experiment::as_it_runs::{Unplaced, as_it_runs};
+use rtsync_experiment::as_it_runs::{Unplaced, as_it_runs, run_placed};
 use rtsync_model::{Protocol, Time};
 use rtsync_report::Table;
-use rtsync_rt::{Options as RtOptions, RunOptions, run as run_system, sys};
+use rtsync_rt::sys;
 use rtsync_sim::{Options as SimOptions, simulate};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -181,16 +181,6 @@ pub fn run(a: Args) -> u8 {
     )
     .ok()
     .map(|(r, _)| r);
-    let ropts = RunOptions {
-        duration,
-        domain: RtOptions {
-            realtime: !a.no_realtime,
-            cpu_map: Some(placement.machine.clone()),
-            ..RtOptions::default()
-        },
-        lock_memory: !a.no_realtime,
-        ..RunOptions::default()
-    };
     eprintln!(
         "running {} for {duration:?} on real threads{}...",
         loaded.label,
@@ -200,10 +190,7 @@ pub fn run(a: Args) -> u8 {
             ""
         }
     );
-    let before = sys::steal_per_cpu();
-    let res = run_system(sys, &ropts);
-    let after = sys::steal_per_cpu();
-    let res = match res {
+    let (res, stolen) = match run_placed(&placement, duration, !a.no_realtime) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
@@ -248,8 +235,7 @@ pub fn run(a: Args) -> u8 {
         let (Some(c), Some(b)) = (&costs, analysis.result.tasks[i].response.bounded()) else {
             return shown;
         };
-        let cpu = sys.tasks[i].cpu.unwrap_or(0);
-        let steal = sys::steal_between(&before, &after, placement.machine[cpu]);
+        let steal = stolen.on(sys.tasks[i].cpu.unwrap_or(0));
         let note = if steal.is_zero() {
             String::new()
         } else {
