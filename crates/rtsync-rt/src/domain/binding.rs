@@ -113,9 +113,7 @@ impl Drop for Binding {
         }
         let cpus = self.sh.cpus(self.t, None);
         let held: Vec<usize> = {
-            let Ok(mut st) = self.sh.books(self.t) else {
-                return;
-            };
+            let mut st = self.sh.books_anyway(self.t);
             self.sh.settle(&mut st, cpus);
             let scope = st.locks.ceiling_scope(self.t);
             let _ = st.locks.cancel(self.t);
@@ -127,9 +125,7 @@ impl Drop for Binding {
         for &r in held.iter().rev() {
             let _ = self.sh.release(self.t, r, Some(true));
         }
-        let Ok(mut st) = self.sh.books(self.t) else {
-            return;
-        };
+        let mut st = self.sh.books_anyway(self.t);
         let slot = &self.sh.slots[self.t];
         // Decisions still on their way for this thread are stale now.
         slot.epoch.next();

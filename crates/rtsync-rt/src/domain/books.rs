@@ -56,8 +56,21 @@ impl Shared {
         })
     }
 
+    /// Takes the bookkeeping lock for task `me` even where the raise
+    /// fails (then at the thread's own priority): for a thread leaving the
+    /// domain, which must release what it holds whatever else went wrong.
+    pub(super) fn books_anyway(&self, me: Tid) -> Books<'_> {
+        let raised = self.raise_for_books(me).unwrap_or(None);
+        Books {
+            guard: Some(self.state.lock()),
+            sh: self,
+            raised,
+        }
+    }
+
     /// Raises the calling thread, `me`'s, to the bookkeeping level where
-    /// the domain has one; returns whether it did.
+    /// the domain has one; returns whether it did (a failed raise leaves
+    /// the thread as it was, decisions for it applied again).
     fn raise_for_books(&self, me: Tid) -> Result<Option<Tid>, RtError> {
         let Some(level) = self.books_level else {
             return Ok(None);
@@ -65,7 +78,11 @@ impl Shared {
         let slot = &self.slots[me];
         slot.with_prio_lock(|| {
             slot.in_books.store(true, Ordering::Relaxed);
-            sys::set_priority(0, Some(level))
+            let out = sys::set_priority(0, Some(level));
+            if out.is_err() {
+                slot.in_books.store(false, Ordering::Relaxed);
+            }
+            out
         })
         .map_err(|error| RtError::Os {
             what: format!(
@@ -303,6 +320,33 @@ body = [ { lock = "r", hold = "1ms" } ]
                 });
             });
         }
+    }
+
+    /// A raise the kernel refuses (here a level outside SCHED_FIFO's
+    /// range) is an error that names it, and leaves the thread out of the
+    /// bookkeeping level: decisions for it are applied again. A thread
+    /// leaving the domain takes the lock anyway, to release what it holds.
+    #[test]
+    fn a_refused_raise_is_an_error_and_leaves_the_thread_as_it_was() {
+        let Some(cpus) = two_cpus("a_refused_raise_is_an_error") else {
+            return;
+        };
+        let mut d = domain(cpus);
+        Arc::get_mut(&mut d.sh).expect("not shared yet").books_level = Some(1000);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let Err(e) = d.bind("a") else {
+                    panic!("the raise is refused");
+                };
+                assert!(e.to_string().contains("bookkeeping"), "{e}");
+                let slot = &d.sh.slots[0];
+                assert!(!slot.in_books.load(Ordering::Relaxed));
+                let st = d.sh.books_anyway(0);
+                assert!(st.raised.is_none());
+                drop(st);
+                assert!(!slot.in_books.load(Ordering::Relaxed));
+            });
+        });
     }
 
     /// The inversion the bookkeeping level removes: `a` holds the lock on
