@@ -66,7 +66,8 @@ enum Command {
     /// Measure rtsync's speed beside its peers: analysis, simulator, channels, locks.
     Bench(cmd::bench::Args),
     /// Experiments over many random systems: soundness of the analysis
-    /// against simulation, schedulability ratios per protocol.
+    /// against simulation, of the runtime on real threads against the
+    /// bounds, schedulability ratios per protocol, paper 001's evaluation.
     Experiment(cmd::experiment::Args),
     /// Add up the part files of an experiment run as shards (--shard I/N,
     /// a Slurm job array, a Ray cluster) into the files one run writes.
