@@ -55,7 +55,9 @@ rtsync experiment on-threads                               (every protocol, 5 sy
 rtsync experiment on-threads --protocol dpcp --systems 40  (one protocol, longer)\n\n\
 Systems: 8 tasks, periods 5 to 50 ms (log-uniform), sections 50 to 500 us on 3 shared \
 resources, worst-fit placement; multiprocessor protocols on --cpus CPUs (folded onto this \
-machine's where they are fewer), uniprocessor ones on one. The costs charged are measured \
+machine's where they are fewer), uniprocessor ones on one. DPCP's and DFLP's sections add \
+their agents' load to the synchronization CPU: above about 0.3 per CPU most of their systems \
+are rejected (`--protocol dpcp --utilization 0.3`). The costs charged are measured \
 first (about a second), as `rtsync run` does. A sampled search: the simulator's searched \
 soundness experiment is the analysis's proof of work; this one checks the runtime.")]
 pub struct OnThreadsArgs {
