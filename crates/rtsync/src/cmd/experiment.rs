@@ -52,7 +52,7 @@ pub enum Experiment {
 #[derive(clap::Args)]
 #[command(after_help = "Examples:\n  \
 rtsync experiment on-threads                               (every protocol, 5 systems each, 500 ms each: about a minute)\n  \
-rtsync experiment on-threads --protocol dpcp --systems 40  (one protocol, longer)\n\n\
+rtsync experiment on-threads --protocol dpcp --systems 40 --utilization 0.3  (one protocol, longer)\n\n\
 Systems: 8 tasks, periods 5 to 50 ms (log-uniform), sections 50 to 500 us on 3 shared \
 resources, worst-fit placement; multiprocessor protocols on --cpus CPUs (folded onto this \
 machine's where they are fewer), uniprocessor ones on one. DPCP's and DFLP's sections add \
