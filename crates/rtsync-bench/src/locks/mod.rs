@@ -148,6 +148,28 @@ impl MachineCosts {
             Against::Above
         }
     }
+
+    /// [`MachineCosts::judge`] for a measured worst and the time stolen
+    /// from its CPU as the runner and `/proc/stat` give them, with the
+    /// mark a table shows after the value: nothing within the bound, ` ~`
+    /// within the noise, ` >` beyond it, each followed by ` +stolen X`
+    /// where the hypervisor stole from that CPU. `rtsync run` and `rtsync
+    /// demo` mark their measured cells with it.
+    pub fn mark(&self, measured: Duration, bound: Time, stolen: Duration) -> (Against, String) {
+        let ns = |d: Duration| Time::from_ns(d.as_nanos().min(u64::MAX as u128) as u64);
+        let a = self.judge(ns(measured), bound, ns(stolen));
+        let sign = match a {
+            Against::Within => return (a, String::new()),
+            Against::Noise => "~",
+            Against::Above => ">",
+        };
+        let note = if stolen.is_zero() {
+            String::new()
+        } else {
+            format!(" +stolen {}", rtsync_report::table::duration(stolen))
+        };
+        (a, format!(" {sign}{note}"))
+    }
 }
 
 pub fn quick_costs() -> Result<MachineCosts, String> {
@@ -423,6 +445,21 @@ mod tests {
         assert_eq!(
             c.judge(Time::from_us(12_001), bound, Time::from_ms(1)),
             Against::Above
+        );
+        // The marks a table shows.
+        let us = Duration::from_micros;
+        assert_eq!(
+            c.mark(us(9_000), bound, us(0)),
+            (Against::Within, String::new())
+        );
+        assert_eq!(
+            c.mark(us(10_500), bound, us(0)),
+            (Against::Noise, " ~".into())
+        );
+        assert_eq!(c.mark(us(11_500), bound, us(1_000)).1, " ~ +stolen 1.000ms");
+        assert_eq!(
+            c.mark(us(11_500), bound, us(0)),
+            (Against::Above, " >".into())
         );
     }
 }

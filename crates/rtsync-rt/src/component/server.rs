@@ -210,8 +210,9 @@ impl Server {
         let start = Instant::now();
         let lane = match &self.mode {
             Mode::Single { inbox, waiting, .. } => {
-                // The reply word stays 0 until the answer (a plain futex:
-                // module documentation).
+                // The reply word stays PENDING until the thread takes the
+                // request, then ANSWERED (a plain futex: module
+                // documentation).
                 self.note(Event::Call {
                     task: job.origin().task.clone(),
                     interface: self.index,

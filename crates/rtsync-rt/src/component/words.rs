@@ -263,9 +263,11 @@ impl<T> Inbox<T> {
         }
     }
 
-    /// Takes every item posted so far, handing them to `each` in the order
-    /// they were posted (the order of their successful exchanges). Only
-    /// one thread may take (the inbox's owner).
+    /// Takes every item posted since the last take, handing them to `each`
+    /// in the order they were posted (the order of their successful
+    /// exchanges). Takes from several threads would be safe too (each swap
+    /// hands its taker those nodes alone); the runtime has one taker, the
+    /// inbox's thread, so that posting order holds across takes.
     pub fn take(&self, mut each: impl FnMut(T)) {
         let mut node = self.head.swap(std::ptr::null_mut(), Acquire);
         // The stack holds the newest first: turn it around.

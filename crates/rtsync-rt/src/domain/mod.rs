@@ -9,10 +9,11 @@
 //! `sched_setscheduler` or `sched_setaffinity` on the thread concerned.
 //!
 //! The machine's state sits behind a priority-inheritance mutex
-//! ([`crate::pi::PiLock`]), which a task's thread holds above every task's
-//! priority where the system spans CPUs (`books`): inheritance alone let
-//! a holder preempted on one CPU stall the others. Changes are applied in an order that never lets a thread
-//! run below the priority the protocol gives it: raises and migrations
+//! ([`crate::pi::PiLock`]), which a task's thread holds above every
+//! task's priority where the system spans CPUs (`books`): inheritance
+//! alone let a holder preempted on one CPU stall the others. Changes are
+//! applied in an order that never lets a thread run below the priority
+//! the protocol gives it: raises and migrations
 //! first, then the wake-ups, then the lowering (the releasing thread's own
 //! last: once lowered it may be preempted at once, and by then everyone
 //! it had to wake is awake and raised). The releaser's own lowering is

@@ -386,32 +386,22 @@ fn measured(
                 .zip(&a.result.tasks)
                 .zip(&placed.system.tasks)
                 .map(|((m, t), task)| {
-                    let Some(w) = m.max_response else {
+                    let Some(measured) = m.max_response else {
                         return "-".into();
                     };
-                    let shown = rtsync_report::table::duration(w);
+                    let shown = rtsync_report::table::duration(measured);
                     let Some(b) = t.response.bounded() else {
                         return shown;
                     };
-                    let w = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
+                    let w = Time::from_ns(measured.as_nanos().min(u64::MAX as u128) as u64);
                     let share = format!("{shown} ({:.0}%)", 100.0 * w.ratio(b));
-                    let steal = stolen.on(task.cpu.unwrap_or(0));
-                    let steal_note = if steal.is_zero() {
-                        String::new()
-                    } else {
-                        format!(" +stolen {}", rtsync_report::table::duration(steal))
-                    };
-                    match costs.judge(w, b, Time::from_ns(steal.as_nanos() as u64)) {
-                        Against::Within => share,
-                        Against::Noise => {
-                            marks.measured_noise = true;
-                            format!("{share} ~{steal_note}")
-                        }
-                        Against::Above => {
-                            marks.measured_above = true;
-                            format!("{share} >{steal_note}")
-                        }
+                    let (a, mark) = costs.mark(measured, b, stolen.on(task.cpu.unwrap_or(0)));
+                    match a {
+                        Against::Within => {}
+                        Against::Noise => marks.measured_noise = true,
+                        Against::Above => marks.measured_above = true,
                     }
+                    format!("{share}{mark}")
                 })
                 .collect(),
             Err(e) => {

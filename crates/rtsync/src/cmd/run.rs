@@ -98,23 +98,18 @@ pub fn run(a: Args) -> u8 {
         heuristic: a.partition,
         ..AnalysisOptions::default()
     };
-    let placed = |opts: &AnalysisOptions| match as_it_runs(&loaded.system, cpu_map.as_deref(), opts)
-    {
-        Ok(x) => Ok(x),
+    // Placed and analysed first without costs: a bad map is the input's
+    // fault (2) before a missing SCHED_FIFO is the environment's (3).
+    let (placement, mut analysis) = match as_it_runs(&loaded.system, cpu_map.as_deref(), &opts) {
+        Ok(x) => x,
         Err(Unplaced::Input(e)) => {
             eprint!("{e}");
-            Err(BAD_INPUT)
+            return BAD_INPUT;
         }
         Err(Unplaced::Environment(e)) => {
             eprint!("{e}");
-            Err(ENVIRONMENT)
+            return ENVIRONMENT;
         }
-    };
-    // Placed and analysed first without costs: a bad map is the input's
-    // fault (2) before a missing SCHED_FIFO is the environment's (3).
-    let (placement, mut analysis) = match placed(&opts) {
-        Ok(x) => x,
-        Err(code) => return code,
     };
     if placement.folded() {
         eprintln!(
@@ -154,9 +149,14 @@ pub fn run(a: Args) -> u8 {
             overheads: Some(c.profile.clone()),
             ..opts
         };
-        analysis = match placed(&charged) {
-            Ok((_, an)) => an,
-            Err(code) => return code,
+        // The same placement, analysed again with the costs (placing
+        // does not read them).
+        analysis = match rtsync_analysis::analyze(&placement.system, &charged) {
+            Ok(an) => an,
+            Err(d) => {
+                eprint!("{d}");
+                return ENVIRONMENT;
+            }
         };
     }
     // What runs is the placed system; what is simulated is the one
@@ -235,24 +235,13 @@ pub fn run(a: Args) -> u8 {
         let (Some(c), Some(b)) = (&costs, analysis.result.tasks[i].response.bounded()) else {
             return shown;
         };
-        let steal = stolen.on(sys.tasks[i].cpu.unwrap_or(0));
-        let note = if steal.is_zero() {
-            String::new()
-        } else {
-            format!(" +stolen {}", ms(steal))
-        };
-        let w = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
-        match c.judge(w, b, Time::from_ns(steal.as_nanos() as u64)) {
-            Against::Within => shown,
-            Against::Noise => {
-                noise_shown = true;
-                format!("{shown} ~{note}")
-            }
-            Against::Above => {
-                above_shown = true;
-                format!("{shown} >{note}")
-            }
+        let (a, mark) = c.mark(w, b, stolen.on(sys.tasks[i].cpu.unwrap_or(0)));
+        match a {
+            Against::Within => {}
+            Against::Noise => noise_shown = true,
+            Against::Above => above_shown = true,
         }
+        format!("{shown}{mark}")
     };
     for (i, m) in res.tasks.iter().enumerate() {
         let an = &analysis.result.tasks[i];
