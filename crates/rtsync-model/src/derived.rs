@@ -497,20 +497,40 @@ impl Walker {
                     units,
                     body,
                 } => {
-                    let k = self.sections.len();
+                    let depth = self.stack.len() as u32;
                     let held_at = self.held.len() as u32;
-                    self.held.extend_from_slice(&self.stack);
-                    self.sections.push(Request {
-                        resource: *resource,
-                        units: *units,
-                        depth: self.stack.len() as u32,
-                        length: Time::ZERO,
-                        held_at,
-                    });
-                    self.stack.push(*resource);
-                    let length = self.walk(body);
-                    self.stack.pop();
-                    self.sections[k].length = length;
+                    if depth > 0 {
+                        self.held.extend_from_slice(&self.stack);
+                    }
+                    // Most sections hold one stretch of execution: their
+                    // length is read off without descending.
+                    let length = match body.as_slice() {
+                        [Segment::Compute(c)] => {
+                            self.sections.push(Request {
+                                resource: *resource,
+                                units: *units,
+                                depth,
+                                length: *c,
+                                held_at,
+                            });
+                            *c
+                        }
+                        _ => {
+                            let k = self.sections.len();
+                            self.sections.push(Request {
+                                resource: *resource,
+                                units: *units,
+                                depth,
+                                length: Time::ZERO,
+                                held_at,
+                            });
+                            self.stack.push(*resource);
+                            let length = self.walk(body);
+                            self.stack.pop();
+                            self.sections[k].length = length;
+                            length
+                        }
+                    };
                     exec = exec.saturating_add(length);
                 }
             }

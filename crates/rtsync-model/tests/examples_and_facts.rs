@@ -113,3 +113,70 @@ fn switching_protocol_fills_sync_cpus_and_clamps_units() {
             .all(|r| r.sync_cpu == Some(0) && r.units == 1)
     );
 }
+
+/// A section's length, depth and held resources are the same whether its
+/// body is one stretch of execution (read off directly) or several
+/// segments (walked): worked by hand for a body with both, a nested
+/// section inside a walked one, and a suspension between sections, which
+/// counts as suspension, not execution.
+#[test]
+fn sections_of_one_stretch_and_of_several_segments_add_up_alike() {
+    let src = r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+
+[[resource]]
+name = "a"
+
+[[resource]]
+name = "b"
+
+[[task]]
+name = "t"
+period = "100ms"
+body = [
+  { compute = "1ms" },
+  { lock = "a", hold = "2ms" },
+  { lock = "b", body = [ { compute = "1ms" }, { lock = "a", hold = "3ms" }, { compute = "500us" } ] },
+  { suspend = "4ms" },
+  { lock = "a", body = [ { compute = "250us" } ] },
+]
+"#;
+    let (s, _) = load_str(src, None).unwrap_or_else(|d| panic!("{d}"));
+    let f = Facts::new(&s);
+    let us = |t: rtsync_model::Time| t.ns() / 1000;
+    // 1 + 2 + (1 + 3 + 0.5) + 0.25 ms; the 4 ms is suspension.
+    assert_eq!(us(f.tasks[0].wcet), 7750);
+    assert_eq!(
+        (us(f.tasks[0].suspension), f.tasks[0].suspensions),
+        (4000, 1)
+    );
+    let got: Vec<(usize, u64, bool, Vec<usize>)> = f
+        .sections(0)
+        .iter()
+        .map(|rq| {
+            (
+                rq.resource,
+                us(rq.length),
+                rq.is_outermost(),
+                f.held(rq).to_vec(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, 2000, true, vec![]),
+            (1, 4500, true, vec![]),
+            (0, 3000, false, vec![1]),
+            (0, 250, true, vec![]),
+        ]
+    );
+    // a: longest at any depth 3 ms, longest outermost 2 ms, three sections.
+    assert_eq!(
+        (us(f.cs(0, 0)), us(f.outer_cs(0, 0)), f.requests(0, 0)),
+        (3000, 2000, 3)
+    );
+    assert_eq!(f.nesting, vec![(1, 0, 0)]);
+}

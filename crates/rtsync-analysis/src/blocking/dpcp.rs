@@ -178,9 +178,10 @@ impl Tables {
                 }
             }
             // Longest sections first: the job window takes them in order
-            // (among equal lengths any order gives the same sum; task and
-            // resource break the ties so that no sort needs scratch space).
-            users_on[s].sort_unstable_by_key(|u| (std::cmp::Reverse(u.3), u.1, u.4));
+            // (among equal lengths any order gives the same sum: each
+            // section taken adds the same length, and the count taken is
+            // capped by the requests left whatever the order).
+            users_on[s].sort_unstable_by_key(|u| std::cmp::Reverse(u.3));
         }
         Tables {
             sync,
@@ -466,7 +467,8 @@ mod tests {
     /// A DPCP system with its resources spread over synchronization CPUs
     /// by `spread`. With `short`, periods of 0.2 to 5 ms, so that windows
     /// span several periods of the tasks above, and priorities that do
-    /// not follow the periods (a permutation drawn from `spread`).
+    /// not follow the periods (a permutation drawn from `spread`). With
+    /// `ties`, every section 50 us long, so that lengths tie.
     fn spread_system(
         seed: u64,
         cpus: usize,
@@ -474,6 +476,7 @@ mod tests {
         requests_max: u32,
         spread: u64,
         short: bool,
+        ties: bool,
     ) -> rtsync_model::System {
         let mut c = GenConfig {
             cpus,
@@ -487,6 +490,10 @@ mod tests {
             partition: Some(Heuristic::WorstFit),
             ..GenConfig::default()
         };
+        if ties {
+            c.cs_min = Time::from_us(50);
+            c.cs_max = Time::from_us(50);
+        }
         if short {
             c.periods = crate::generate::Periods::LogUniform {
                 min: Time::from_us(200),
@@ -532,7 +539,7 @@ mod tests {
             requests_max in 1u32..4,
             spread in any::<u64>(),
         ) {
-            let sys = spread_system(seed, cpus, 0.6, requests_max, spread, false);
+            let sys = spread_system(seed, cpus, 0.6, requests_max, spread, false, false);
             let cx = Context::new(&sys);
             let f = &cx.f;
             let tb = Tables::new(&cx);
@@ -561,6 +568,75 @@ mod tests {
             }
         }
 
+        /// The job window ([`window_demand`]) is its definition, computed
+        /// here from the facts: per synchronization CPU the job's own
+        /// sections, each task's load there at or above its priority times
+        /// its jobs in the window, and at most one lower section per
+        /// request whose ceiling reaches it, the longest first, here taken
+        /// with ties between equal lengths in the opposite order to any
+        /// the tables could hold (`ties`: every section the same length),
+        /// then the smaller of that and the per-request wait.
+        #[test]
+        fn the_job_window_is_its_definition_whatever_the_order_of_equal_sections(
+            seed in any::<u64>(),
+            cpus in 2usize..5,
+            util in 0.2f64..0.9,
+            requests_max in 1u32..4,
+            spread in any::<u64>(),
+            ties in any::<bool>(),
+            stretch in 1u64..4,
+        ) {
+            let sys = spread_system(seed, cpus, util, requests_max, spread, false, ties);
+            let cx = Context::new(&sys);
+            let f = &cx.f;
+            let tb = Tables::new(&cx);
+            // Estimates from the job's execution up to `stretch` periods.
+            let resp: Vec<Time> = (0..cx.n())
+                .map(|x| {
+                    let k = seed.rotate_left(x as u32 * 7) % (stretch * 1000) + 1;
+                    f.tasks[x].wcet.max(Time::from_ns(cx.period[x].ns() / 1000 * k))
+                })
+                .collect();
+            for i in 0..cx.n() {
+                let fixed = demand(&cx, &tb, i);
+                let got = window_demand(&cx, &tb, i, fixed, &resp).remote;
+                let pi = cx.prio(i);
+                let mut want = Time::ZERO;
+                for &(s, per_request, n, sections) in &tb.split.borrow()[i] {
+                    if cx.cpu(i) == Some(s) || per_request == Time::MAX {
+                        want = want.saturating_add(per_request);
+                        continue;
+                    }
+                    let on_s: Vec<ResourceId> =
+                        (0..f.n_resources).filter(|&r| tb.sync[r] == Some(s)).collect();
+                    let mut w = sections;
+                    for x in (0..cx.n()).filter(|&x| x != i && cx.prio(x) >= pi) {
+                        let load = on_s.iter().fold(Time::ZERO, |a, &r| {
+                            a.saturating_add(times(f.cs(x, r), f.requests(x, r) as u64))
+                        });
+                        w = w.saturating_add(times(load, jobs(resp[i], resp[x], cx.period[x])));
+                    }
+                    let mut lower: Vec<(Time, u64, usize, ResourceId)> = Vec::new();
+                    for &r in on_s.iter().filter(|&&r| f.ceiling[r] >= pi) {
+                        for x in (0..cx.n()).filter(|&x| cx.prio(x) < pi && f.requests(x, r) > 0) {
+                            let cap = f.requests(x, r) as u64 * jobs(resp[i], resp[x], cx.period[x]);
+                            lower.push((f.outer_cs(x, r), cap, x, r));
+                        }
+                    }
+                    // Longest first; among equals, highest task and resource first.
+                    lower.sort_by(|a, b| b.cmp(a));
+                    let mut left = n as u64;
+                    for &(len, cap, _, _) in &lower {
+                        let k = cap.min(left);
+                        w = w.saturating_add(times(len, k));
+                        left -= k;
+                    }
+                    want = want.saturating_add(w.min(per_request));
+                }
+                prop_assert_eq!(got, want, "task {}", i);
+            }
+        }
+
         /// The grouped, warm-started demand, solved over the running sums
         /// ([`Above::solve`]), equals the equation applied to each request
         /// afresh over the term list: with several requests per resource,
@@ -578,7 +654,7 @@ mod tests {
             spread in any::<u64>(),
             short in any::<bool>(),
         ) {
-            let sys = spread_system(seed, cpus, util, requests_max, spread, short);
+            let sys = spread_system(seed, cpus, util, requests_max, spread, short, false);
             let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
             for i in 0..cx.n() {
