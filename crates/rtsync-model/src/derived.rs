@@ -502,35 +502,26 @@ impl Walker {
                     if depth > 0 {
                         self.held.extend_from_slice(&self.stack);
                     }
+                    let k = self.sections.len();
+                    self.sections.push(Request {
+                        resource: *resource,
+                        units: *units,
+                        depth,
+                        length: Time::ZERO,
+                        held_at,
+                    });
                     // Most sections hold one stretch of execution: their
                     // length is read off without descending.
                     let length = match body.as_slice() {
-                        [Segment::Compute(c)] => {
-                            self.sections.push(Request {
-                                resource: *resource,
-                                units: *units,
-                                depth,
-                                length: *c,
-                                held_at,
-                            });
-                            *c
-                        }
+                        [Segment::Compute(c)] => *c,
                         _ => {
-                            let k = self.sections.len();
-                            self.sections.push(Request {
-                                resource: *resource,
-                                units: *units,
-                                depth,
-                                length: Time::ZERO,
-                                held_at,
-                            });
                             self.stack.push(*resource);
                             let length = self.walk(body);
                             self.stack.pop();
-                            self.sections[k].length = length;
                             length
                         }
                     };
+                    self.sections[k].length = length;
                     exec = exec.saturating_add(length);
                 }
             }
