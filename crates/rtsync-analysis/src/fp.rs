@@ -297,12 +297,10 @@ fn iterate(
                     continue;
                 }
             }
-            let obl = if windowed {
-                e.oblivious(i, &resp)
-            } else if e.agents(i).is_empty() {
-                *oblivious[i].get_or_insert_with(|| e.oblivious(i, &no_resp))
+            let obl = if !windowed && e.agents(i).is_empty() {
+                Some(*oblivious[i].get_or_insert_with(|| e.oblivious(i, &no_resp, e.limit(i))))
             } else {
-                e.oblivious(i, &resp)
+                None
             };
             let r = e.response(i, &resp, obl);
             out[i] = r;
@@ -480,10 +478,10 @@ impl<'a> Engine<'a> {
     }
 
     /// Form 2 (suspension as execution), `None` past the deadline.
-    fn oblivious(&self, i: TaskId, resp: &[Time]) -> Option<Time> {
+    fn oblivious(&self, i: TaskId, resp: &[Time], limit: Time) -> Option<Time> {
         let cx = self.cx;
         let joint = self.d.get(i).joint.is_some();
-        self.fixed_point(i, self.own(i), self.limit(i), resp, |h| {
+        self.fixed_point(i, self.own(i), limit, resp, |h| {
             let c = self.above(joint, h);
             let c = if self.suspends(h) {
                 c.saturating_add(self.suspension(h))
@@ -496,8 +494,12 @@ impl<'a> Engine<'a> {
     }
 
     /// The smaller of form 1 (suspension as jitter, from the current
-    /// response estimates) and form 2 (`oblivious`, already computed).
-    fn response(&self, i: TaskId, resp: &[Time], oblivious: Option<Time>) -> Response {
+    /// response estimates) and form 2 (suspension-oblivious): `known`
+    /// where form 2 was solved before (it reads no estimate there), else
+    /// solved here after form 1 and only up to form 1's answer, past which
+    /// it cannot be the smaller. Form 2 charges every suspension above as
+    /// execution, so it is usually the larger, and the one cut short.
+    fn response(&self, i: TaskId, resp: &[Time], known: Option<Option<Time>>) -> Response {
         let cx = self.cx;
         let (base, limit) = (self.own(i), self.limit(i));
         if base > limit {
@@ -505,26 +507,34 @@ impl<'a> Engine<'a> {
             // the deadline" value of a request bound) is a miss.
             return Response::Exceeds(cx.deadline[i]);
         }
-        // Form 1 need not look past form 2's answer: the smaller is kept.
-        let cap = oblivious.map_or(limit, |o| o.min(limit));
-        let jitter_form = if self.hp(i).any(|h| self.suspends(h)) || !self.agents(i).is_empty() {
-            let joint = self.d.get(i).joint.is_some();
-            self.fixed_point(i, base, cap, resp, |h| {
-                let c = self.above(joint, h);
-                let j = if self.suspends(h) {
-                    resp[h].saturating_sub(c).max(cx.jitter[h])
-                } else {
-                    cx.jitter[h]
-                };
-                (c, j)
-            })
-        } else {
-            // Nothing above suspends: both forms are the same equation.
-            oblivious
-        };
-        let best = match (jitter_form, oblivious) {
+        let smaller = |a: Option<Time>, b: Option<Time>| match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        };
+        let best = if self.hp(i).any(|h| self.suspends(h)) || !self.agents(i).is_empty() {
+            let joint = self.d.get(i).joint.is_some();
+            let jitter_form = |cap: Time| {
+                self.fixed_point(i, base, cap, resp, |h| {
+                    let c = self.above(joint, h);
+                    let j = if self.suspends(h) {
+                        resp[h].saturating_sub(c).max(cx.jitter[h])
+                    } else {
+                        cx.jitter[h]
+                    };
+                    (c, j)
+                })
+            };
+            match known {
+                // Form 1 need not look past form 2's answer either.
+                Some(o) => smaller(jitter_form(o.map_or(limit, |o| o.min(limit))), o),
+                None => {
+                    let j = jitter_form(limit);
+                    smaller(j, self.oblivious(i, resp, j.unwrap_or(limit)))
+                }
+            }
+        } else {
+            // Nothing above suspends: both forms are the same equation.
+            known.unwrap_or_else(|| self.oblivious(i, resp, limit))
         };
         match best {
             Some(w) => Response::Bounded(cx.jitter[i].saturating_add(w)),
@@ -602,7 +612,7 @@ mod tests {
                 demands.refine(i, &resp);
             }
             for i in 0..cx.n() {
-                let again = e.response(i, &resp, e.oblivious(i, &resp));
+                let again = e.response(i, &resp, None);
                 prop_assert_eq!(again, pass.responses[i], "task {}", i);
             }
         }

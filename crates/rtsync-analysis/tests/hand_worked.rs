@@ -92,6 +92,47 @@ fn suspension_is_charged_as_jitter_or_as_execution_whichever_is_smaller() {
     assert_eq!(bounded(task(&r, "l").response), us(18_500));
 }
 
+/// The same three tasks (`data/suspension-forms.toml`) on CPU 0 of a DPCP
+/// system whose one resource serves a fourth task on CPU 1: the
+/// job-window engine then solves both forms at each look (the
+/// suspension-oblivious one after the jitter one, only up to its answer),
+/// and must still keep the oblivious 18.5ms for `l`. The verdict alone,
+/// as sweeps and the speed bench ask for it, takes the same path: `l`
+/// meets a deadline of 18.5ms and misses one of 18.4ms (the jitter
+/// form's 23ms would miss both).
+#[test]
+fn the_job_window_engine_keeps_the_smaller_suspension_form() {
+    let src = include_str!("data/suspension-forms.toml")
+        .replace("[[task]]", "[[task]]\ncpu = 0")
+        .replace("wcet = \"11ms\"", "wcet = \"11ms\"\ndeadline = \"DL\"");
+    let head = r#"
+[platform]
+cpus = 3
+protocol = "dpcp"
+[[resource]]
+name = "G"
+sync_cpu = 2
+[[task]]
+name = "z"
+period = "50ms"
+priority = 4
+cpu = 1
+body = [ { lock = "G", hold = "1ms" } ]
+"#;
+    let with = |dl: &str| sys(&format!("{head}{}", src.replace("DL", dl)));
+    let r = run(&with("100ms"));
+    assert_eq!(bounded(task(&r, "h").response), us(5500));
+    assert_eq!(bounded(task(&r, "l").response), us(18_500));
+    let opts = Options {
+        tests: TestSelection::Rta,
+        first_miss: true,
+        ..Options::default()
+    };
+    let v = |dl: &str| rtsync_analysis::verdict(&with(dl), &opts).unwrap();
+    assert_eq!(v("18500us"), Verdict::Schedulable);
+    assert_eq!(v("18400us"), Verdict::NotSchedulable);
+}
+
 /// PIP blocks a job at most once per lower job and at most once per
 /// resource, whichever is fewer (Sha, Rajkumar, Lehoczky 1990, Thms 5
 /// and 6; `data/pip-once-per-resource.toml`): `mid` and `lo` both hold R
