@@ -477,7 +477,9 @@ impl<'a> Engine<'a> {
         cx.jitter[i].saturating_add(w)
     }
 
-    /// Form 2 (suspension as execution), `None` past the deadline.
+    /// Form 2 (suspension as execution), `None` once it passes `limit`
+    /// (the busy window's [`Engine::limit`], or a smaller answer already
+    /// in hand, past which it cannot be the smaller form).
     fn oblivious(&self, i: TaskId, resp: &[Time], limit: Time) -> Option<Time> {
         let cx = self.cx;
         let joint = self.d.get(i).joint.is_some();
