@@ -60,7 +60,7 @@ pub struct Stolen {
 impl Stolen {
     /// Stolen from the machine CPU that system CPU `cpu` ran on.
     pub fn on(&self, cpu: usize) -> Duration {
-        let m = self.machine[cpu % self.machine.len().max(1)];
+        let m = rtsync_rt::placement::machine_cpu(&self.machine, cpu);
         sys::steal_between(&self.before, &self.after, m)
     }
 }

@@ -88,12 +88,21 @@ impl fmt::Display for PlacementError {
 /// The default map: the system's CPUs on the allowed CPUs in order,
 /// round robin when there are fewer.
 pub fn default_map(cpus: usize, allowed: &[usize]) -> Vec<usize> {
-    let allowed = if allowed.is_empty() {
-        &[0][..]
+    (0..cpus).map(|c| machine_cpu(allowed, c)).collect()
+}
+
+/// The machine CPU that system CPU `cpu` runs on under `map`: the map
+/// cycles where it is shorter than the system (folding system CPUs onto
+/// the machine's, as [`default_map`] does), and an empty map is CPU 0.
+/// Every reader of a CPU map goes through here, so that a system CPU is
+/// never placed one way and accounted another.
+#[inline]
+pub fn machine_cpu(map: &[usize], cpu: usize) -> usize {
+    if map.is_empty() {
+        0
     } else {
-        allowed
-    };
-    (0..cpus).map(|c| allowed[c % allowed.len()]).collect()
+        map[cpu % map.len()]
+    }
 }
 
 /// Places `sys` (partitioned) by `explicit`, or by [`default_map`] on the
@@ -158,6 +167,16 @@ mod tests {
             p.describe(),
             "system CPU 0,2 -> CPU 2; system CPU 1,3 -> CPU 5"
         );
+    }
+
+    #[test]
+    fn a_short_map_cycles_and_an_empty_one_is_cpu_zero() {
+        assert_eq!(
+            (0..5).map(|c| machine_cpu(&[3, 1], c)).collect::<Vec<_>>(),
+            vec![3, 1, 3, 1, 3]
+        );
+        assert_eq!(machine_cpu(&[], 4), 0);
+        assert_eq!(default_map(3, &[]), vec![0, 0, 0]);
     }
 
     #[test]

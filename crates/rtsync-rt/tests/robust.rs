@@ -209,8 +209,7 @@ fn pair(p: rtsync_model::Protocol, realtime: bool) -> Domain {
     // kernel's PI futex on), the two tasks on two machine CPUs where the
     // protocol spans two, so that a spinning waiter never starves the
     // owner it waits for.
-    let cpus = rtsync_rt::sys::allowed_cpus();
-    let map: Vec<usize> = (0..cpus_of(&src)).map(|c| cpus[c % cpus.len()]).collect();
+    let map = rtsync_rt::placement::default_map(cpus_of(&src), &rtsync_rt::sys::allowed_cpus());
     Domain::new(
         &common::system(&src),
         Options {

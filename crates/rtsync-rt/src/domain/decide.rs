@@ -93,7 +93,7 @@ impl Shared {
                 None => (st.locks.eff(t), st.locks.location(t)),
             };
             let want = self.map.fifo(eff);
-            let cpu = self.cpu_map[loc % self.cpu_map.len()];
+            let cpu = crate::placement::machine_cpu(&self.cpu_map, loc);
             let slot = &self.slots[t];
             let change = match (phase, st.prio[t]) {
                 (_, None) => phase == Phase::Raise,

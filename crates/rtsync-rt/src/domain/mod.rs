@@ -508,7 +508,7 @@ impl Domain {
 
     /// The machine CPU of system CPU `cpu`.
     pub fn machine_cpu(&self, cpu: usize) -> usize {
-        self.sh.cpu_map[cpu % self.sh.cpu_map.len().max(1)]
+        crate::placement::machine_cpu(&self.sh.cpu_map, cpu)
     }
 
     /// The options the domain was built with.

@@ -30,7 +30,7 @@ impl Domain {
         // machine CPU; across several a holder must not be preempted
         // (`books`).
         let machine: std::collections::BTreeSet<usize> = (0..cpus)
-            .map(|c| cpu_map[c % cpu_map.len().max(1)])
+            .map(|c| crate::placement::machine_cpu(&cpu_map, c))
             .collect();
         let books_level = (opts.realtime && machine.len() > 1).then(|| map.books());
         let n = sys.tasks.len();

@@ -43,9 +43,7 @@ pub fn domain(src: &str, realtime: bool, cpus: &[usize]) -> Domain {
 }
 
 pub fn domain_of(sys: &System, realtime: bool, cpus: &[usize]) -> Domain {
-    let map = (0..sys.platform.cpus)
-        .map(|c| cpus[c % cpus.len()])
-        .collect();
+    let map = rtsync_rt::placement::default_map(sys.platform.cpus, cpus);
     Domain::new(
         sys,
         Options {
