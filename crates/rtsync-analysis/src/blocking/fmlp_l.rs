@@ -65,14 +65,6 @@ pub struct Tables {
     /// alone, not every task's groups.
     users: Vec<(TaskId, usize, u64)>,
     user_at: Vec<usize>,
-    /// Per group `g` and CPU `c`, `hosts[g * cpus + c]`: the placed users
-    /// of `g` on `c`.
-    hosts: Vec<u64>,
-    /// Per group, the fewest requests per job any placed user issues for
-    /// it (`u64::MAX` for none): where every group of `J_i` asks no more
-    /// than this, each user's requests cover `J_i`'s in every window, and
-    /// the direct-blocking counts do not depend on the windows.
-    fewest: Vec<u64>,
     /// Per task, its longest outermost section (any group).
     longest_outer: Vec<Time>,
     /// Per CPU `c`, `sums[at[c] + k]` of `(sums, at)`: the sum over the
@@ -105,6 +97,15 @@ struct Scratch {
     /// on a remote CPU, 0 where `D_c = 0`; `J_i`'s arrivals on its own,
     /// for the tasks below it).
     takes: Vec<u64>,
+    /// Per group `g` and CPU `c`, `hosts[g * cpus + c]`: the placed users
+    /// of `g` on `c` (built at the first look, as the rest: the fixed
+    /// forms, which often decide alone, need none of it).
+    hosts: Vec<u64>,
+    /// Per group, the fewest requests per job any placed user issues for
+    /// it (`u64::MAX` for none): where every group of `J_i` asks no more
+    /// than this, each user's requests cover `J_i`'s in every window, and
+    /// the direct-blocking counts do not depend on the windows.
+    fewest: Vec<u64>,
     /// Per CPU, the direct-blocking count `D_c`.
     direct: Vec<u64>,
     /// Per CPU, which of `J_i`'s groups (by their index in `J_i`'s list)
@@ -180,15 +181,11 @@ impl Tables {
         let user_at = user_count.clone();
         let mut users = vec![(0, 0, 0); user_at[n_groups]];
         let mut next = user_count;
-        let mut hosts = vec![0u64; n_groups * f.cpus];
-        let mut fewest = vec![u64::MAX; n_groups];
         for x in 0..cx.n() {
             let Some(c) = cx.cpu(x) else { continue };
             for &(g, m, _) in &groups[group_at[x]..group_at[x + 1]] {
                 users[next[g]] = (x, c, m);
                 next[g] += 1;
-                hosts[g * f.cpus + c] += 1;
-                fewest[g] = fewest[g].min(m);
             }
         }
         let longest_outer: Vec<Time> = (0..cx.n())
@@ -205,8 +202,6 @@ impl Tables {
             n_groups,
             users,
             user_at,
-            hosts,
-            fewest,
             longest_outer,
             cpu_sums: OnceCell::new(),
             ahead,
@@ -418,6 +413,8 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         rows,
         sums,
         takes,
+        hosts,
+        fewest,
         direct,
         touched,
     } = &mut *scratch;
@@ -426,10 +423,26 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         rows.resize(n, Vec::new());
         sums.resize(n, Sums::default());
         takes.resize(n * cpus, 0);
+        hosts.resize(tb.n_groups * cpus, 0);
+        fewest.resize(tb.n_groups, u64::MAX);
+        for g in 0..tb.n_groups {
+            for &(_, c, m) in tb.users(g) {
+                hosts[g * cpus + c] += 1;
+                fewest[g] = fewest[g].min(m);
+            }
+        }
     }
     if rows[i].is_empty() {
         rows[i].resize(n, Slot::default());
-        sums[i] = plan(cx, tb, i, r_i, &mut takes[i * cpus..(i + 1) * cpus]);
+        let counts = Counts { hosts, fewest };
+        sums[i] = plan(
+            cx,
+            tb,
+            &counts,
+            i,
+            r_i,
+            &mut takes[i * cpus..(i + 1) * cpus],
+        );
     }
     let (row, sum, takes) = (&mut rows[i][..], &mut sums[i], &takes[i * cpus..]);
     let running = sum.follow == Follow::Running;
@@ -508,6 +521,12 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     }
 }
 
+/// [`Scratch::hosts`] and [`Scratch::fewest`], for [`plan`].
+struct Counts<'a> {
+    hosts: &'a [u64],
+    fewest: &'a [u64],
+}
+
 /// At the first look at `i`: where the direct-blocking counts `D_c` do
 /// not depend on the windows (every user of each of `J_i`'s groups issues
 /// at least as many requests per job as `J_i`, so each covers `J_i`'s
@@ -519,14 +538,23 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
 /// (or with `r_i = 0`, where a window can hold no job, or more groups
 /// than [`job_window`]'s mask) the sums are recounted from the row at
 /// each move ([`Follow::Recount`]). Both give [`job_window`]'s answer
-/// (the test `the_running_sums_are_the_recounted_ones`).
-fn plan(cx: &Context, tb: &Tables, i: TaskId, r_i: Time, takes: &mut [u64]) -> Sums {
+/// (the test `the_running_sums_are_the_recounted_ones`). Kept out of
+/// line: it runs once per task, and inlined it crowds the look's loop.
+#[inline(never)]
+fn plan(
+    cx: &Context,
+    tb: &Tables,
+    counts: &Counts,
+    i: TaskId,
+    r_i: Time,
+    takes: &mut [u64],
+) -> Sums {
     let recount = Sums {
         follow: Follow::Recount { fresh: false },
         ..Sums::default()
     };
     let mine = tb.groups(i);
-    if r_i.is_zero() || mine.len() > 64 || mine.iter().any(|&(g, n, _)| n > tb.fewest[g]) {
+    if r_i.is_zero() || mine.len() > 64 || mine.iter().any(|&(g, n, _)| n > counts.fewest[g]) {
         return recount;
     }
     let f = &cx.f;
@@ -538,7 +566,7 @@ fn plan(cx: &Context, tb: &Tables, i: TaskId, r_i: Time, takes: &mut [u64]) -> S
         // each of `J_i`'s requests for it; I_c: those requests.
         let (mut d, mut contended) = (0u64, 0u64);
         for &(g, n, _) in mine {
-            let others = tb.hosts[g * f.cpus + c] - u64::from(own == Some(c));
+            let others = counts.hosts[g * f.cpus + c] - u64::from(own == Some(c));
             if others > 0 {
                 d = d.saturating_add(n.saturating_mul(others));
                 contended += n;
