@@ -369,6 +369,12 @@ struct Engine<'a> {
     /// demand, but not a suspension, and charged to the tasks below it
     /// through the agents' interference already.
     at_home: Vec<Time>,
+    /// Per task on a CPU with agents, how often its job can find a
+    /// lower-priority task of its CPU with a request in progress there
+    /// ([`Engine::lower_agents`]): at release and after each suspension.
+    arrivals: Vec<u64>,
+    /// Per task, its longest section that agents of its own CPU run.
+    home_longest: Vec<Time>,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
 }
@@ -385,6 +391,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
+        let (arrivals, home_longest) = lower_agent_counts(cx, &foreign);
         Engine {
             cx,
             d,
@@ -400,6 +407,8 @@ impl<'a> Engine<'a> {
                 .collect(),
             foreign,
             at_home,
+            arrivals,
+            home_longest,
             scratch: RefCell::new(Vec::new()),
         }
     }
@@ -452,6 +461,26 @@ impl<'a> Engine<'a> {
     fn above(&self, i_joint: bool, h: TaskId) -> Time {
         let d = self.d.get(h);
         if i_joint { d.exec } else { d.cpu_time() }
+    }
+
+    /// The agents' work for `x`, a task of `i`'s CPU below it, that can
+    /// delay `i`, where that is at most `load` (`x`'s agent work per job
+    /// there, the periodic term's least value): `x` issues a request only
+    /// while it runs, which it does not while `i` is ready, and waits for
+    /// it, so at each of `i`'s arrivals ([`Engine::arrivals`]) at most one
+    /// request of `x` is in progress: `arrivals · longest` in all, however
+    /// long the window (Brandenburg 2013, RTAS, the LP's constraint on
+    /// local lower-priority tasks, which SchedCAT's `lp_dpcp.cpp` applies
+    /// to DPCP and DFLP alike). `None`: the periodic term.
+    fn lower_agents(&self, i: TaskId, x: TaskId, load: Time) -> Option<Time> {
+        let cx = self.cx;
+        if cx.cpu(x) != cx.cpu(i) || !cx.is_lower(x, i) {
+            return None;
+        }
+        let cap = self.home_longest[x]
+            .checked_mul(self.arrivals[i])
+            .unwrap_or(Time::MAX);
+        (cap <= load).then_some(cap)
     }
 
     /// The latest the busy window may end: deadline minus release jitter.
@@ -561,13 +590,59 @@ impl<'a> Engine<'a> {
             let (c, j) = param(h);
             terms.push(Term::new(c, j, cx.period[h]));
         }
+        let mut base = base;
         for &(x, load) in self.agents(i) {
-            if x != i {
-                terms.push(Term::new(load, resp[x], cx.period[x]));
+            if x == i {
+                continue;
+            }
+            match self.lower_agents(i, x, load) {
+                Some(cap) => base = base.saturating_add(cap),
+                None => terms.push(Term::new(load, resp[x], cx.period[x])),
             }
         }
         recurrence::solve(base, limit, &mut terms)
     }
+}
+
+/// Per task, [`Engine::arrivals`] and [`Engine::home_longest`]. A job
+/// arrives at release, after each self-suspension, and after each request
+/// served on another CPU (it suspends); a request served on its own CPU
+/// keeps that CPU busy with agents until it is done (agents run above
+/// every task), so no lower task runs meanwhile, unless an agent there
+/// can itself suspend (a section served there nesting one served
+/// elsewhere): then every request counts.
+fn lower_agent_counts(cx: &Context, foreign: &[Vec<(TaskId, Time)>]) -> (Vec<u64>, Vec<Time>) {
+    let f = &cx.f;
+    let n = cx.n();
+    if foreign.iter().all(Vec::is_empty) {
+        return (vec![0; n], vec![Time::ZERO; n]);
+    }
+    let sync = |r| crate::blocking::sync_cpu(cx, r);
+    let mut suspending = vec![false; f.cpus];
+    for &(outer, inner, _) in &f.nesting {
+        if let Some(c) = sync(outer).filter(|&c| c < f.cpus)
+            && sync(inner) != Some(c)
+        {
+            suspending[c] = true;
+        }
+    }
+    let mut arrivals = vec![0; n];
+    let mut home_longest = vec![Time::ZERO; n];
+    for x in 0..n {
+        let own = cx.cpu(x);
+        let mut away = 0u64;
+        for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
+            let at = sync(rq.resource);
+            if at.is_some() && at == own {
+                home_longest[x] = home_longest[x].max(rq.length);
+            }
+            if at != own || own.is_some_and(|c| suspending[c]) {
+                away += 1;
+            }
+        }
+        arrivals[x] = away.saturating_add(cx.suspensions(x)).saturating_add(1);
+    }
+    (arrivals, home_longest)
 }
 
 #[cfg(test)]

@@ -363,6 +363,63 @@ body = [ { compute = "1ms" }, { lock = "r", hold = "1ms" } ]
     assert_eq!(bounded(task(&r, "a").response), Time::from_ms(8));
 }
 
+/// DPCP on the synchronization CPU: `h` (1ms, top priority) shares CPU 1
+/// with `l`, whose two 1ms sections of R (served on CPU 1) its agents run
+/// above every task; `g` on CPU 0 holds R 0.5ms every 50ms. `h` never
+/// suspends, so it arrives once: `l` issues a request only while it runs,
+/// which it does not while `h` is ready, so at most one section of `l` is
+/// in progress while `h` is pending, 1ms, however long the window
+/// (Brandenburg 2013's LP constraint on local lower-priority tasks, as
+/// SchedCAT's `lp_dpcp.cpp` applies it). `g`'s agent work is periodic:
+/// `⌈(w + R_g)/50⌉ 0.5ms` = 0.5ms. R_h = 1 + 1 + 0.5 = 2.5ms, where the
+/// periodic charge of `l`'s whole job (2ms) gave 3.5ms. The simulator's
+/// search reaches the 2.5ms and no more (rtsync-sim's
+/// `a_lower_local_task_delays_a_dpcp_job_once_per_arrival`).
+#[test]
+fn a_lower_local_task_delays_a_job_by_one_section_per_arrival() {
+    let src = |dl: &str| {
+        format!(
+            r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "R"
+sync_cpu = 1
+[[task]]
+name = "h"
+period = "10ms"
+deadline = "{dl}"
+priority = 3
+cpu = 1
+wcet = "1ms"
+[[task]]
+name = "l"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ {{ lock = "R", hold = "1ms" }}, {{ compute = "1ms" }}, {{ lock = "R", hold = "1ms" }} ]
+[[task]]
+name = "g"
+period = "50ms"
+priority = 2
+cpu = 0
+body = [ {{ compute = "1ms" }}, {{ lock = "R", hold = "500us" }} ]
+"#
+        )
+    };
+    let r = run(&sys(&src("10ms")));
+    assert_eq!(bounded(task(&r, "h").response), us(2500));
+    let opts = Options {
+        tests: TestSelection::Rta,
+        first_miss: true,
+        ..Options::default()
+    };
+    let v = |dl: &str| rtsync_analysis::verdict(&sys(&src(dl)), &opts).unwrap();
+    assert_eq!(v("2500us"), Verdict::Schedulable);
+    assert_eq!(v("2400us"), Verdict::NotSchedulable);
+}
+
 /// A task on a DPCP synchronization CPU suffers the agents' work, which
 /// the utilization bounds cannot express: they must not apply there.
 /// CPU 1 serves r; b (6ms every 10ms) runs there. a's 4ms section runs on

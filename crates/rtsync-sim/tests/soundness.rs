@@ -430,3 +430,55 @@ fn the_hand_worked_examples_hold_under_the_search() {
         }
     }
 }
+
+/// The system of rtsync-analysis's hand-worked
+/// `a_lower_local_task_delays_a_job_by_one_section_per_arrival`: on
+/// DPCP's synchronization CPU, the lower local task `l` can have only one
+/// of its two sections in progress while `h` is pending (it issues the
+/// second only when it runs again), so `h`'s bound charges `l` one 1ms
+/// section, not its whole job: 1 + 1 + 0.5 (`g`'s agent work) = 2.5ms.
+/// The search reaches that bound (to the nanosecond) and finds nothing
+/// past it, and a bound of 2.4ms it breaks.
+#[test]
+fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
+    let s = sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "R"
+sync_cpu = 1
+[[task]]
+name = "h"
+period = "10ms"
+priority = 3
+cpu = 1
+wcet = "1ms"
+[[task]]
+name = "l"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "R", hold = "1ms" }, { compute = "1ms" }, { lock = "R", hold = "1ms" } ]
+[[task]]
+name = "g"
+period = "50ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "R", hold = "500us" } ]
+"#);
+    let b = bounds(&s);
+    assert_eq!(b[0], Time::from_us(2500));
+    let found = search_with(&s, &b, 100_000);
+    assert!(found.findings.is_empty(), "{:?}", found.findings);
+    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    // Within a nanosecond: the search releases `h` 1ns into `l`'s section.
+    assert!(
+        worst >= Time::from_ns(2_499_999),
+        "the search reached {worst}"
+    );
+    let mut low = b.clone();
+    low[0] = Time::from_us(2400);
+    let found = search_with(&s, &low, 100_000);
+    assert!(found.findings.iter().any(|f| f.task == Some(0)));
+}
