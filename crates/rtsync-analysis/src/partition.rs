@@ -10,10 +10,19 @@
 //!   (worst fit). Uniprocessor protocols need it: their resources must stay
 //!   on one CPU.
 //!
-//! Tasks that already have a CPU keep it. DPCP and DFLP synchronization
-//! CPUs receive tasks only when no other CPU has room. A task that fits on
-//! no CPU (capacity 1) goes to the least-loaded one and the analysis will
-//! report the overload; partitioning never fails silently.
+//! Tasks that already have a CPU keep it. A DPCP or DFLP synchronization
+//! CPU starts loaded with the sections its agents run there (each
+//! outermost section's length over its task's period): the heuristics
+//! fill it as they fill any CPU, less by that much. (Until 2026-11-27 it
+//! received tasks only once no other CPU had room, which packed the other
+//! CPUs to utilization 1 first: on 2 CPUs every generated DPCP system of
+//! utilization 1 put all its tasks on CPU 0 and failed, and the sweep's
+//! DPCP and DFLP curves fell to zero there while the synchronization CPU
+//! idled.) A task's own utilization counts its sections too, wherever
+//! they run: a little more load than its CPU carries, the simple and
+//! cautious side. A task that fits on no CPU (capacity 1) goes to the
+//! least-loaded one and the analysis will report the overload;
+//! partitioning never fails silently.
 
 use rtsync_model::{Facts, System, Task};
 use serde::Serialize;
@@ -72,18 +81,18 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
             load[c] += util[i];
         }
     }
-    let sync: Vec<bool> = (0..m)
-        .map(|c| {
-            sys.resources
-                .iter()
-                .any(|r| r.protocol.needs_sync_cpu() && r.sync_cpu == Some(c))
-        })
-        .collect();
-    let preferred: Vec<usize> = if sync.iter().all(|&s| s) {
-        (0..m).collect()
-    } else {
-        (0..m).filter(|&c| !sync[c]).collect()
-    };
+    if sys.resources.iter().any(|r| r.protocol.needs_sync_cpu()) {
+        let f = Facts::new(sys);
+        for (x, t) in sys.tasks.iter().enumerate() {
+            for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
+                let r = &sys.resources[rq.resource];
+                if let Some(c) = r.sync_cpu.filter(|&c| c < m && r.protocol.needs_sync_cpu()) {
+                    load[c] += rq.length.ratio(t.period);
+                }
+            }
+        }
+    }
+    let cpus: Vec<usize> = (0..m).collect();
 
     let mut free: Vec<usize> = (0..sys.tasks.len())
         .filter(|&i| sys.tasks[i].cpu.is_none())
@@ -94,13 +103,13 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
     let place = |load: &mut Vec<f64>, u: f64, h: Heuristic| -> usize {
         let fits = |c: &usize| load[*c] + u <= 1.0 + 1e-9;
         let choice = match h {
-            Heuristic::FirstFit => preferred.iter().copied().find(|c| fits(c)),
-            Heuristic::BestFit => preferred
+            Heuristic::FirstFit => cpus.iter().copied().find(|c| fits(c)),
+            Heuristic::BestFit => cpus
                 .iter()
                 .copied()
                 .filter(|c| fits(c))
                 .max_by(|a, b| load[*a].total_cmp(&load[*b]).then(b.cmp(a))),
-            Heuristic::WorstFit | Heuristic::SyncAware => preferred
+            Heuristic::WorstFit | Heuristic::SyncAware => cpus
                 .iter()
                 .copied()
                 .filter(|c| fits(c))
@@ -149,7 +158,7 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
         bundles.sort_by(|a, b| bu(b).total_cmp(&bu(a)));
         for b in bundles {
             let u = bu(&b);
-            let target = preferred
+            let target = cpus
                 .iter()
                 .copied()
                 .filter(|&c| load[c] + u <= 1.0 + 1e-9)

@@ -512,9 +512,12 @@ mod tests {
             for p in [Protocol::Dpcp, Protocol::FmlpS] {
                 let mut b = s.system(0, p, k);
                 if p.needs_sync_cpu() {
-                    // The partition keeps the synchronization CPU free of
-                    // tasks; the tasks are otherwise the same.
-                    assert!(b.tasks.iter().all(|t| t.cpu != Some(s.base.cpus - 1)));
+                    // The partition counts the agents' work on the
+                    // synchronization CPU, so it may place the tasks
+                    // otherwise (and uses that CPU too: at U = 1.5 on
+                    // four CPUs the others have room); the tasks are
+                    // otherwise the same.
+                    assert!(b.tasks.iter().any(|t| t.cpu == Some(s.base.cpus - 1)));
                     for (x, y) in b.tasks.iter_mut().zip(&a.tasks) {
                         x.cpu = y.cpu;
                     }

@@ -52,7 +52,7 @@ fn heuristics_place_as_worked_out() {
 }
 
 #[test]
-fn placed_tasks_keep_their_cpu_and_sync_cpus_are_avoided() {
+fn placed_tasks_keep_their_cpu() {
     let s = load_str(
         &SPEC.replace("name = \"a\"\n", "name = \"a\"\ncpu = 1\n"),
         None,
@@ -60,6 +60,16 @@ fn placed_tasks_keep_their_cpu_and_sync_cpus_are_avoided() {
     .unwrap()
     .0;
     assert_eq!(partition(&s, Heuristic::WorstFit).tasks[0].cpu, Some(1));
+}
+
+/// DPCP with R served on CPU 1: its agents run a's 1ms and d's 2ms
+/// sections every 10ms there, so CPU 1 starts at 0.3. WFD: a 0.6 -> C0
+/// (0 < 0.3); b 0.5 -> C1 (0.3 < 0.6, 0.8); c 0.3 -> C0 (0.6 < 0.8,
+/// 0.9); d 0.2 -> C1 (C0 would be 1.1; C1 reaches 1.0). Plain WFD over
+/// both CPUs sends c to C1 and d to C0 (`heuristics_place_as_worked_out`):
+/// the agents' 0.3 is what turns them.
+#[test]
+fn a_sync_cpu_starts_with_its_agents_load() {
     let d = load_str(
         &SPEC
             .replace("mpcp", "dpcp")
@@ -68,12 +78,36 @@ fn placed_tasks_keep_their_cpu_and_sync_cpus_are_avoided() {
     )
     .unwrap()
     .0;
-    // Total 1.6 cannot fit on CPU 0 alone; the sync CPU takes tasks only
-    // when nothing else has room.
-    let p = partition(&d, Heuristic::WorstFit);
-    assert_eq!(
-        p.tasks[0].cpu,
-        Some(0),
-        "the heaviest task goes to the non-sync CPU"
+    let placed: Vec<usize> = partition(&d, Heuristic::WorstFit)
+        .tasks
+        .iter()
+        .map(|t| t.cpu.unwrap())
+        .collect();
+    assert_eq!(placed, vec![0, 1, 0, 1]);
+}
+
+/// Four tasks of 0.25 (one with a 0.1ms section of R every 10ms, R
+/// served on CPU 1) on 2 CPUs: CPU 1 starts at 0.01 and WFD alternates,
+/// where keeping the synchronization CPU for when nothing else has room
+/// put all four on CPU 0 at utilization 1.
+#[test]
+fn a_sync_cpu_is_not_left_idle_while_another_fills() {
+    let mut spec = String::from(
+        "[platform]\ncpus = 2\nprotocol = \"dpcp\"\n[[resource]]\nname = \"R\"\nsync_cpu = 1\n",
     );
+    for k in 0..4 {
+        let body = if k == 0 {
+            "body = [ { compute = \"2.4ms\" }, { lock = \"R\", hold = \"0.1ms\" } ]"
+        } else {
+            "wcet = \"2.5ms\""
+        };
+        spec += &format!("[[task]]\nname = \"t{k}\"\nperiod = \"10ms\"\n{body}\n");
+    }
+    let s = load_str(&spec, None).unwrap().0;
+    let placed: Vec<usize> = partition(&s, Heuristic::WorstFit)
+        .tasks
+        .iter()
+        .map(|t| t.cpu.unwrap())
+        .collect();
+    assert_eq!(placed, vec![0, 1, 0, 1]);
 }
