@@ -35,8 +35,12 @@ body = [ { lock = "R", hold = "2ms" } ]
 "#;
 
 fn cpus(h: Heuristic) -> Vec<usize> {
-    let s = load_str(SPEC, None).unwrap().0;
-    partition(&s, h)
+    placed(&load_str(SPEC, None).unwrap().0, h)
+}
+
+/// Each task's CPU after partitioning `s` with `h`.
+fn placed(s: &rtsync_model::System, h: Heuristic) -> Vec<usize> {
+    partition(s, h)
         .tasks
         .iter()
         .map(|t| t.cpu.unwrap())
@@ -78,12 +82,7 @@ fn a_sync_cpu_starts_with_its_agents_load() {
     )
     .unwrap()
     .0;
-    let placed: Vec<usize> = partition(&d, Heuristic::WorstFit)
-        .tasks
-        .iter()
-        .map(|t| t.cpu.unwrap())
-        .collect();
-    assert_eq!(placed, vec![0, 1, 0, 1]);
+    assert_eq!(placed(&d, Heuristic::WorstFit), vec![0, 1, 0, 1]);
 }
 
 /// Four tasks of 0.25 (one with a 0.1ms section of R every 10ms, R
@@ -104,10 +103,5 @@ fn a_sync_cpu_is_not_left_idle_while_another_fills() {
         spec += &format!("[[task]]\nname = \"t{k}\"\nperiod = \"10ms\"\n{body}\n");
     }
     let s = load_str(&spec, None).unwrap().0;
-    let placed: Vec<usize> = partition(&s, Heuristic::WorstFit)
-        .tasks
-        .iter()
-        .map(|t| t.cpu.unwrap())
-        .collect();
-    assert_eq!(placed, vec![0, 1, 0, 1]);
+    assert_eq!(placed(&s, Heuristic::WorstFit), vec![0, 1, 0, 1]);
 }
