@@ -473,14 +473,43 @@ impl<'a> Engine<'a> {
     /// local lower-priority tasks, which SchedCAT's `lp_dpcp.cpp` applies
     /// to DPCP and DFLP alike). `None`: the periodic term.
     fn lower_agents(&self, i: TaskId, x: TaskId, load: Time) -> Option<Time> {
-        let cx = self.cx;
-        if cx.cpu(x) != cx.cpu(i) || !cx.is_lower(x, i) {
+        if !self.lower_local(i, x) {
             return None;
         }
         let cap = self.home_longest[x]
             .checked_mul(self.arrivals[i])
             .unwrap_or(Time::MAX);
         (cap <= load).then_some(cap)
+    }
+
+    /// All the lower tasks of `i`'s CPU together: while an agent there
+    /// serves one of them, nothing but agents runs on the CPU (they run
+    /// above every task and never wait off it), so no other lower task
+    /// can issue a request; at each of `i`'s arrivals at most one request
+    /// of all of them is in progress: `arrivals · longest` over them all.
+    /// `Some` where that is no more than [`Engine::lower_agents`]' charges
+    /// at their least (one job each), and replaces them.
+    fn lower_agents_at_once(&self, i: TaskId) -> Option<Time> {
+        let (mut longest, mut each, mut any) = (Time::ZERO, Time::ZERO, false);
+        for &(x, load) in self.agents(i) {
+            if x == i || !self.lower_local(i, x) {
+                continue;
+            }
+            any = true;
+            longest = longest.max(self.home_longest[x]);
+            let cap = self.home_longest[x]
+                .checked_mul(self.arrivals[i])
+                .unwrap_or(Time::MAX);
+            each = each.saturating_add(cap.min(load));
+        }
+        let all = longest.checked_mul(self.arrivals[i]).unwrap_or(Time::MAX);
+        (any && all <= each).then_some(all)
+    }
+
+    /// Whether `x` is a task of `i`'s CPU below it.
+    fn lower_local(&self, i: TaskId, x: TaskId) -> bool {
+        let cx = self.cx;
+        cx.cpu(x).is_some() && cx.cpu(x) == cx.cpu(i) && cx.is_lower(x, i)
     }
 
     /// The latest the busy window may end: deadline minus release jitter.
@@ -591,8 +620,12 @@ impl<'a> Engine<'a> {
             terms.push(Term::new(c, j, cx.period[h]));
         }
         let mut base = base;
+        let at_once = self.lower_agents_at_once(i);
+        if let Some(all) = at_once {
+            base = base.saturating_add(all);
+        }
         for &(x, load) in self.agents(i) {
-            if x == i {
+            if x == i || (at_once.is_some() && self.lower_local(i, x)) {
                 continue;
             }
             match self.lower_agents(i, x, load) {

@@ -365,15 +365,18 @@ body = [ { compute = "1ms" }, { lock = "r", hold = "1ms" } ]
 
 /// DPCP on the synchronization CPU: `h` (1ms, top priority) shares CPU 1
 /// with `l`, whose two 1ms sections of R (served on CPU 1) its agents run
-/// above every task; `g` on CPU 0 holds R 0.5ms every 50ms. `h` never
-/// suspends, so it arrives once: `l` issues a request only while it runs,
-/// which it does not while `h` is ready, so at most one section of `l` is
-/// in progress while `h` is pending, 1ms, however long the window
-/// (Brandenburg 2013's LP constraint on local lower-priority tasks, as
-/// SchedCAT's `lp_dpcp.cpp` applies it). `g`'s agent work is periodic:
-/// `⌈(w + R_g)/50⌉ 0.5ms` = 0.5ms. R_h = 1 + 1 + 0.5 = 2.5ms, where the
-/// periodic charge of `l`'s whole job (2ms) gave 3.5ms. The simulator's
-/// search reaches the 2.5ms and no more (rtsync-sim's
+/// above every task, and with `m`, whose one 0.8ms section is served
+/// there too; `g` on CPU 0 holds R 0.5ms every 50ms. `h` never suspends,
+/// so it arrives once: a lower task issues a request only while it runs,
+/// which it does not while `h` is ready, nor while an agent serves
+/// another (agents run above every task), so at most one section of `l`
+/// and `m` together is in progress while `h` is pending, the longer,
+/// 1ms, however long the window. (Brandenburg 2013's LP constrains each
+/// lower task alone, as SchedCAT's `lp_dpcp.cpp` applies it: 1 + 0.8ms.)
+/// `g`'s agent work is periodic: `⌈(w + R_g)/50⌉ 0.5ms` = 0.5ms. R_h =
+/// 1 + 1 + 0.5 = 2.5ms, where one section per lower task gave 3.3ms and
+/// the periodic charge of their whole jobs 4.3ms. The simulator's search
+/// reaches the 2.5ms and no more (rtsync-sim's
 /// `a_lower_local_task_delays_a_dpcp_job_once_per_arrival`).
 #[test]
 fn a_lower_local_task_delays_a_job_by_one_section_per_arrival() {
@@ -390,7 +393,7 @@ sync_cpu = 1
 name = "h"
 period = "10ms"
 deadline = "{dl}"
-priority = 3
+priority = 5
 cpu = 1
 wcet = "1ms"
 [[task]]
@@ -399,6 +402,12 @@ period = "100ms"
 priority = 1
 cpu = 1
 body = [ {{ lock = "R", hold = "1ms" }}, {{ compute = "1ms" }}, {{ lock = "R", hold = "1ms" }} ]
+[[task]]
+name = "m"
+period = "80ms"
+priority = 4
+cpu = 1
+body = [ {{ compute = "500us" }}, {{ lock = "R", hold = "800us" }} ]
 [[task]]
 name = "g"
 period = "50ms"
@@ -460,6 +469,51 @@ body = [ { compute = "6ms" } ]
         assert_eq!(o.verdict, Verdict::NotApplicable, "{t:?}");
         let why = o.detail.as_deref().unwrap();
         assert!(why.contains("CPU 1") && why.contains("task a"), "{why}");
+    }
+    assert_eq!(r.verdict, Verdict::NotSchedulable);
+}
+
+/// The agents of a synchronization CPU run the sections of its own tasks
+/// too, above every task there: `h` (1ms every 3ms) can wait for `l`'s
+/// 2.5ms section, begun just before `h`'s release, and respond at 3.5ms,
+/// past its deadline, while CPU 1's utilization (1/3 + 3.5/100 = 0.37)
+/// passes both utilization bounds, whose task model has no such blocking.
+/// They must not apply (found by `bounds_imply_rta_and_ll_implies_hyperbolic`
+/// once the partitioning put tasks on synchronization CPUs).
+#[test]
+fn utilization_bounds_do_not_apply_where_agents_run_a_lower_tasks_sections() {
+    let r = run(&sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "r"
+sync_cpu = 1
+[[task]]
+name = "u"
+period = "10ms"
+priority = 3
+cpu = 0
+wcet = "1ms"
+[[task]]
+name = "h"
+period = "3ms"
+priority = 2
+cpu = 1
+wcet = "1ms"
+[[task]]
+name = "l"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { compute = "1ms" }, { lock = "r", hold = "2500us" } ]
+"#));
+    assert_eq!(task(&r, "h").verdict, Verdict::NotSchedulable);
+    for t in [Test::LiuLayland, Test::Hyperbolic] {
+        let o = r.tests.iter().find(|o| o.test == t).unwrap();
+        assert_eq!(o.verdict, Verdict::NotApplicable, "{t:?}");
+        let why = o.detail.as_deref().unwrap();
+        assert!(why.contains("CPU 1") && why.contains("task l"), "{why}");
     }
     assert_eq!(r.verdict, Verdict::NotSchedulable);
 }

@@ -433,10 +433,11 @@ fn the_hand_worked_examples_hold_under_the_search() {
 
 /// The system of rtsync-analysis's hand-worked
 /// `a_lower_local_task_delays_a_job_by_one_section_per_arrival`: on
-/// DPCP's synchronization CPU, the lower local task `l` can have only one
-/// of its two sections in progress while `h` is pending (it issues the
-/// second only when it runs again), so `h`'s bound charges `l` one 1ms
-/// section, not its whole job: 1 + 1 + 0.5 (`g`'s agent work) = 2.5ms.
+/// DPCP's synchronization CPU, the lower local tasks `l` and `m` can have
+/// only one section in progress between them while `h` is pending (a
+/// lower task issues a request only when it runs, and none runs while an
+/// agent serves another), so `h`'s bound charges the longer, 1ms, not
+/// their whole jobs: 1 + 1 + 0.5 (`g`'s agent work) = 2.5ms.
 /// The search reaches that bound (to the nanosecond) and finds nothing
 /// past it, and a bound of 2.4ms it breaks.
 #[test]
@@ -451,7 +452,7 @@ sync_cpu = 1
 [[task]]
 name = "h"
 period = "10ms"
-priority = 3
+priority = 5
 cpu = 1
 wcet = "1ms"
 [[task]]
@@ -460,6 +461,12 @@ period = "100ms"
 priority = 1
 cpu = 1
 body = [ { lock = "R", hold = "1ms" }, { compute = "1ms" }, { lock = "R", hold = "1ms" } ]
+[[task]]
+name = "m"
+period = "80ms"
+priority = 4
+cpu = 1
+body = [ { compute = "500us" }, { lock = "R", hold = "800us" } ]
 [[task]]
 name = "g"
 period = "50ms"

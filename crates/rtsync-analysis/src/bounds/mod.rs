@@ -112,6 +112,21 @@ pub fn tasks_on(
             cx.sys.tasks[x].name
         ));
     }
+    // Nor do they model the sections of a task of the CPU itself that its
+    // agents run above every task there: a task above it can wait for
+    // one, a blocking the bounds' demands (no local term under DPCP and
+    // DFLP) leave out. (Found by the same property test once the
+    // partitioning put tasks on synchronization CPUs: test
+    // `utilization_bounds_do_not_apply_where_agents_run_a_lower_tasks_sections`.)
+    if let Some(&(x, _)) = agents
+        .iter()
+        .find(|&&(x, _)| ids.iter().any(|&h| cx.is_lower(x, h)))
+    {
+        return Err(format!(
+            "CPU {cpu} runs the critical sections of its task {} as a synchronization CPU, above the tasks of higher priority there, which can wait for them; the utilization bounds do not model that blocking",
+            cx.sys.tasks[x].name
+        ));
+    }
     Ok(ids
         .iter()
         .map(|&i| {
