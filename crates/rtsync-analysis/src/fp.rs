@@ -375,6 +375,9 @@ struct Engine<'a> {
     arrivals: Vec<u64>,
     /// Per task, its longest section that agents of its own CPU run.
     home_longest: Vec<Time>,
+    /// Per task, [`Engine::lower_agents_at_once`], which reads nothing
+    /// that changes: computed with the engine, not at every recurrence.
+    at_once: Vec<Option<Time>>,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
 }
@@ -392,7 +395,7 @@ impl<'a> Engine<'a> {
             }
         }
         let (arrivals, home_longest) = lower_agent_counts(cx, &foreign);
-        Engine {
+        let mut e = Engine {
             cx,
             d,
             at_or_above: (0..n)
@@ -409,8 +412,11 @@ impl<'a> Engine<'a> {
             at_home,
             arrivals,
             home_longest,
+            at_once: Vec::new(),
             scratch: RefCell::new(Vec::new()),
-        }
+        };
+        e.at_once = (0..n).map(|i| e.lower_agents_at_once(i)).collect();
+        e
     }
 
     /// The tasks that can preempt `i` on its CPU: equal or higher priority
@@ -620,15 +626,19 @@ impl<'a> Engine<'a> {
             terms.push(Term::new(c, j, cx.period[h]));
         }
         let mut base = base;
-        let at_once = self.lower_agents_at_once(i);
+        let at_once = self.at_once[i];
         if let Some(all) = at_once {
             base = base.saturating_add(all);
         }
         for &(x, load) in self.agents(i) {
-            if x == i || (at_once.is_some() && self.lower_local(i, x)) {
+            if x == i {
                 continue;
             }
-            match self.lower_agents(i, x, load) {
+            let lower = cx.cpu(x) == cx.cpu(i) && cx.is_lower(x, i);
+            if lower && at_once.is_some() {
+                continue;
+            }
+            match lower.then(|| self.lower_agents(i, x, load)).flatten() {
                 Some(cap) => base = base.saturating_add(cap),
                 None => terms.push(Term::new(load, resp[x], cx.period[x])),
             }

@@ -429,6 +429,55 @@ body = [ {{ compute = "1ms" }}, {{ lock = "R", hold = "500us" }} ]
     assert_eq!(v("2400us"), Verdict::NotSchedulable);
 }
 
+/// The cap on lower tasks' agents is for tasks of the job's own CPU: `x`
+/// is below `i` but runs on CPU 0, so its two 1ms sections of B, served
+/// on `i`'s CPU 1, are agent work that `x` issues while `i` is ready
+/// (`x` runs elsewhere): both can fall in `i`'s window, the periodic
+/// charge of `x`'s job, 2ms. `z`, below `i` on its CPU, is capped: one
+/// 0.3ms section. R_i = 1 + 2 + 0.3 = 3.3ms. (`x`'s own CPU serves A, so
+/// `x` has work "at home" too; taking it for a lower task of `i`'s CPU
+/// dropped its 2ms and gave 1.3ms, while the simulator's search finds
+/// `i` at 3.23ms: rtsync-sim's `a_lower_task_of_another_cpu_is_charged_in_full`.)
+#[test]
+fn a_lower_task_of_another_cpu_is_charged_in_full() {
+    let r = run(&sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "A"
+sync_cpu = 0
+[[resource]]
+name = "B"
+sync_cpu = 1
+[[task]]
+name = "i"
+period = "10ms"
+priority = 4
+cpu = 1
+wcet = "1ms"
+[[task]]
+name = "z"
+period = "100ms"
+priority = 3
+cpu = 1
+body = [ { compute = "500us" }, { lock = "B", hold = "300us" } ]
+[[task]]
+name = "x"
+period = "50ms"
+priority = 1
+cpu = 0
+body = [ { lock = "A", hold = "200us" }, { lock = "B", hold = "1ms" }, { lock = "B", hold = "1ms" } ]
+[[task]]
+name = "y"
+period = "20ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "A", hold = "100us" } ]
+"#));
+    assert_eq!(bounded(task(&r, "i").response), Time::from_us(3300));
+}
+
 /// A task on a DPCP synchronization CPU suffers the agents' work, which
 /// the utilization bounds cannot express: they must not apply there.
 /// CPU 1 serves r; b (6ms every 10ms) runs there. a's 4ms section runs on

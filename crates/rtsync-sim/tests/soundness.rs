@@ -489,3 +489,52 @@ body = [ { compute = "1ms" }, { lock = "R", hold = "500us" } ]
     let found = search_with(&s, &low, 100_000);
     assert!(found.findings.iter().any(|f| f.task == Some(0)));
 }
+
+/// rtsync-analysis's hand-worked `a_lower_task_of_another_cpu_is_charged_in_full`:
+/// `x`, below `i` but on CPU 0, has two 1ms sections served on `i`'s CPU;
+/// the search finds `i` past 3ms (bound 3.3ms), so the one-section cap of
+/// the lower tasks of `i`'s own CPU (`z`) must not cover `x` (1.3ms).
+#[test]
+fn a_lower_task_of_another_cpu_is_charged_in_full() {
+    let s = sys(r#"
+[platform]
+cpus = 2
+protocol = "dpcp"
+[[resource]]
+name = "A"
+sync_cpu = 0
+[[resource]]
+name = "B"
+sync_cpu = 1
+[[task]]
+name = "i"
+period = "10ms"
+priority = 4
+cpu = 1
+wcet = "1ms"
+[[task]]
+name = "z"
+period = "100ms"
+priority = 3
+cpu = 1
+body = [ { compute = "500us" }, { lock = "B", hold = "300us" } ]
+[[task]]
+name = "x"
+period = "50ms"
+priority = 1
+cpu = 0
+body = [ { lock = "A", hold = "200us" }, { lock = "B", hold = "1ms" }, { lock = "B", hold = "1ms" } ]
+[[task]]
+name = "y"
+period = "20ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "A", hold = "100us" } ]
+"#);
+    let b = bounds(&s);
+    assert_eq!(b[0], Time::from_us(3300));
+    let found = search_with(&s, &b, 100_000);
+    assert!(found.findings.is_empty(), "{:?}", found.findings);
+    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    assert!(worst > Time::from_ms(3), "the search reached {worst}");
+}
