@@ -100,6 +100,9 @@ impl Shape {
             suspend_prob: 0.0,
             suspend_max: Time::from_ms(2),
             positions: Positions::Even,
+            // Every third system of the stream serves its resources on
+            // several CPUs (DPCP, DFLP).
+            sync_spread: k % 3 == 1,
         };
         let nest = uni || p.allows_nested_global();
         match shape {
@@ -162,11 +165,12 @@ mod tests {
 
     /// Every shape, under every protocol and scheduler it supports, gives
     /// systems the model accepts (a generator never writes an invalid
-    /// spec), and the local-global shape really puts local and global
-    /// resources on one CPU.
+    /// spec), the local-global shape really puts local and global
+    /// resources on one CPU, and some systems spread their synchronization
+    /// CPUs.
     #[test]
     fn every_shape_generates_valid_systems() {
-        let mut mixed = 0;
+        let (mut mixed, mut spread) = (0, 0);
         for p in Protocol::ALL {
             for sched in [Scheduler::Fp, Scheduler::Edf] {
                 if !p.supports(sched) {
@@ -182,6 +186,11 @@ mod tests {
                         Shape::All.of(i),
                         d.errors().collect::<Vec<_>>()
                     );
+                    let syncs: std::collections::BTreeSet<_> =
+                        sys.resources.iter().filter_map(|r| r.sync_cpu).collect();
+                    if syncs.len() > 1 {
+                        spread += 1;
+                    }
                     if Shape::All.of(i) == Shape::LocalGlobal && !p.is_uniprocessor() {
                         let locals = sys
                             .resources
@@ -195,6 +204,8 @@ mod tests {
             }
         }
         assert!(mixed > 0);
+        // DPCP and DFLP systems that serve their resources on several CPUs.
+        assert!(spread > 0);
     }
 
     #[test]

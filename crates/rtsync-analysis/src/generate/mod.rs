@@ -84,6 +84,12 @@ pub struct GenConfig {
     pub suspend_max: Time,
     /// Where the sections sit in the body.
     pub positions: Positions,
+    /// DPCP and DFLP: serve resource `r` on CPU `r mod cpus` (several
+    /// synchronization CPUs, each hosting tasks and agents) instead of
+    /// all on the last CPU. The soundness search draws both, so that a
+    /// task meets agents of lower tasks of its own CPU and of tasks that
+    /// also have work at home elsewhere.
+    pub sync_spread: bool,
 }
 
 /// How the computation outside sections is spread around them.
@@ -125,6 +131,7 @@ impl Default for GenConfig {
             suspend_prob: 0.0,
             suspend_max: Time::from_ms(1),
             positions: Positions::Even,
+            sync_spread: false,
         }
     }
 }
@@ -225,7 +232,11 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
             },
             protocol: c.protocol,
             units: 1,
-            sync_cpu: c.protocol.needs_sync_cpu().then_some(c.cpus - 1),
+            sync_cpu: c.protocol.needs_sync_cpu().then_some(if c.sync_spread {
+                r % c.cpus
+            } else {
+                c.cpus - 1
+            }),
             ceiling: None,
         })
         .collect();

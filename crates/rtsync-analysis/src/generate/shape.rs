@@ -75,6 +75,11 @@ pub struct ShapeSpec {
     /// otherwise.
     #[cfg_attr(feature = "cli", arg(long, default_value = "auto"))]
     pub partition: String,
+    /// DPCP and DFLP: serve resource r on CPU r mod cpus, several
+    /// synchronization CPUs each hosting tasks, instead of every resource
+    /// on the last CPU.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub sync_spread: bool,
 }
 
 impl Default for ShapeSpec {
@@ -96,6 +101,7 @@ impl Default for ShapeSpec {
             positions: "even".into(),
             scheduler: "fp".into(),
             partition: "auto".into(),
+            sync_spread: false,
         }
     }
 }
@@ -223,6 +229,7 @@ impl ShapeSpec {
             suspend_prob: self.suspend_prob,
             suspend_max,
             positions,
+            sync_spread: self.sync_spread,
         };
         check_config(&c)?;
         Ok(c)
