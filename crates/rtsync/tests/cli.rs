@@ -96,6 +96,48 @@ fn overheads_file_is_read() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// `--sync-spread` serves DPCP's resources on every CPU in turn (r1 on
+/// CPU 0 ... r4 on CPU 3) where the default serves them all on the last;
+/// the systems check either way.
+#[test]
+fn generate_spreads_synchronization_cpus_on_request() {
+    let dir = std::env::temp_dir().join(format!("rtsync-sync-{}", std::process::id()));
+    let syncs = |spread: bool| {
+        let d = dir.to_str().unwrap();
+        let mut args = vec![
+            "generate",
+            "--out",
+            d,
+            "--count",
+            "1",
+            "--protocol",
+            "dpcp",
+            "--cpus",
+            "4",
+            "--resources",
+            "4",
+        ];
+        if spread {
+            args.push("--sync-spread");
+        }
+        let o = rtsync(&args);
+        assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+        let f = dir.join("sys-0000.toml");
+        let o = rtsync(&["check", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+        let spec = std::fs::read_to_string(&f).unwrap();
+        let mut cpus: Vec<&str> = spec
+            .lines()
+            .filter_map(|l| l.strip_prefix("sync_cpu = "))
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        cpus.join(",")
+    };
+    assert_eq!(syncs(false), "3");
+    assert_eq!(syncs(true), "0,1,2,3");
+}
+
 #[test]
 fn generate_writes_valid_reproducible_specs() {
     let dir = std::env::temp_dir().join(format!("rtsync-gen-{}", std::process::id()));
