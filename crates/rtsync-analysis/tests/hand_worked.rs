@@ -381,41 +381,8 @@ body = [ { compute = "1ms" }, { lock = "r", hold = "1ms" } ]
 #[test]
 fn a_lower_local_task_delays_a_job_by_one_section_per_arrival() {
     let src = |dl: &str| {
-        format!(
-            r#"
-[platform]
-cpus = 2
-protocol = "dpcp"
-[[resource]]
-name = "R"
-sync_cpu = 1
-[[task]]
-name = "h"
-period = "10ms"
-deadline = "{dl}"
-priority = 5
-cpu = 1
-wcet = "1ms"
-[[task]]
-name = "l"
-period = "100ms"
-priority = 1
-cpu = 1
-body = [ {{ lock = "R", hold = "1ms" }}, {{ compute = "1ms" }}, {{ lock = "R", hold = "1ms" }} ]
-[[task]]
-name = "m"
-period = "80ms"
-priority = 4
-cpu = 1
-body = [ {{ compute = "500us" }}, {{ lock = "R", hold = "800us" }} ]
-[[task]]
-name = "g"
-period = "50ms"
-priority = 2
-cpu = 0
-body = [ {{ compute = "1ms" }}, {{ lock = "R", hold = "500us" }} ]
-"#
-        )
+        include_str!("data/dpcp-lower-agents.toml")
+            .replace("deadline = \"10ms\"", &format!("deadline = \"{dl}\""))
     };
     let r = run(&sys(&src("10ms")));
     assert_eq!(bounded(task(&r, "h").response), us(2500));
@@ -440,41 +407,7 @@ body = [ {{ compute = "1ms" }}, {{ lock = "R", hold = "500us" }} ]
 /// `i` at 3.23ms: rtsync-sim's `a_lower_task_of_another_cpu_is_charged_in_full`.)
 #[test]
 fn a_lower_task_of_another_cpu_is_charged_in_full() {
-    let r = run(&sys(r#"
-[platform]
-cpus = 2
-protocol = "dpcp"
-[[resource]]
-name = "A"
-sync_cpu = 0
-[[resource]]
-name = "B"
-sync_cpu = 1
-[[task]]
-name = "i"
-period = "10ms"
-priority = 4
-cpu = 1
-wcet = "1ms"
-[[task]]
-name = "z"
-period = "100ms"
-priority = 3
-cpu = 1
-body = [ { compute = "500us" }, { lock = "B", hold = "300us" } ]
-[[task]]
-name = "x"
-period = "50ms"
-priority = 1
-cpu = 0
-body = [ { lock = "A", hold = "200us" }, { lock = "B", hold = "1ms" }, { lock = "B", hold = "1ms" } ]
-[[task]]
-name = "y"
-period = "20ms"
-priority = 2
-cpu = 0
-body = [ { compute = "1ms" }, { lock = "A", hold = "100us" } ]
-"#));
+    let r = run(&sys(include_str!("data/dpcp-remote-lower-agents.toml")));
     assert_eq!(bounded(task(&r, "i").response), Time::from_us(3300));
 }
 

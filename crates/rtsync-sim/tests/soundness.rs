@@ -13,6 +13,14 @@ use rtsync_model::{System, Time};
 use rtsync_sim::Plan;
 use rtsync_sim::search::{SearchOptions, search};
 
+/// A system of rtsync-analysis's hand-worked examples (`tests/data`).
+fn data(name: &str) -> System {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rtsync-analysis/tests/data")
+        .join(name);
+    sys(&std::fs::read_to_string(path).unwrap())
+}
+
 /// The search with `budget` events, other options at their defaults.
 fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::Outcome {
     search(
@@ -399,12 +407,6 @@ fn mpcp_charges_the_local_blocker_once_per_point() {
 /// start rule in full (the protocol core's dispatch) keeps it out.
 #[test]
 fn the_hand_worked_examples_hold_under_the_search() {
-    let data = |name: &str| {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../rtsync-analysis/tests/data")
-            .join(name);
-        sys(&std::fs::read_to_string(dir).unwrap())
-    };
     for name in [
         "fmlp-l-remote-count.toml",
         "fmlp-l-direct-count.toml",
@@ -442,38 +444,7 @@ fn the_hand_worked_examples_hold_under_the_search() {
 /// past it, and a bound of 2.4ms it breaks.
 #[test]
 fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
-    let s = sys(r#"
-[platform]
-cpus = 2
-protocol = "dpcp"
-[[resource]]
-name = "R"
-sync_cpu = 1
-[[task]]
-name = "h"
-period = "10ms"
-priority = 5
-cpu = 1
-wcet = "1ms"
-[[task]]
-name = "l"
-period = "100ms"
-priority = 1
-cpu = 1
-body = [ { lock = "R", hold = "1ms" }, { compute = "1ms" }, { lock = "R", hold = "1ms" } ]
-[[task]]
-name = "m"
-period = "80ms"
-priority = 4
-cpu = 1
-body = [ { compute = "500us" }, { lock = "R", hold = "800us" } ]
-[[task]]
-name = "g"
-period = "50ms"
-priority = 2
-cpu = 0
-body = [ { compute = "1ms" }, { lock = "R", hold = "500us" } ]
-"#);
+    let s = data("dpcp-lower-agents.toml");
     let b = bounds(&s);
     assert_eq!(b[0], Time::from_us(2500));
     let found = search_with(&s, &b, 100_000);
@@ -496,41 +467,7 @@ body = [ { compute = "1ms" }, { lock = "R", hold = "500us" } ]
 /// the lower tasks of `i`'s own CPU (`z`) must not cover `x` (1.3ms).
 #[test]
 fn a_lower_task_of_another_cpu_is_charged_in_full() {
-    let s = sys(r#"
-[platform]
-cpus = 2
-protocol = "dpcp"
-[[resource]]
-name = "A"
-sync_cpu = 0
-[[resource]]
-name = "B"
-sync_cpu = 1
-[[task]]
-name = "i"
-period = "10ms"
-priority = 4
-cpu = 1
-wcet = "1ms"
-[[task]]
-name = "z"
-period = "100ms"
-priority = 3
-cpu = 1
-body = [ { compute = "500us" }, { lock = "B", hold = "300us" } ]
-[[task]]
-name = "x"
-period = "50ms"
-priority = 1
-cpu = 0
-body = [ { lock = "A", hold = "200us" }, { lock = "B", hold = "1ms" }, { lock = "B", hold = "1ms" } ]
-[[task]]
-name = "y"
-period = "20ms"
-priority = 2
-cpu = 0
-body = [ { compute = "1ms" }, { lock = "A", hold = "100us" } ]
-"#);
+    let s = data("dpcp-remote-lower-agents.toml");
     let b = bounds(&s);
     assert_eq!(b[0], Time::from_us(3300));
     let found = search_with(&s, &b, 100_000);
