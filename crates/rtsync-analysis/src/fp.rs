@@ -477,15 +477,18 @@ impl<'a> Engine<'a> {
     /// request of `x` is in progress: `arrivals · longest` in all, however
     /// long the window (Brandenburg 2013, RTAS, the LP's constraint on
     /// local lower-priority tasks, which SchedCAT's `lp_dpcp.cpp` applies
-    /// to DPCP and DFLP alike). `None`: the periodic term.
+    /// to DPCP and DFLP alike). `None`: the periodic term. `x` must be
+    /// below `i` on its CPU ([`Engine::lower_local`]).
     fn lower_agents(&self, i: TaskId, x: TaskId, load: Time) -> Option<Time> {
-        if !self.lower_local(i, x) {
-            return None;
-        }
-        let cap = self.home_longest[x]
-            .checked_mul(self.arrivals[i])
-            .unwrap_or(Time::MAX);
+        let cap = self.once_per_arrival(i, x);
         (cap <= load).then_some(cap)
+    }
+
+    /// `x`'s longest section run by agents, once per arrival of `i`.
+    fn once_per_arrival(&self, i: TaskId, x: TaskId) -> Time {
+        self.home_longest[x]
+            .checked_mul(self.arrivals[i])
+            .unwrap_or(Time::MAX)
     }
 
     /// All the lower tasks of `i`'s CPU together: while an agent there
@@ -503,10 +506,7 @@ impl<'a> Engine<'a> {
             }
             any = true;
             longest = longest.max(self.home_longest[x]);
-            let cap = self.home_longest[x]
-                .checked_mul(self.arrivals[i])
-                .unwrap_or(Time::MAX);
-            each = each.saturating_add(cap.min(load));
+            each = each.saturating_add(self.once_per_arrival(i, x).min(load));
         }
         let all = longest.checked_mul(self.arrivals[i]).unwrap_or(Time::MAX);
         (any && all <= each).then_some(all)
@@ -634,7 +634,7 @@ impl<'a> Engine<'a> {
             if x == i {
                 continue;
             }
-            let lower = cx.cpu(x) == cx.cpu(i) && cx.is_lower(x, i);
+            let lower = self.lower_local(i, x);
             if lower && at_once.is_some() {
                 continue;
             }

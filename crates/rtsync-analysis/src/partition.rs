@@ -81,8 +81,10 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
             load[c] += util[i];
         }
     }
-    if sys.resources.iter().any(|r| r.protocol.needs_sync_cpu()) {
-        let f = Facts::new(sys);
+    // The facts, where agents load a CPU or bundles are drawn: built once.
+    let agents = sys.resources.iter().any(|r| r.protocol.needs_sync_cpu());
+    let facts = (agents || h == Heuristic::SyncAware).then(|| Facts::new(sys));
+    if let Some(f) = facts.as_ref().filter(|_| agents) {
         for (x, t) in sys.tasks.iter().enumerate() {
             for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
                 let r = &sys.resources[rq.resource];
@@ -123,8 +125,7 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
         load[c] += u;
         c
     };
-    if h == Heuristic::SyncAware {
-        let facts = Facts::new(sys);
+    if let Some(facts) = facts.as_ref().filter(|_| h == Heuristic::SyncAware) {
         // Bundles: union-find over shared resources, among unplaced tasks.
         let n = sys.tasks.len();
         let mut parent: Vec<usize> = (0..n).collect();

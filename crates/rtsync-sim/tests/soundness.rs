@@ -21,6 +21,19 @@ fn data(name: &str) -> System {
     sys(&std::fs::read_to_string(path).unwrap())
 }
 
+/// The hand-worked system `name`: its first task's bound must be `bound`,
+/// and a search of 100,000 events finds nothing past the bounds; returns
+/// the system, its bounds and the first task's worst response found.
+fn first_task_searched(name: &str, bound: Time) -> (System, Vec<Time>, Time) {
+    let s = data(name);
+    let b = bounds(&s);
+    assert_eq!(b[0], bound, "{name}");
+    let found = search_with(&s, &b, 100_000);
+    assert!(found.findings.is_empty(), "{name}: {:?}", found.findings);
+    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    (s, b, worst)
+}
+
 /// The search with `budget` events, other options at their defaults.
 fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::Outcome {
     search(
@@ -444,12 +457,7 @@ fn the_hand_worked_examples_hold_under_the_search() {
 /// past it, and a bound of 2.4ms it breaks.
 #[test]
 fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
-    let s = data("dpcp-lower-agents.toml");
-    let b = bounds(&s);
-    assert_eq!(b[0], Time::from_us(2500));
-    let found = search_with(&s, &b, 100_000);
-    assert!(found.findings.is_empty(), "{:?}", found.findings);
-    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    let (s, b, worst) = first_task_searched("dpcp-lower-agents.toml", Time::from_us(2500));
     // Within a nanosecond: the search releases `h` 1ns into `l`'s section.
     assert!(
         worst >= Time::from_ns(2_499_999),
@@ -467,11 +475,6 @@ fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
 /// the lower tasks of `i`'s own CPU (`z`) must not cover `x` (1.3ms).
 #[test]
 fn a_lower_task_of_another_cpu_is_charged_in_full() {
-    let s = data("dpcp-remote-lower-agents.toml");
-    let b = bounds(&s);
-    assert_eq!(b[0], Time::from_us(3300));
-    let found = search_with(&s, &b, 100_000);
-    assert!(found.findings.is_empty(), "{:?}", found.findings);
-    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    let (_, _, worst) = first_task_searched("dpcp-remote-lower-agents.toml", Time::from_us(3300));
     assert!(worst > Time::from_ms(3), "the search reached {worst}");
 }

@@ -434,11 +434,11 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     }
     if rows[i].is_empty() {
         rows[i].resize(n, Slot::default());
-        let counts = Counts { hosts, fewest };
         sums[i] = plan(
             cx,
             tb,
-            &counts,
+            hosts,
+            fewest,
             i,
             r_i,
             &mut takes[i * cpus..(i + 1) * cpus],
@@ -521,13 +521,8 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     }
 }
 
-/// [`Scratch::hosts`] and [`Scratch::fewest`], for [`plan`].
-struct Counts<'a> {
-    hosts: &'a [u64],
-    fewest: &'a [u64],
-}
-
-/// At the first look at `i`: where the direct-blocking counts `D_c` do
+/// At the first look at `i` (`hosts` and `fewest` as [`Scratch`] keeps
+/// them): where the direct-blocking counts `D_c` do
 /// not depend on the windows (every user of each of `J_i`'s groups issues
 /// at least as many requests per job as `J_i`, so each covers `J_i`'s
 /// requests in any window of at least one job), the per-CPU `k_c` and the
@@ -544,7 +539,8 @@ struct Counts<'a> {
 fn plan(
     cx: &Context,
     tb: &Tables,
-    counts: &Counts,
+    hosts: &[u64],
+    fewest: &[u64],
     i: TaskId,
     r_i: Time,
     takes: &mut [u64],
@@ -554,7 +550,7 @@ fn plan(
         ..Sums::default()
     };
     let mine = tb.groups(i);
-    if r_i.is_zero() || mine.len() > 64 || mine.iter().any(|&(g, n, _)| n > counts.fewest[g]) {
+    if r_i.is_zero() || mine.len() > 64 || mine.iter().any(|&(g, n, _)| n > fewest[g]) {
         return recount;
     }
     let f = &cx.f;
@@ -566,7 +562,7 @@ fn plan(
         // each of `J_i`'s requests for it; I_c: those requests.
         let (mut d, mut contended) = (0u64, 0u64);
         for &(g, n, _) in mine {
-            let others = counts.hosts[g * f.cpus + c] - u64::from(own == Some(c));
+            let others = hosts[g * f.cpus + c] - u64::from(own == Some(c));
             if others > 0 {
                 d = d.saturating_add(n.saturating_mul(others));
                 contended += n;
