@@ -56,11 +56,20 @@ pub(crate) fn solve(base: Time, limit: Time, terms: &mut [Term]) -> Option<Time>
 /// solution is monotone in the base with slope at least one, since
 /// `w* = b + Σ(w*) ≥ b + Σ(w*_old) = w*_old + (b - b_old)`.
 pub(crate) fn solve_from(base: Time, from: Time, limit: Time, terms: &mut [Term]) -> Option<Time> {
+    climb(base, from, limit, terms).ok()
+}
+
+/// As [`solve_from`], saying where the iteration stopped: `Ok` with the
+/// least solution, or `Err` with the first iterate past `limit`. Either
+/// is a lower bound of the least solution, so of the least solution of
+/// the same recurrence with any base and terms no smaller (monotone in
+/// each): a later solve of a grown recurrence may start there.
+pub(crate) fn climb(base: Time, from: Time, limit: Time, terms: &mut [Term]) -> Result<Time, Time> {
     debug_assert!(from >= base);
     let mut w = from;
     loop {
         if w > limit {
-            return None;
+            return Err(w);
         }
         let mut next = base;
         for x in terms.iter_mut() {
@@ -74,8 +83,12 @@ pub(crate) fn solve_from(base: Time, from: Time, limit: Time, terms: &mut [Term]
             next = next.saturating_add(x.work);
         }
         if next == w {
-            return Some(w);
+            return Ok(w);
         }
+        // Below the least solution every step rises (a point `w` with
+        // `next ≤ w` bounds the least solution from above); a `from`
+        // past it would break the cached counts.
+        debug_assert!(next > w, "the iteration started past the least solution");
         w = next;
     }
 }
@@ -173,6 +186,35 @@ mod tests {
             let warm = solve(b, l, &mut cached)
                 .and_then(|w| solve_from(b.saturating_add(d), w.saturating_add(d), l, &mut cached));
             prop_assert_eq!(warm, naive(b.saturating_add(d), l, &t));
+        }
+
+        /// Where one climb stopped (its answer, or its first iterate past
+        /// its limit) is a start for the grown recurrence (base, every
+        /// `c` and `j` no smaller) that gives the plain iteration's
+        /// answer, under any limit. A stop point above the least solution
+        /// (`Err` answering the limit's neighbour, say) would give more.
+        #[test]
+        fn where_a_climb_stopped_starts_a_grown_one(
+            base in 0u64..50_000,
+            terms in proptest::collection::vec(
+                (0u64..5_000, 0u64..20_000, 1u64..40_000, 0u64..2_000, 0u64..10_000),
+                0..8,
+            ),
+            more in 0u64..20_000,
+            first_limit in 0u64..400_000,
+            limit in 0u64..400_000,
+        ) {
+            let ns = Time::from_ns;
+            let small: Vec<Term> = terms.iter().map(|&(c, j, p, _, _)| Term::new(ns(c), ns(j), ns(p))).collect();
+            let grown: Vec<(Time, Time, Time)> = terms
+                .iter()
+                .map(|&(c, j, p, dc, dj)| (ns(c + dc), ns(j + dj), ns(p)))
+                .collect();
+            let (Ok(stop) | Err(stop)) = climb(ns(base), ns(base), ns(first_limit), &mut small.clone());
+            let b = ns(base + more);
+            let mut fresh: Vec<Term> = grown.iter().map(|&(c, j, p)| Term::new(c, j, p)).collect();
+            let warm = climb(b, stop.max(b), ns(limit), &mut fresh).ok();
+            prop_assert_eq!(warm, naive(b, ns(limit), &grown));
         }
     }
 }
