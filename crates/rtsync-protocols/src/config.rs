@@ -32,6 +32,12 @@ pub struct Config {
     /// `[resource][cpu]`: the highest priority among the resource's users
     /// on the other CPUs (MPCP's boosting key for a section on that CPU).
     pub remote_ceiling: Vec<Vec<u64>>,
+    /// Per thread: the most resources its sections hold at once (its
+    /// deepest nesting plus one; zero without sections), so that the
+    /// machine sizes its lists once and a grant allocates nothing.
+    pub held_at_once: Vec<usize>,
+    /// Per resource: how many threads use it (its queue is never longer).
+    pub users: Vec<usize>,
 }
 
 impl Config {
@@ -71,6 +77,16 @@ impl Config {
                 .collect(),
             remote_ceiling: (0..f.n_resources)
                 .map(|r| (0..f.cpus).map(|c| f.remote_ceiling(r, c) as u64).collect())
+                .collect(),
+            users: (0..f.n_resources).map(|r| f.users(r).len()).collect(),
+            held_at_once: (0..f.n_tasks)
+                .map(|t| {
+                    f.sections(t)
+                        .iter()
+                        .map(|rq| f.held(rq).len() + 1)
+                        .max()
+                        .unwrap_or(0)
+                })
                 .collect(),
         }
     }

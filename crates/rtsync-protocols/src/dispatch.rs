@@ -49,6 +49,9 @@ pub struct Slot {
     /// The spinner whose CPU this is, when `runs` is a holder running in
     /// its place (MrsP helping).
     pub lent_by: Option<Tid>,
+    /// SRP's gate there: the first job in priority order that the start
+    /// test refused, below which no job started.
+    pub gate: Option<Tid>,
 }
 
 impl Locks {
@@ -92,32 +95,26 @@ impl Locks {
     ) {
         slots.fill(Slot::default());
         // Per CPU, the best refused job: none below it may start. Only
-        // SRP refuses a start, so only SRP pays for the table.
-        let gate: Vec<Option<Tid>> = if self.stack {
-            let mut gate = vec![None; slots.len()];
+        // SRP refuses a start, so only SRP walks the threads twice. The
+        // gates live in the slots: the caller's storage, so that the
+        // runtime's helping decision, made under its bookkeeping lock,
+        // allocates nothing.
+        if self.stack {
             for t in threads.clone() {
                 if ready(t) == Ready::Refused {
-                    let g: &mut Option<Tid> = &mut gate[self.location(t)];
+                    let g = &mut slots[self.location(t)].gate;
                     if g.is_none_or(|b| self.before(t, b)) {
                         *g = Some(t);
                     }
                 }
             }
-            gate
-        } else {
-            Vec::new()
-        };
-        let open = |t: Tid, loc: usize| {
-            gate.get(loc)
-                .copied()
-                .flatten()
-                .is_none_or(|g| self.before(t, g))
-        };
+        }
         for t in threads {
             let loc = self.location(t);
+            let open = || slots[loc].gate.is_none_or(|g| self.before(t, g));
             match ready(t) {
                 Ready::Runs => {}
-                Ready::Starts if open(t, loc) => {}
+                Ready::Starts if open() => {}
                 _ => continue,
             }
             let slot = &mut slots[loc];
@@ -135,10 +132,8 @@ impl Locks {
                 && self.waiting(h).is_none()
                 && !slots.iter().any(|x| x.runs == Some(h))
             {
-                slots[cpu] = Slot {
-                    runs: Some(h),
-                    lent_by: Some(s),
-                };
+                slots[cpu].runs = Some(h);
+                slots[cpu].lent_by = Some(s);
             }
         }
     }
@@ -227,7 +222,7 @@ wcet = "1ms"
     fn runs(t: Tid) -> Slot {
         Slot {
             runs: Some(t),
-            lent_by: None,
+            ..Slot::default()
         }
     }
 
@@ -235,6 +230,7 @@ wcet = "1ms"
         Slot {
             runs: Some(h),
             lent_by: Some(s),
+            ..Slot::default()
         }
     }
 
@@ -268,7 +264,12 @@ wcet = "1ms"
         };
         let mut slots = vec![Slot::default(); 1];
         m.dispatch([a, b, c], ready, &mut slots);
-        assert_eq!(slots, vec![runs(c)]);
+        // `b`, refused, gates the CPU: `a`, below it, does not start.
+        let gated = Slot {
+            gate: Some(b),
+            ..runs(c)
+        };
+        assert_eq!(slots, vec![gated]);
         assert!(m.held_back([a, b, c], ready, a));
         m.unlock(c, 0).unwrap();
         assert!(m.may_start(b));

@@ -34,16 +34,43 @@ pub(crate) struct Lent {
     pub spinner: Tid,
 }
 
+/// The storage of the helping decision, sized when the domain is made:
+/// the decision is remade under the bookkeeping lock, where a real-time
+/// thread must not wait for the allocator.
+#[derive(Default)]
+pub(crate) struct Plan {
+    /// Per thread, whether it can run ([`plan`]'s `runnable`).
+    pub runnable: Vec<bool>,
+    /// Per thread, its place as decided ([`plan`]'s `out`).
+    pub places: Vec<Option<Lent>>,
+    /// Per system CPU, what runs there.
+    pub slots: Vec<Slot>,
+    /// The spinners that began or stopped lending at the last decision.
+    pub lend: Vec<Tid>,
+}
+
+impl Plan {
+    /// Room for `threads` threads on `cpus` CPUs.
+    pub fn new(threads: usize, cpus: usize) -> Plan {
+        Plan {
+            runnable: Vec::with_capacity(threads),
+            places: vec![None; threads],
+            slots: vec![Slot::default(); cpus],
+            lend: Vec::with_capacity(threads),
+        }
+    }
+}
+
 /// Which holders run in which spinners' places, given which threads are
-/// runnable (`runnable[t]`). `out[t]` is `t`'s place, `None` for every
-/// thread that runs (or waits) where the machine locates it.
-pub(crate) fn plan(locks: &Locks, runnable: &[bool], cpus: usize, out: &mut [Option<Lent>]) {
+/// runnable (`runnable[t]`), on the CPUs of `slots`. `out[t]` is `t`'s
+/// place, `None` for every thread that runs (or waits) where the machine
+/// locates it.
+pub(crate) fn plan(locks: &Locks, runnable: &[bool], slots: &mut [Slot], out: &mut [Option<Lent>]) {
     out.fill(None);
-    let mut slots = vec![Slot::default(); cpus];
     locks.dispatch(
         0..runnable.len(),
         |t| if runnable[t] { Ready::Runs } else { Ready::No },
-        &mut slots,
+        slots,
     );
     for (cpu, slot) in slots.iter().enumerate() {
         if let (Some(h), Some(spinner)) = (slot.runs, slot.lent_by) {

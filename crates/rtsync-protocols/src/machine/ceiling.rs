@@ -7,6 +7,24 @@
 
 use super::*;
 
+impl CeilingWaiters {
+    /// Room for every user of the scope's resources (`units`) to wait,
+    /// refused or woken: a wait or a release there never allocates.
+    pub(super) fn sized(units: &[ResourceId], cfg: &Config) -> CeilingWaiters {
+        let users = units.iter().map(|&r| cfg.users[r]).sum::<usize>();
+        let ranked = || Ranked {
+            list: Vec::with_capacity(users.min(cfg.threads())),
+            asks: Vec::with_capacity(units.len()),
+            holding: 0,
+        };
+        CeilingWaiters {
+            refused: ranked(),
+            woken: ranked(),
+            wakes: 0,
+        }
+    }
+}
+
 impl Ranked {
     pub(super) fn insert(&mut self, x: Rank, ask: Ask, holds: bool) {
         let at = self.list.partition_point(|y| *y < x);

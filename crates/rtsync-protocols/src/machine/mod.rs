@@ -108,7 +108,7 @@ struct Ranked {
 
 /// The ceiling waiters of one scope (PCP's CPU, DPCP's synchronization
 /// CPU).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct CeilingWaiters {
     /// Refused and blocked: they lend their priority to the system
     /// ceiling's holder.
@@ -205,7 +205,7 @@ impl Locks {
             .map(|t| Thread {
                 base: 0,
                 seq: t as u64,
-                held: Vec::new(),
+                held: Vec::with_capacity(cfg.held_at_once[t]),
                 waiting: None,
                 eff: Eff::normal(0, t as u64),
             })
@@ -213,7 +213,10 @@ impl Locks {
         let units = (0..cfg.resources())
             .map(|r| Unit {
                 free: cfg.units[r],
-                ..Unit::default()
+                // One holder per unit at most, one per thread at most;
+                // every other user may wait.
+                holders: Vec::with_capacity(cfg.units[r].min(cfg.threads() as u32) as usize),
+                queue: Vec::with_capacity(cfg.users[r]),
             })
             .collect();
         let scopes = cfg
@@ -231,12 +234,15 @@ impl Locks {
         let n = cfg.threads();
         Locks {
             system_ceiling: vec![None; scopes],
-            ceiling: vec![CeilingWaiters::default(); scopes],
+            ceiling: ceiling_units
+                .iter()
+                .map(|units| CeilingWaiters::sized(units, &cfg))
+                .collect(),
             ceiling_units,
             dirty: Marks::new(n),
             affected: Marks::new(n),
-            before: Vec::new(),
-            unsorted: Vec::new(),
+            before: Vec::with_capacity(n),
+            unsorted: Vec::with_capacity(cfg.resources()),
             changed: Marks::new(n),
             loc: cfg.home.clone(),
             helping: cfg.rules.iter().any(|r| r.helping),
@@ -518,7 +524,8 @@ impl Locks {
     /// threads granted a resource as a consequence, in grant order, then
     /// the ceiling-refused ones woken (in thread order).
     pub fn unlock(&mut self, t: Tid, r: ResourceId) -> Result<Vec<Granted>, LockError> {
-        self.release(t, r, true).map(|(g, _)| g)
+        let mut granted = Vec::new();
+        self.release(t, r, true, &mut granted).map(|_| granted)
     }
 
     /// Like [`Locks::unlock`], but the ceiling-refused waiters woken are
@@ -530,7 +537,22 @@ impl Locks {
         t: Tid,
         r: ResourceId,
     ) -> Result<(Vec<Granted>, Option<Cpu>), LockError> {
-        self.release(t, r, false)
+        let mut granted = Vec::new();
+        self.release(t, r, false, &mut granted)
+            .map(|w| (granted, w))
+    }
+
+    /// [`Locks::unlock_scoped`] into the caller's `granted` (cleared
+    /// first): a runtime that keeps the vector, sized for every thread,
+    /// releases under its bookkeeping lock without allocating.
+    pub fn unlock_into(
+        &mut self,
+        t: Tid,
+        r: ResourceId,
+        granted: &mut Vec<Granted>,
+    ) -> Result<Option<Cpu>, LockError> {
+        granted.clear();
+        self.release(t, r, false, granted)
     }
 
     fn release(
@@ -538,7 +560,8 @@ impl Locks {
         t: Tid,
         r: ResourceId,
         named: bool,
-    ) -> Result<(Vec<Granted>, Option<Cpu>), LockError> {
+        granted: &mut Vec<Granted>,
+    ) -> Result<Option<Cpu>, LockError> {
         self.thread(t)?;
         let held = &mut self.threads[t].held;
         let h = match held.last() {
@@ -563,7 +586,6 @@ impl Locks {
             self.recount_holding(t);
         }
         self.dirty.insert(t);
-        let mut granted = Vec::new();
         let mut woke = None;
         if h.owns {
             let rule = &self.cfg.rules[r];
@@ -579,18 +601,16 @@ impl Locks {
             }
             let handoff = rule.handoff;
             match arb {
-                Arbitration::Queue(order) => self.serve_queue(unit, order, handoff, &mut granted),
-                Arbitration::Stack => {
-                    self.serve_queue(unit, Order::Priority, handoff, &mut granted)
-                }
+                Arbitration::Queue(order) => self.serve_queue(unit, order, handoff, granted),
+                Arbitration::Stack => self.serve_queue(unit, Order::Priority, handoff, granted),
                 Arbitration::Ceiling => {}
             }
-            if self.wake_ceiling(scope, named.then_some(&mut granted)) {
+            if self.wake_ceiling(scope, named.then_some(granted)) {
                 woke = Some(scope);
             }
         }
         self.refresh();
-        Ok((granted, woke))
+        Ok(woke)
     }
 
     /// Withdraws `t`'s pending request (a kernel gives up waiting: a
@@ -627,6 +647,11 @@ impl Locks {
     /// for)` pairs starting at `t`, or `None`. Only protocols that allow
     /// deadlock (PIP with opposite lock orders) can produce one.
     pub fn wait_cycle(&self, t: Tid) -> Option<Vec<(Tid, ResourceId)>> {
+        if !self.in_wait_cycle(t) {
+            // The common answer, found without building a path: a
+            // runtime asks at every wait, under its bookkeeping lock.
+            return None;
+        }
         let mut path: Vec<(Tid, ResourceId)> = Vec::new();
         let mut cur = t;
         for _ in 0..=self.threads.len() {
@@ -642,6 +667,23 @@ impl Locks {
             cur = next;
         }
         None
+    }
+
+    /// Whether the waits from `t` lead back to `t`: a walk of at most one
+    /// step per thread (a cycle that does not pass `t` never ends it).
+    fn in_wait_cycle(&self, t: Tid) -> bool {
+        let mut cur = t;
+        for _ in 0..=self.threads.len() {
+            if self.waiting(cur).is_none() {
+                return false;
+            }
+            match self.blocker(cur) {
+                Some(next) if next == t => return true,
+                Some(next) => cur = next,
+                None => return false,
+            }
+        }
+        false
     }
 
     /// Checks that `t` holds nothing and waits for nothing (a job ends).

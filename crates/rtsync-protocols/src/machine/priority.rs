@@ -8,7 +8,8 @@ use super::*;
 impl Marks {
     pub(super) fn new(n: usize) -> Marks {
         Marks {
-            list: Vec::new(),
+            // Room for every thread: marking never allocates.
+            list: Vec::with_capacity(n),
             on: vec![false; n],
         }
     }

@@ -34,13 +34,12 @@ impl Shared {
             self.wake_all_next(st);
         }
         st.changed = changed;
-        let lend = if phase == Phase::Raise && self.helping {
+        let helping = phase == Phase::Raise && self.helping;
+        if helping {
             // A lent holder's priority follows its spinner's as well.
             (0..n).for_each(|t| st.mark(t));
-            self.replan(st)
-        } else {
-            Vec::new()
-        };
+            self.replan(st);
+        }
         if phase == Phase::Raise && self.opts.record {
             for i in 0..st.pending.len() {
                 let t = st.pending[i];
@@ -68,7 +67,9 @@ impl Shared {
         out?;
         // The holders are in the spinners' places (or back home): a
         // spinner that lends now stops spinning, one lent back resumes.
-        lend.iter().for_each(|&s| self.wake(s));
+        if helping {
+            st.plan.lend.iter().for_each(|&s| self.wake(s));
+        }
         Ok(())
     }
 
@@ -183,33 +184,45 @@ impl Shared {
     }
 
     /// Remakes MrsP's helping placements ([`crate::helping::plan`]) from
-    /// what the runtime knows now; returns the spinners whose lending
-    /// changed, to be woken once the holders have moved.
-    pub(super) fn replan(&self, st: &mut State) -> Vec<Tid> {
+    /// what the runtime knows now; leaves in `st.plan.lend` the spinners
+    /// whose lending changed, to be woken once the holders have moved.
+    ///
+    /// Runs under the bookkeeping lock, so it works in `st.plan`'s
+    /// storage, sized when the domain was made, and allocates nothing.
+    pub(super) fn replan(&self, st: &mut State) {
         let n = st.tid.len();
+        st.plan.lend.clear();
         // Nobody spins and nobody is lent: nothing to place (the common
-        // case, kept free of allocations on the uncontended path).
+        // case).
         if st.lent.iter().all(Option::is_none) && !(0..n).any(|t| st.locks.spinning(t)) {
-            return Vec::new();
+            return;
         }
-        let runnable: Vec<bool> = (0..n)
-            .map(|t| {
-                st.tid[t].is_some()
-                    && !st.starting[t]
-                    && match st.locks.waiting(t) {
-                        Some(_) => st.locks.spinning(t),
-                        None => st.active[t] || st.locks.holds_any(t),
-                    }
-            })
-            .collect();
-        let mut places = vec![None; n];
-        helping::plan(&st.locks, &runnable, self.homed.len(), &mut places);
-        if places == st.lent {
-            return Vec::new();
+        let mut plan = std::mem::take(&mut st.plan);
+        plan.runnable.clear();
+        plan.runnable.extend((0..n).map(|t| {
+            st.tid[t].is_some()
+                && !st.starting[t]
+                && match st.locks.waiting(t) {
+                    Some(_) => st.locks.spinning(t),
+                    None => st.active[t] || st.locks.holds_any(t),
+                }
+        }));
+        helping::plan(&st.locks, &plan.runnable, &mut plan.slots, &mut plan.places);
+        if plan.places != st.lent {
+            self.lend(st, &mut plan);
         }
-        let changed = (0..n)
-            .filter(|&s| helping::lending(&places, s) != helping::lending(&st.lent, s))
-            .collect();
+        st.plan = plan;
+    }
+
+    /// Carries out a new helping decision, `plan.places`: the spinners
+    /// that begin or stop lending into `plan.lend`, the places into
+    /// `st.lent` (the old ones into the plan's storage).
+    fn lend(&self, st: &mut State, plan: &mut Plan) {
+        let n = st.tid.len();
+        let places = &plan.places;
+        plan.lend.extend(
+            (0..n).filter(|&s| helping::lending(places, s) != helping::lending(&st.lent, s)),
+        );
         for (t, p) in places.iter().enumerate() {
             if let Some(l) = p
                 && self.opts.record
@@ -221,8 +234,7 @@ impl Shared {
                 });
             }
         }
-        st.lent = places;
-        changed
+        std::mem::swap(&mut st.lent, &mut plan.places);
     }
 
     /// The index of the pair (`t`, `r`) in the per-pair tables.

@@ -75,7 +75,7 @@ mod wake;
 
 use crate::error::RtError;
 use crate::gate::{self, Epoch, Gate};
-use crate::helping::{self, Lent};
+use crate::helping::{self, Lent, Plan};
 use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
@@ -287,6 +287,8 @@ struct State {
     /// Per thread: the spinner's CPU it runs on in the spinner's place
     /// (MrsP's helping), as last carried out.
     lent: Vec<Option<Lent>>,
+    /// The helping decision's storage ([`Shared::replan`]).
+    plan: Plan,
     /// The lock holder's own decision, carried out once it lets the lock
     /// go ([`Decision`]).
     own: Option<Decision>,
@@ -297,6 +299,8 @@ struct State {
     pending_on: Vec<bool>,
     /// Scratch for the machine's changed threads.
     changed: Vec<Tid>,
+    /// Scratch for the threads a release grants ([`Locks::unlock_into`]).
+    granted: Vec<rtsync_protocols::Granted>,
     /// Ceiling waiters the machine woke that were woken here and have not
     /// retried yet, with their scope (see [`Shared::wake_next`]).
     signaled: Vec<(Tid, usize)>,

@@ -110,11 +110,15 @@ impl Domain {
             starting: vec![false; n],
             active: vec![false; n],
             lent: vec![None; n],
+            plan: Plan::new(n, homed.len()),
             own: None,
-            pending: Vec::new(),
+            // Sized for every thread at once, so that the bookkeeping
+            // lock's sections never grow them.
+            pending: Vec::with_capacity(n),
             pending_on: vec![false; n],
-            changed: Vec::new(),
-            signaled: Vec::new(),
+            changed: Vec::with_capacity(n),
+            granted: Vec::with_capacity(n),
+            signaled: Vec::with_capacity(n),
             seq: n as u64,
             log: Vec::new(),
             made: Instant::now(),

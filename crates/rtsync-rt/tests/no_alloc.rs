@@ -1,0 +1,310 @@
+//! The operations a real-time thread calls allocate nothing where the
+//! protocol's decisions are remade under the bookkeeping lock: a thread
+//! that holds it must not wait for the allocator (which may take its own
+//! lock, or the kernel's for fresh pages), or every thread queued on the
+//! bookkeeping lock waits with it.
+//!
+//! The case that used to allocate: MrsP's helping decision, remade at
+//! every job start and end while a waiter spins (`Shared::replan`), and
+//! SRP's dispatch gate inside it. The allocator here counts the calls of
+//! the thread being measured; no log (the default). Each test runs
+//! logic only, then with priorities and CPUs applied (SCHED_FIFO) where
+//! that is permitted: the two take different paths. With
+//! `RTSYNC_ALLOC_TRACE=1` it prints where each counted allocation was
+//! made.
+
+mod common;
+
+use common::{realtime, system};
+use rtsync_rt::{Domain, Options, placement, sys};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+struct Counting;
+
+thread_local! {
+    /// Whether this thread's allocations are being counted, and how many.
+    static COUNT: Cell<Option<u64>> = const { Cell::new(None) };
+    /// Whether to print where each counted allocation was made.
+    static TRACE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Counts an allocation of this thread where counting is on.
+fn count() {
+    // Counting is off while the backtrace (which allocates) is taken.
+    let Some(n) = COUNT.try_with(|c| c.replace(None)).ok().flatten() else {
+        return;
+    };
+    if TRACE.try_with(Cell::get).unwrap_or(false) {
+        let trace = format!("{:?}", std::backtrace::Backtrace::force_capture());
+        let ours: Vec<&str> = trace
+            .split("{ fn: ")
+            .filter(|f| f.contains("rtsync"))
+            .take(4)
+            .collect();
+        eprintln!("allocation: {}", ours.join(" <- "));
+    }
+    let _ = COUNT.try_with(|c| c.set(Some(n + 1)));
+}
+
+// SAFETY: every call is passed to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, size: usize) -> *mut u8 {
+        count();
+        unsafe { System.realloc(ptr, layout, size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// The allocations `f` makes on this thread, and its result.
+fn allocations<T>(f: impl FnOnce() -> T) -> (u64, T) {
+    TRACE.with(|t| t.set(std::env::var_os("RTSYNC_ALLOC_TRACE").is_some()));
+    COUNT.with(|c| c.set(Some(0)));
+    let out = f();
+    let n = COUNT.with(|c| c.replace(None)).unwrap_or(0);
+    (n, out)
+}
+
+/// A domain for `src` that keeps no log; with `realtime`, its system CPUs
+/// on the process's CPUs in turn.
+fn domain(src: &str, realtime: bool) -> Domain {
+    let sys = system(src);
+    let cpu_map = realtime.then(|| placement::default_map(sys.platform.cpus, &sys::allowed_cpus()));
+    Domain::new(
+        &sys,
+        Options {
+            realtime,
+            cpu_map,
+            wait_limit: Duration::from_secs(5),
+            ..Options::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Logic only, and with SCHED_FIFO where permitted (else said why not).
+fn modes(test: &str) -> Vec<bool> {
+    let mut modes = vec![false];
+    if realtime(test) {
+        modes.push(true);
+    }
+    modes
+}
+
+const MRSP: &str = r#"
+[platform]
+cpus = 2
+protocol = "mrsp"
+[[resource]]
+name = "G"
+[[task]]
+name = "H"
+period = "1s"
+priority = 5
+cpu = 0
+wcet = "1ms"
+[[task]]
+name = "A"
+period = "1s"
+priority = 1
+cpu = 0
+body = [ { lock = "G", hold = "1ms" } ]
+[[task]]
+name = "B"
+period = "1s"
+priority = 1
+cpu = 1
+body = [ { lock = "G", hold = "1ms" } ]
+"#;
+
+/// A holds G on CPU 0; B spins for it on CPU 1; H starts a job on CPU 0
+/// (A preempted: MrsP lends B's CPU to A) and ends it (A back home), then
+/// A lets G go (granted to B, nobody lent). Each call remakes the helping
+/// decision under the bookkeeping lock; none may allocate (binding a
+/// thread may), in the first round or later ones.
+#[test]
+fn mrsp_helping_decisions_allocate_nothing() {
+    for rt in modes("mrsp_helping_decisions_allocate_nothing") {
+        mrsp_helping(rt);
+    }
+}
+
+fn mrsp_helping(rt: bool) {
+    let d = domain(MRSP, rt);
+    let g = d.resource("G").unwrap();
+    let b_task = d.task("B").unwrap();
+    let step = Duration::from_secs(5);
+    for round in 0..3 {
+        let (held_tx, held_rx) = channel();
+        let (go_tx, go_rx) = channel::<()>();
+        let holder = {
+            let d = d.clone();
+            std::thread::spawn(move || {
+                let a = d.bind("A").unwrap();
+                let (before, r) = allocations(|| {
+                    a.job_begin()?;
+                    a.lock(g, 1)
+                });
+                r.unwrap();
+                held_tx.send(()).unwrap();
+                go_rx.recv_timeout(step).unwrap();
+                let (after, r) = allocations(|| {
+                    a.unlock(g)?;
+                    a.job_end()
+                });
+                r.unwrap();
+                (before, after)
+            })
+        };
+        held_rx.recv_timeout(step).unwrap();
+        let spinner = {
+            let d = d.clone();
+            std::thread::spawn(move || {
+                let b = d.bind("B").unwrap();
+                let (n, r) = allocations(|| {
+                    b.job_begin()?;
+                    b.lock(g, 1)?;
+                    b.unlock(g)?;
+                    b.job_end()
+                });
+                r.unwrap();
+                n
+            })
+        };
+        let t0 = Instant::now();
+        while d.waiting(b_task) != Some(g) {
+            assert!(t0.elapsed() < step, "B never waited for G");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let h = d.bind("H").unwrap();
+        let (begin, r) = allocations(|| h.job_begin());
+        r.unwrap();
+        let (end, r) = allocations(|| h.job_end());
+        r.unwrap();
+        drop(h);
+        go_tx.send(()).unwrap();
+        let (a_locks, a_unlocks) = holder.join().unwrap();
+        let b_all = spinner.join().unwrap();
+        assert_eq!(
+            [begin, end, a_locks, a_unlocks, b_all],
+            [0; 5],
+            "real-time {rt}, round {round}: allocations in H's job_begin, H's job_end, \
+             A's job_begin and lock, A's unlock and job_end, B's job (spinning for G)"
+        );
+    }
+}
+
+/// Every protocol's contended path: A holds G, B asks for it (waits,
+/// sleeping, spinning or refused at its job's start as the protocol
+/// says), A lets it go and B is granted. Neither thread allocates in its
+/// job (binding aside), in the first round or later ones.
+#[test]
+fn contended_sections_allocate_nothing_under_any_protocol() {
+    for rt in modes("contended_sections_allocate_nothing_under_any_protocol") {
+        contended(rt);
+    }
+}
+
+fn contended(rt: bool) {
+    for protocol in [
+        "npcs", "pip", "pcp", "ipcp", "srp", "mpcp", "dpcp", "dflp", "fmlp-s", "fmlp-l", "msrp",
+        "mrsp",
+    ] {
+        let one_cpu = matches!(protocol, "npcs" | "pip" | "pcp" | "ipcp" | "srp");
+        let (cpus, b_cpu) = if one_cpu { (1, 0) } else { (2, 1) };
+        let sync = if matches!(protocol, "dpcp" | "dflp") {
+            "sync_cpu = 1"
+        } else {
+            ""
+        };
+        let src = format!(
+            r#"
+[platform]
+cpus = {cpus}
+protocol = "{protocol}"
+[[resource]]
+name = "G"
+{sync}
+[[task]]
+name = "A"
+period = "1s"
+priority = 1
+cpu = 0
+body = [ {{ lock = "G", hold = "1ms" }} ]
+[[task]]
+name = "B"
+period = "1s"
+priority = 2
+cpu = {b_cpu}
+body = [ {{ lock = "G", hold = "1ms" }} ]
+"#
+        );
+        let d = domain(&src, rt);
+        let g = d.resource("G").unwrap();
+        let b_task = d.task("B").unwrap();
+        let step = Duration::from_secs(5);
+        for round in 0..3 {
+            let (held_tx, held_rx) = channel();
+            let (go_tx, go_rx) = channel::<()>();
+            let holder = {
+                let d = d.clone();
+                std::thread::spawn(move || {
+                    let a = d.bind("A").unwrap();
+                    let (before, r) = allocations(|| {
+                        a.job_begin()?;
+                        a.lock(g, 1)
+                    });
+                    r.unwrap();
+                    held_tx.send(()).unwrap();
+                    go_rx.recv_timeout(step).unwrap();
+                    let (after, r) = allocations(|| {
+                        a.unlock(g)?;
+                        a.job_end()
+                    });
+                    r.unwrap();
+                    before + after
+                })
+            };
+            held_rx.recv_timeout(step).unwrap();
+            let asker = {
+                let d = d.clone();
+                std::thread::spawn(move || {
+                    let b = d.bind("B").unwrap();
+                    let (n, r) = allocations(|| {
+                        b.job_begin()?;
+                        b.lock(g, 1)?;
+                        b.unlock(g)?;
+                        b.job_end()
+                    });
+                    r.unwrap();
+                    n
+                })
+            };
+            // B waits on G, or (SRP) at its job's start: give it the time
+            // to get there either way.
+            let t0 = Instant::now();
+            while d.waiting(b_task) != Some(g) && t0.elapsed() < Duration::from_millis(50) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            go_tx.send(()).unwrap();
+            let a = holder.join().unwrap();
+            let b = asker.join().unwrap();
+            assert_eq!(
+                [a, b],
+                [0, 0],
+                "{protocol}, real-time {rt}, round {round}: allocations in A's job, B's job"
+            );
+        }
+    }
+}
