@@ -146,6 +146,22 @@ struct PeerRow {
 /// 1.7x between runs of one pass each).
 const PASSES: u32 = 3;
 
+/// How many times a timed pass goes over the sets, from one pass's
+/// `seconds`: enough to last [`MIN_PASS`]. A pass over shape (a)'s sets
+/// takes about 10 ms, where one interrupt or one slice of another
+/// process on the shared machine swings the ratio by a third or more
+/// (the same row measured 14.6x, then 25.4x); SchedCAT's passes, tens of
+/// times slower, last long enough as they are.
+fn repeats(seconds: f64) -> usize {
+    if seconds <= 0.0 {
+        return 1;
+    }
+    ((MIN_PASS / seconds).ceil() as usize).clamp(1, 100)
+}
+
+/// The least length of one timed pass, in seconds.
+const MIN_PASS: f64 = 0.25;
+
 /// Measures and prints the tables.
 pub fn run(a: Config) -> Result<(), Error> {
     if a.sets == 0 {
@@ -203,8 +219,10 @@ pub fn run(a: Config) -> Result<(), Error> {
     for shape in shapes {
         for &p in &protocols {
             let sets = sets(shape, p, a.sets, a.seed);
-            // Warm-up pass (also the verdict count).
+            // Warm-up pass (also the verdict count and the pass length).
+            let t0 = Instant::now();
             let ok = sets.iter().filter(|s| once(s, a.form)).count();
+            let reps = repeats(t0.elapsed().as_secs_f64());
             let name = peer.as_ref().and(schedcat::peer_of(p, lp));
             // The two sides' passes alternate, so that a stretch of noise
             // on the shared machine slows both alike; SchedCAT's LP
@@ -223,11 +241,13 @@ pub fn run(a: Config) -> Result<(), Error> {
                 }
                 let t0 = Instant::now();
                 let mut acc = 0usize;
-                for s in &sets {
-                    acc += once(s, a.form) as usize;
+                for _ in 0..reps {
+                    for s in &sets {
+                        acc += once(s, a.form) as usize;
+                    }
                 }
-                single = single.min(t0.elapsed().as_secs_f64());
-                assert_eq!(acc, ok, "analysis must be deterministic");
+                single = single.min(t0.elapsed().as_secs_f64() / reps as f64);
+                assert_eq!(acc, ok * reps, "analysis must be deterministic");
                 if let (Some(peer), Some(name)) = (&peer, name)
                     && (pass == 0 || !lp)
                 {
