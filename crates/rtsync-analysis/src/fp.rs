@@ -715,7 +715,7 @@ fn lower_agent_counts(cx: &Context, foreign: &[Vec<(TaskId, Time)>]) -> (Vec<u64
     let sync = |r| crate::blocking::sync_cpu(cx, r);
     let mut suspending = vec![false; f.cpus];
     for &(outer, inner, _) in &f.nesting {
-        if let Some(c) = sync(outer).filter(|&c| c < f.cpus)
+        if let Some(c) = sync(outer)
             && sync(inner) != Some(c)
         {
             suspending[c] = true;
@@ -725,14 +725,15 @@ fn lower_agent_counts(cx: &Context, foreign: &[Vec<(TaskId, Time)>]) -> (Vec<u64
     let mut home_longest = vec![Time::ZERO; n];
     for x in 0..n {
         let own = cx.cpu(x);
-        let mut away = 0u64;
-        for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
-            let at = sync(rq.resource);
-            if at.is_some() && at == own {
+        // Every outermost request is an arrival but those that agents of
+        // the job's own CPU serve without suspending.
+        let mut away = f.sections(x).iter().filter(|rq| rq.is_outermost()).count() as u64;
+        for (c, rq) in f.agent_sections(cx.sys, x) {
+            if own == Some(c) {
                 home_longest[x] = home_longest[x].max(rq.length);
-            }
-            if at != own || own.is_some_and(|c| suspending[c]) {
-                away += 1;
+                if !suspending[c] {
+                    away -= 1;
+                }
             }
         }
         arrivals[x] = away.saturating_add(cx.suspensions(x)).saturating_add(1);

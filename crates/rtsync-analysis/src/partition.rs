@@ -86,11 +86,8 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
     let facts = (agents || h == Heuristic::SyncAware).then(|| Facts::new(sys));
     if let Some(f) = facts.as_ref().filter(|_| agents) {
         for (x, t) in sys.tasks.iter().enumerate() {
-            for rq in f.sections(x).iter().filter(|rq| rq.is_outermost()) {
-                let r = &sys.resources[rq.resource];
-                if let Some(c) = r.sync_cpu.filter(|&c| c < m && r.protocol.needs_sync_cpu()) {
-                    load[c] += rq.length.ratio(t.period);
-                }
+            for (c, rq) in f.agent_sections(sys, x) {
+                load[c] += rq.length.ratio(t.period);
             }
         }
     }

@@ -336,6 +336,20 @@ impl Facts {
         let (a, b) = self.tasks[task].sections;
         &self.sections[a as usize..b as usize]
     }
+    /// The outermost sections of `task` that agents run, each with the
+    /// CPU that runs it ([`System::serving_cpu`]); `sys` is the system
+    /// these facts were derived from. Nested sections run inside their
+    /// outermost one's agent.
+    pub fn agent_sections<'a>(
+        &'a self,
+        sys: &'a System,
+        task: TaskId,
+    ) -> impl Iterator<Item = (Cpu, &'a Request)> + 'a {
+        self.sections(task)
+            .iter()
+            .filter(|rq| rq.is_outermost())
+            .filter_map(|rq| sys.serving_cpu(rq.resource).map(|c| (c, rq)))
+    }
     /// The resources held when `rq` (a section of this system) is
     /// requested, outermost first; empty for an outermost section.
     pub fn held(&self, rq: &Request) -> &[ResourceId] {

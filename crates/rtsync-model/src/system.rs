@@ -204,6 +204,15 @@ impl System {
     pub fn task_by_name(&self, name: &str) -> Option<TaskId> {
         self.tasks.iter().position(|t| t.name == name)
     }
+    /// The CPU whose agents run `r`'s sections: its synchronization CPU
+    /// where its protocol runs sections there (DPCP, DFLP) and the CPU
+    /// exists; `None` where sections run on the job's own CPU. The one
+    /// answer the analysis, the partitioner and the bounds read.
+    pub fn serving_cpu(&self, r: ResourceId) -> Option<Cpu> {
+        let res = &self.resources[r];
+        res.sync_cpu
+            .filter(|&c| c < self.platform.cpus && res.protocol.needs_sync_cpu())
+    }
     /// Whether every task has a CPU.
     pub fn is_partitioned(&self) -> bool {
         self.tasks.iter().all(|t| t.cpu.is_some())
@@ -350,5 +359,36 @@ mod tests {
         assert_eq!(machine, vec![3, 2, 1, 0]);
         assert_eq!(same.tasks, s.tasks);
         assert_eq!(same.resources, s.resources);
+    }
+
+    /// Agents serve a section where the protocol runs sections on a
+    /// synchronization CPU that exists; the analysis, the partitioner and
+    /// the lower-agent counts all read this one answer.
+    #[test]
+    fn agents_serve_a_section_only_on_an_existing_sync_cpu_of_a_protocol_that_has_one() {
+        let (s, _) = load_str(FOUR, None).unwrap();
+        assert_eq!(s.serving_cpu(0), Some(3));
+        let f = crate::Facts::new(&s);
+        let served: Vec<_> = (0..3)
+            .map(|t| {
+                f.agent_sections(&s, t)
+                    .map(|(c, rq)| (c, rq.length.ns()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(
+            served,
+            vec![vec![(3, 1_000_000)], vec![(3, 1_000_000)], vec![]]
+        );
+        // MPCP runs sections on the job's own CPU: a stray sync_cpu is
+        // not a serving CPU.
+        let mut m = s.clone();
+        m.resources[0].protocol = crate::Protocol::Mpcp;
+        assert_eq!(m.serving_cpu(0), None);
+        assert_eq!(crate::Facts::new(&m).agent_sections(&m, 0).count(), 0);
+        // Nor is a CPU the platform lacks.
+        let mut d = s.clone();
+        d.resources[0].sync_cpu = Some(4);
+        assert_eq!(d.serving_cpu(0), None);
     }
 }

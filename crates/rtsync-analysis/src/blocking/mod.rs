@@ -366,8 +366,8 @@ pub(crate) fn sync_cpu_loads(cx: &Context) -> Vec<Vec<(TaskId, Time)>> {
     let mut per = vec![Time::ZERO; cx.f.cpus];
     for t in 0..cx.n() {
         per.fill(Time::ZERO);
-        for rq in cx.f.sections(t).iter().filter(|rq| rq.is_outermost()) {
-            if let Some(s) = sync_cpu(cx, rq.resource).filter(|&s| hosts.get(s) == Some(&true)) {
+        for (s, rq) in cx.f.agent_sections(cx.sys, t) {
+            if hosts.get(s) == Some(&true) {
                 per[s] = per[s].saturating_add(rq.length);
             }
         }
@@ -380,8 +380,11 @@ pub(crate) fn sync_cpu_loads(cx: &Context) -> Vec<Vec<(TaskId, Time)>> {
     out
 }
 
+/// The CPU whose agents run `r`'s sections ([`System::serving_cpu`]).
+///
+/// [`System::serving_cpu`]: rtsync_model::System::serving_cpu
 pub(crate) fn sync_cpu(cx: &Context, r: ResourceId) -> Option<Cpu> {
-    cx.sys.resources[r].sync_cpu
+    cx.sys.serving_cpu(r)
 }
 
 /// `⌈(r_i + r_x) / t⌉`: jobs of a task with period `t` and response time
