@@ -455,6 +455,19 @@ pub(crate) fn ceiling_sections<'a>(
         .map(|(j, rq)| (j, rq.resource, rq.length))
 }
 
+/// Execution, and one section of a lower job on a resource whose ceiling
+/// reaches `i` per arrival of `i` (its release and each resumption from a
+/// self-suspension): the bound of PCP and IPCP (Sha, Rajkumar, Lehoczky
+/// 1990, Theorem 12) and of SRP (Baker 1991, Theorem 6), whose modules
+/// say why it holds for each.
+pub(crate) fn one_ceiling_section_per_arrival(cx: &Context, i: TaskId) -> Demand {
+    Demand {
+        exec: cx.f.tasks[i].wcet,
+        local: times(ceiling_blocking(cx, i, |_| true), cx.suspensions(i) + 1),
+        ..Demand::default()
+    }
+}
+
 /// Total length of the outermost sections of `i`.
 pub(crate) fn own_sections(cx: &Context, i: TaskId) -> Time {
     cx.f.sections(i)

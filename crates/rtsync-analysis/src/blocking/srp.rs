@@ -15,16 +15,13 @@
 //! is the only kind. Checked by the simulator's
 //! `a_self_suspension_reopens_local_blocking_under_every_protocol`.
 
-use super::{Demand, ceiling_blocking, times};
+use super::{Demand, one_ceiling_section_per_arrival};
 use crate::context::Context;
 use rtsync_model::TaskId;
 
 /// Task `i`'s blocking and execution terms under this protocol (the
-/// module's bound).
+/// module's bound, whose form it shares with the other ceiling
+/// protocol's: `blocking::one_ceiling_section_per_arrival`).
 pub fn demand(cx: &Context, i: TaskId) -> Demand {
-    Demand {
-        exec: cx.f.tasks[i].wcet,
-        local: times(ceiling_blocking(cx, i, |_| true), cx.suspensions(i) + 1),
-        ..Demand::default()
-    }
+    one_ceiling_section_per_arrival(cx, i)
 }
