@@ -385,6 +385,67 @@ mod tests {
     use proptest::prelude::*;
     use rtsync_model::Protocol;
 
+    /// Constraint 4 by hand. On CPU 0, `i` (priority 3) is above `l`
+    /// (1), which uses `g` (global: `x` on CPU 1 uses it too), `near`
+    /// (local, also used by `m` at priority 4: ceiling 4, which reaches
+    /// `i`) and `far` (local, used by `l` alone: ceiling 1, which does
+    /// not). `i`'s arrival can find `l` spinning for or holding `g`
+    /// (non-preemptive), or inside `near` (its ceiling keeps `i` from
+    /// starting), never inside `far`. So can `m`'s: `near`'s ceiling is
+    /// `m`'s own rank, which the start test needs exceeded. Each of
+    /// `reaches`'s three answers (spinning, ceiling at or above, below)
+    /// decides one entry.
+    #[test]
+    fn arrival_choices_are_spinning_keys_and_local_ceilings_that_reach() {
+        let sys = rtsync_model::load_str(
+            r#"
+[platform]
+cpus = 2
+protocol = "msrp"
+[[resource]]
+name = "g"
+[[resource]]
+name = "near"
+[[resource]]
+name = "far"
+[[task]]
+name = "m"
+period = "50ms"
+priority = 4
+cpu = 0
+body = [ { lock = "near", hold = "1ms" } ]
+[[task]]
+name = "i"
+period = "100ms"
+priority = 3
+cpu = 0
+wcet = "1ms"
+[[task]]
+name = "l"
+period = "200ms"
+priority = 1
+cpu = 0
+body = [ { lock = "g", hold = "1ms" }, { lock = "near", hold = "1ms" }, { lock = "far", hold = "1ms" } ]
+[[task]]
+name = "x"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "g", hold = "1ms" } ]
+"#,
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+        let cx = Context::with_form(&sys, crate::BoundForm::Lp);
+        let keys = Keys::resources(&cx);
+        let (g, near) = (0, 1);
+        assert_eq!(choices(&cx, &keys, 1), vec![None, Some(g), Some(near)]);
+        assert_eq!(choices(&cx, &keys, 0), vec![None, Some(g), Some(near)]);
+        // `l`, the lowest on its CPU, has nothing below it.
+        assert_eq!(choices(&cx, &keys, 2), vec![None]);
+    }
+
     /// Two CPUs. On CPU 0, `h` (high) requests `q` twice per job (1 ms),
     /// `i` once (1 ms), `l` (low) once (2 ms). On CPU 1, `x` holds `q` for
     /// 3 ms once per job, period 100 ms. At windows of 10 ms for `i`, 5
