@@ -409,10 +409,8 @@ impl Searcher<'_> {
         plan
     }
 
-    /// Simulates `plan`, records what it found, and updates every task's
-    /// best plan.
-    /// Simulates `plan`, made for `target` where one is named, and
-    /// records what every task's jobs did.
+    /// Simulates `plan`, made for `target` where one is named, records
+    /// what it found, and updates every task's best plan.
     fn evaluate(&mut self, plan: Plan, target: Option<usize>) {
         let left = self.opts.budget.saturating_sub(self.out.events).max(1);
         let plan = Arc::new(plan);
