@@ -22,6 +22,7 @@ pub mod on_threads;
 pub mod parse;
 pub mod reproduce;
 pub mod schedcat;
+pub mod search;
 pub mod sim;
 
 use std::fmt;

@@ -419,6 +419,49 @@ fn bench_sim_measures_every_protocol() {
 }
 
 #[test]
+fn bench_search_plants_bounds_and_reports_the_share_broken() {
+    let o = rtsync(&[
+        "bench",
+        "search",
+        "--shape",
+        "a",
+        "--protocol",
+        "dpcp",
+        "--sets",
+        "2",
+        "--budget",
+        "3000",
+        "--reference",
+        "10000",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("(a)"))
+        .unwrap_or_else(|| panic!("{out}"));
+    // systems, planted, broken, share, mean reached: two systems, no more
+    // broken than planted, the share their ratio; on average the search
+    // reaches most of the reference's worst and cannot pass it by much.
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    let n = cells.len();
+    let (systems, planted, broken): (u64, u64, u64) = (
+        cells[n - 6].parse().unwrap(),
+        cells[n - 5].parse().unwrap(),
+        cells[n - 4].parse().unwrap(),
+    );
+    assert_eq!(systems, 2, "{row}");
+    assert!(planted > 0 && broken <= planted, "{row}");
+    let share = format!("{:.0}%", 100.0 * broken as f64 / planted as f64);
+    assert_eq!(cells[n - 3], share, "{row}");
+    let reached: f64 = cells[n - 2].trim_end_matches('%').parse().unwrap();
+    assert!((50.0..=110.0).contains(&reached), "{row}");
+    let bad = rtsync(&["bench", "search", "--budget", "0"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad).1.contains("--budget"), "{}", text(&bad).1);
+}
+
+#[test]
 fn run_executes_a_system_on_threads_and_reports_three_columns() {
     // Without SCHED_FIFO the protocol logic still runs everywhere.
     let o = rtsync(&["run", "pcp-nested", "--duration", "150ms", "--no-realtime"]);

@@ -15,6 +15,11 @@ pub enum What {
     /// Simulator speed: scheduling events per second on one core, per
     /// protocol (16 tasks, 4 CPUs, 4 resources).
     Sim,
+    /// How much of the worst case the worst-case search reaches: each
+    /// task's bound planted 1 ns below the worst response two searches of
+    /// --reference events found, the share one search of --budget events
+    /// breaks (the analysis bench's shapes, MPCP, DPCP, FMLP-L, MSRP).
+    Search,
     /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
     /// per side (paced, pressed, saturated), retries, ring throughput.
     Channels,
@@ -39,9 +44,10 @@ pub enum What {
 pub struct Args {
     #[arg(value_enum)]
     pub what: What,
-    /// Task sets per shape and protocol (analysis).
-    #[arg(long, default_value_t = 2000)]
-    pub sets: u64,
+    /// Task sets per shape and protocol (analysis: 2000 when absent;
+    /// search: schedulable systems, 10).
+    #[arg(long)]
+    pub sets: Option<u64>,
     /// Timed operations per side and case (channels); for locks, one
     /// batch of 64 lock+unlock is timed per 100.
     #[arg(long, default_value_t = 200_000)]
@@ -66,12 +72,21 @@ pub struct Args {
     /// Largest number of queued waiters, powers of two up to it (locks).
     #[arg(long, default_value_t = 64)]
     pub max_waiters: usize,
-    /// Analysis: only this shape (`a` or `b`; both when absent).
+    /// Analysis, search: only this shape (`a` or `b`; both when absent).
     #[arg(long, value_parser = ["a", "b"])]
     pub shape: Option<String>,
-    /// Analysis: only this protocol (when absent, every one measured:
-    /// MPCP, DPCP, FMLP-L, MSRP with --analysis classic; MPCP, DPCP,
-    /// FMLP-L, MSRP, DFLP with --analysis lp).
+    /// Search: events of the search measured, per system (the soundness
+    /// experiment's --search-budget).
+    #[arg(long, default_value_t = 60_000)]
+    pub budget: u64,
+    /// Search: events of each of the two reference searches whose worst
+    /// responses are planted, per system.
+    #[arg(long, default_value_t = 600_000)]
+    pub reference: u64,
+    /// Analysis, search: only this protocol (when absent, every one
+    /// measured: MPCP, DPCP, FMLP-L, MSRP with --analysis classic; MPCP,
+    /// DPCP, FMLP-L, MSRP, DFLP with --analysis lp; the search bench
+    /// measures the first four).
     #[arg(long, value_parser = ["mpcp", "dpcp", "fmlp-l", "msrp", "dflp"])]
     pub protocol: Option<String>,
     /// Analysis: a SchedCAT port built by `scripts/schedcat/build.sh
@@ -102,7 +117,7 @@ pub struct Args {
 pub fn run(a: Args) -> u8 {
     let done = match a.what {
         What::Analysis => bench::analysis::run(bench::analysis::Config {
-            sets: a.sets,
+            sets: a.sets.unwrap_or(2000),
             seed: a.seed,
             single_only: a.single_only,
             shape: a.shape,
@@ -111,6 +126,14 @@ pub fn run(a: Args) -> u8 {
             form: a.analysis,
         }),
         What::Parse => bench::parse::run(a.tasks),
+        What::Search => bench::search::run(bench::search::Config {
+            sets: a.sets.unwrap_or(10),
+            seed: a.seed,
+            shape: a.shape,
+            protocol: a.protocol,
+            budget: a.budget,
+            reference: a.reference,
+        }),
         What::Sim => bench::sim::run(bench::sim::Config {
             systems: a.systems,
             horizon: a.horizon,
