@@ -49,8 +49,20 @@ const PROTOCOLS: [Protocol; 4] = [
 /// The seeds of the two reference searches: not the measured one's.
 const REFERENCE_SEEDS: [u64; 2] = [0x5eed_0001, 0x5eed_0002];
 
+impl Default for Strength {
+    fn default() -> Strength {
+        Strength {
+            planted: 0,
+            broken: 0,
+            reached: 0.0,
+            least: 1.0,
+            simulations: 0,
+        }
+    }
+}
+
 /// What one system's measurement found.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Strength {
     /// Tasks with a planted bound.
     pub planted: usize,
@@ -59,6 +71,9 @@ pub struct Strength {
     /// Over the planted tasks, the sum of the measured search's worst
     /// response over the reference's: how near the misses came.
     pub reached: f64,
+    /// The least of those ratios (1 where nothing is planted): the
+    /// farthest miss.
+    pub least: f64,
     /// Simulations the measured search ran.
     pub simulations: u64,
 }
@@ -110,18 +125,20 @@ pub fn strength(sys: &System, bounds: &[Time], budget: u64, reference: u64, seed
             ..SearchOptions::default()
         },
     );
-    let (mut broken, mut reached) = (0, 0.0);
+    let (mut broken, mut reached, mut least) = (0, 0.0, 1.0f64);
     for ((p, w), b) in planted.iter().zip(&out.worst).zip(&best) {
         if let (Some(p), Some(b)) = (p, b) {
             let r = w.as_ref().map_or(Time::ZERO, |w| w.0);
             broken += usize::from(r > *p);
             reached += r.ratio(*b);
+            least = least.min(r.ratio(*b));
         }
     }
     Strength {
         planted: planted.iter().flatten().count(),
         broken,
         reached,
+        least,
         simulations: out.simulations,
     }
 }
@@ -202,6 +219,7 @@ pub fn run(c: Config) -> Result<(), Error> {
                 total.planted += s.planted;
                 total.broken += s.broken;
                 total.reached += s.reached;
+                total.least = total.least.min(s.least);
                 total.simulations += s.simulations;
                 bar.inc(1);
             }
@@ -222,6 +240,7 @@ pub fn run(c: Config) -> Result<(), Error> {
         "broken",
         "share",
         "mean reached",
+        "least reached",
         "simulations/system",
     ];
     let mut tb = rtsync_report::table::Table::new(&head).left(0).left(1);
@@ -242,6 +261,7 @@ pub fn run(c: Config) -> Result<(), Error> {
                 r.total.broken.to_string(),
                 per(r.total.broken as f64, 0),
                 per(r.total.reached, 1),
+                format!("{:.1}%", 100.0 * r.total.least),
                 format!(
                     "{:.1}",
                     r.total.simulations as f64 / r.systems.max(1) as f64
@@ -261,7 +281,8 @@ pub fn run(c: Config) -> Result<(), Error> {
          exist: about how often a soundness check with that budget finds one. Raise \
          `experiment soundness --search-budget` where it is low (more tasks cost more events \
          per simulation). mean reached: the search's worst response over the reference's, \
-         averaged over the planted tasks (how near the misses came).",
+         averaged over the planted tasks (how near the misses came); least reached: the \
+         farthest miss.",
         c.budget
     );
     Ok(())
