@@ -12,7 +12,9 @@
 //! delays, jitter and execution times) and maximises, per task, the
 //! simulated response divided by the bound:
 //!
-//! 1. the synchronous release and *critical-instant candidates*: for a
+//! 1. the synchronous release, the *pile-up* (every task's first request
+//!    issued at one instant, the others released just after:
+//!    `Searcher::pile`) and *critical-instant candidates*: for a
 //!    target task `i` and every job `j` that can delay it, `i` (and every
 //!    task other than `j`) released one nanosecond after `j` issues each
 //!    of its requests when running alone, and, where `i` requests the same
@@ -211,6 +213,7 @@ impl Searcher<'_> {
     fn run(&mut self) {
         let n = self.sys.tasks.len();
         self.evaluate(Plan::offsets(vec![Time::ZERO; n]), None);
+        self.evaluate(self.pile(), None);
         let targets = self.targets();
         if targets.is_empty() {
             return;
@@ -251,6 +254,30 @@ impl Searcher<'_> {
                 stall[i] += 1;
             }
         }
+    }
+
+    /// Every task's first request issued at one instant, the tasks that
+    /// request nothing released 1 ns after: all the holders ahead of a
+    /// job, or all the agents' work on a CPU (DPCP, DFLP), piled on the
+    /// jobs released then. The candidates below line up one task with
+    /// the target at a time; on shape (b)'s DPCP the search's farthest
+    /// miss reached a quarter of the worst a ten times longer search
+    /// found.
+    fn pile(&self) -> Plan {
+        let eps = Time::from_ns(1);
+        let first = |s: &Shape| s.requests.first().map(|&(_, a)| a);
+        let base = self
+            .shapes
+            .iter()
+            .filter_map(first)
+            .max()
+            .unwrap_or(Time::ZERO);
+        Plan::offsets(
+            self.shapes
+                .iter()
+                .map(|s| first(s).map_or(base.saturating_add(eps), |a| base.saturating_sub(a)))
+                .collect::<Vec<Time>>(),
+        )
     }
 
     /// Plans that line the target's release (or request) up with each

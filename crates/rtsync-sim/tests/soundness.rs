@@ -50,9 +50,10 @@ fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::
 /// past twice its deadline, not until every task's is: here the targets
 /// `a` and `c` (periods 2 ms) share G, and `b` (period 1 s, alone on its
 /// CPU, its bound its own execution: no target) makes a plan's own
-/// horizon hold 500 jobs of each. With 20,000 events the search runs
-/// hundreds of simulations; simulating each plan to its own horizon,
-/// about five (each near 4,000 events), too few to climb.
+/// horizon hold 500 jobs of each. With 20,000 events the search runs its
+/// two whole-system plans (the synchronous release and the pile-up, each
+/// near 4,000 events) and then dozens for the targets; simulating each
+/// plan to its own horizon, about five in all, too few to climb.
 #[test]
 fn a_plan_for_a_target_is_simulated_until_the_targets_jobs_are_done() {
     let s = sys(r#"
@@ -86,7 +87,7 @@ wcet = "1ms"
     assert_eq!(plan.horizon(&s), Time::from_ms(1_000));
     let out = search_with(&s, &bounds, 20_000);
     assert!(
-        out.simulations > 100,
+        out.simulations > 40,
         "{} simulations for 20,000 events",
         out.simulations
     );
@@ -99,6 +100,50 @@ wcet = "1ms"
         worst[..2],
         [Some(Time::from_ns(399_999)), Some(Time::from_us(400))]
     );
+}
+
+/// The pile-up plan: DPCP serves G on CPU 1, where `t` (500 us, no
+/// section) runs; `x` and `y`, on CPUs 0 and 2, compute 1 ms and 2 ms
+/// before their 300 us sections. Released together, their requests come
+/// 1 ms apart and after `t` is done (500 us); lined up with `t` one at a
+/// time, one section delays it (800 us). Both requests at one instant
+/// and `t` released 1 ns after put both sections ahead of it: 1.1 ms less
+/// 1 ns. With a budget of 300 events (a few simulations) the pile-up
+/// finds it to the nanosecond, which no random plan hits; without it the
+/// search ends at 800 us less 1 ns, a pair candidate's.
+#[test]
+fn the_pile_up_puts_every_agents_section_ahead_of_one_job() {
+    let s = sys(r#"
+[platform]
+cpus = 3
+protocol = "dpcp"
+[[resource]]
+name = "G"
+sync_cpu = 1
+[[task]]
+name = "x"
+period = "10ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" }, { lock = "G", hold = "300us" } ]
+[[task]]
+name = "t"
+period = "10ms"
+priority = 1
+cpu = 1
+wcet = "500us"
+[[task]]
+name = "y"
+period = "10ms"
+priority = 3
+cpu = 2
+body = [ { compute = "2ms" }, { lock = "G", hold = "300us" } ]
+"#);
+    let bounds = [Time::from_ms(5); 3];
+    let out = search_with(&s, &bounds, 300);
+    assert!(out.simulations <= 12, "{} simulations", out.simulations);
+    let t = out.worst[1].as_ref().map(|w| w.0);
+    assert_eq!(t, Some(Time::from_ns(1_099_999)));
 }
 
 /// MPCP on two CPUs. H uses local L1, then global G, then local L2; the
