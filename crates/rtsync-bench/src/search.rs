@@ -11,9 +11,9 @@
 //! events breaks says how often that budget finds a violation known to
 //! exist, and the mean of its worst over the reference's how near it
 //! comes where it does not (docs/PERFORMANCE.md, "Search strength": with
-//! the soundness experiment's 60,000 events, a quarter to three fifths
-//! broken, 98% to 99.7% reached), so a budget is a trade the user should
-//! see.
+//! the soundness experiment's 60,000 events, a third to two thirds
+//! broken, 99% to 99.8% reached on average, half at the farthest miss),
+//! so a budget is a trade the user should see.
 //!
 //! The systems are the analysis bench's shapes (DESIGN.md's (a) and (b)),
 //! the schedulable ones among them, with the analysis's bounds for the
