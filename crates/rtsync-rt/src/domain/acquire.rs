@@ -232,24 +232,24 @@ impl Shared {
         // The grants go into the state's own vector, sized for every
         // thread: nothing allocates under the bookkeeping lock.
         let mut handed = std::mem::take(&mut st.granted);
-        let out = st.locks.unlock_into(t, r, &mut handed);
-        let out = self.grant_and_lower(st, t, r, inconsistent, out, &handed);
+        let out = match st.locks.unlock_into(t, r, &mut handed) {
+            Ok(_) => self.grant_and_lower(st, t, r, inconsistent, &handed),
+            Err(e) => Err(self.refused(t, Some(r), e)),
+        };
         st.granted = handed;
         out
     }
 
     /// The rest of [`Shared::release_locked`], once the machine has let
-    /// `r` go (`out`) and granted `handed`.
+    /// `r` go and granted `handed`.
     fn grant_and_lower(
         &self,
         st: &mut Books<'_>,
         t: Tid,
         r: usize,
         inconsistent: Option<bool>,
-        out: Result<Option<usize>, rtsync_protocols::LockError>,
         handed: &[rtsync_protocols::Granted],
     ) -> Result<(), RtError> {
-        out.map_err(|e| self.refused(t, Some(r), e))?;
         if let Some(m) = inconsistent {
             self.inconsistent[r].store(m, Ordering::Relaxed);
         }
