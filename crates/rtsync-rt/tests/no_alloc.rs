@@ -19,7 +19,8 @@ use common::{realtime, system};
 use rtsync_rt::{Domain, Options, placement, sys};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{Sender, channel};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 struct Counting;
@@ -102,6 +103,54 @@ fn modes(test: &str) -> Vec<bool> {
     modes
 }
 
+/// How long any step of a test waits for another thread.
+const STEP: Duration = Duration::from_secs(5);
+
+/// Task `A` on a thread of its own: begins a job and locks `g`, says so,
+/// waits for the word to go on, then unlocks and ends the job. Returns
+/// when `A` holds `g`, with the word to send and the thread, whose
+/// result is the allocations of its two halves.
+fn holder(d: &Domain, g: usize) -> (Sender<()>, JoinHandle<(u64, u64)>) {
+    let (held_tx, held_rx) = channel();
+    let (go_tx, go_rx) = channel::<()>();
+    let d = d.clone();
+    let thread = std::thread::spawn(move || {
+        let a = d.bind("A").unwrap();
+        let (before, r) = allocations(|| {
+            a.job_begin()?;
+            a.lock(g, 1)
+        });
+        r.unwrap();
+        held_tx.send(()).unwrap();
+        go_rx.recv_timeout(STEP).unwrap();
+        let (after, r) = allocations(|| {
+            a.unlock(g)?;
+            a.job_end()
+        });
+        r.unwrap();
+        (before, after)
+    });
+    held_rx.recv_timeout(STEP).unwrap();
+    (go_tx, thread)
+}
+
+/// Task `B` on a thread of its own: one job that locks and unlocks `g`;
+/// the thread's result is the job's allocations.
+fn asker(d: &Domain, g: usize) -> JoinHandle<u64> {
+    let d = d.clone();
+    std::thread::spawn(move || {
+        let b = d.bind("B").unwrap();
+        let (n, r) = allocations(|| {
+            b.job_begin()?;
+            b.lock(g, 1)?;
+            b.unlock(g)?;
+            b.job_end()
+        });
+        r.unwrap();
+        n
+    })
+}
+
 const MRSP: &str = r#"
 [platform]
 cpus = 2
@@ -144,47 +193,12 @@ fn mrsp_helping(rt: bool) {
     let d = domain(MRSP, rt);
     let g = d.resource("G").unwrap();
     let b_task = d.task("B").unwrap();
-    let step = Duration::from_secs(5);
     for round in 0..3 {
-        let (held_tx, held_rx) = channel();
-        let (go_tx, go_rx) = channel::<()>();
-        let holder = {
-            let d = d.clone();
-            std::thread::spawn(move || {
-                let a = d.bind("A").unwrap();
-                let (before, r) = allocations(|| {
-                    a.job_begin()?;
-                    a.lock(g, 1)
-                });
-                r.unwrap();
-                held_tx.send(()).unwrap();
-                go_rx.recv_timeout(step).unwrap();
-                let (after, r) = allocations(|| {
-                    a.unlock(g)?;
-                    a.job_end()
-                });
-                r.unwrap();
-                (before, after)
-            })
-        };
-        held_rx.recv_timeout(step).unwrap();
-        let spinner = {
-            let d = d.clone();
-            std::thread::spawn(move || {
-                let b = d.bind("B").unwrap();
-                let (n, r) = allocations(|| {
-                    b.job_begin()?;
-                    b.lock(g, 1)?;
-                    b.unlock(g)?;
-                    b.job_end()
-                });
-                r.unwrap();
-                n
-            })
-        };
+        let (go, a_thread) = holder(&d, g);
+        let b_thread = asker(&d, g);
         let t0 = Instant::now();
         while d.waiting(b_task) != Some(g) {
-            assert!(t0.elapsed() < step, "B never waited for G");
+            assert!(t0.elapsed() < STEP, "B never waited for G");
             std::thread::sleep(Duration::from_millis(1));
         }
         let h = d.bind("H").unwrap();
@@ -193,9 +207,9 @@ fn mrsp_helping(rt: bool) {
         let (end, r) = allocations(|| h.job_end());
         r.unwrap();
         drop(h);
-        go_tx.send(()).unwrap();
-        let (a_locks, a_unlocks) = holder.join().unwrap();
-        let b_all = spinner.join().unwrap();
+        go.send(()).unwrap();
+        let (a_locks, a_unlocks) = a_thread.join().unwrap();
+        let b_all = b_thread.join().unwrap();
         assert_eq!(
             [begin, end, a_locks, a_unlocks, b_all],
             [0; 5],
@@ -253,53 +267,18 @@ body = [ {{ lock = "G", hold = "1ms" }} ]
         let d = domain(&src, rt);
         let g = d.resource("G").unwrap();
         let b_task = d.task("B").unwrap();
-        let step = Duration::from_secs(5);
         for round in 0..3 {
-            let (held_tx, held_rx) = channel();
-            let (go_tx, go_rx) = channel::<()>();
-            let holder = {
-                let d = d.clone();
-                std::thread::spawn(move || {
-                    let a = d.bind("A").unwrap();
-                    let (before, r) = allocations(|| {
-                        a.job_begin()?;
-                        a.lock(g, 1)
-                    });
-                    r.unwrap();
-                    held_tx.send(()).unwrap();
-                    go_rx.recv_timeout(step).unwrap();
-                    let (after, r) = allocations(|| {
-                        a.unlock(g)?;
-                        a.job_end()
-                    });
-                    r.unwrap();
-                    before + after
-                })
-            };
-            held_rx.recv_timeout(step).unwrap();
-            let asker = {
-                let d = d.clone();
-                std::thread::spawn(move || {
-                    let b = d.bind("B").unwrap();
-                    let (n, r) = allocations(|| {
-                        b.job_begin()?;
-                        b.lock(g, 1)?;
-                        b.unlock(g)?;
-                        b.job_end()
-                    });
-                    r.unwrap();
-                    n
-                })
-            };
+            let (go, a_thread) = holder(&d, g);
+            let b_thread = asker(&d, g);
             // B waits on G, or (SRP) at its job's start: give it the time
             // to get there either way.
             let t0 = Instant::now();
             while d.waiting(b_task) != Some(g) && t0.elapsed() < Duration::from_millis(50) {
                 std::thread::sleep(Duration::from_millis(1));
             }
-            go_tx.send(()).unwrap();
-            let a = holder.join().unwrap();
-            let b = asker.join().unwrap();
+            go.send(()).unwrap();
+            let (before, after) = a_thread.join().unwrap();
+            let (a, b) = (before + after, b_thread.join().unwrap());
             assert_eq!(
                 [a, b],
                 [0, 0],
