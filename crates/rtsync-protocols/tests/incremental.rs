@@ -195,7 +195,10 @@ fn run(p: Protocol, cpus: usize, units: u32, uses: &[u8], ops: &[(usize, usize, 
             // Named one by one, or as a scope: the same release.
             let mut named = m.clone();
             let granted = named.unlock(t, inner).expect("innermost release");
-            let (handed, woke) = m.unlock_scoped(t, inner).expect("innermost release");
+            let mut handed = Vec::new();
+            let woke = m
+                .unlock_into(t, inner, &mut handed)
+                .expect("innermost release");
             let ceiling_woken: Vec<_> = granted
                 .iter()
                 .filter(|g| !g.granted && m.ceiling_scope(g.thread).is_some())

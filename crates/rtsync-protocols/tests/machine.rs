@@ -333,7 +333,8 @@ fn a_futile_top_ceiling_waiter_does_not_speak_for_unlike_ones_below() {
     assert_eq!(m.lock(t, 0, 1), Ok(Outcome::Wait { spin: false }));
     assert_eq!(m.lock(x, 1, 1), Ok(Outcome::Wait { spin: false }));
     assert_eq!(m.eff(c).key, 3, "c inherits x's priority");
-    let (handed, woke) = m.unlock_scoped(b, 2).unwrap();
+    let mut handed = Vec::new();
+    let woke = m.unlock_into(b, 2, &mut handed).unwrap();
     assert!(handed.is_empty());
     assert_eq!(woke, Some(0));
     assert!(m.woken(t) && m.woken(x));
@@ -362,14 +363,14 @@ fn alike_ceiling_waiters_are_futile_with_the_top_one() {
     assert_eq!(m.lock(b, 2, 1), Ok(Outcome::Granted));
     assert_eq!(m.lock(x, 0, 1), Ok(Outcome::Wait { spin: false }));
     assert_eq!(m.lock(t, 0, 1), Ok(Outcome::Wait { spin: false }));
-    let (_, woke) = m.unlock_scoped(b, 2).unwrap();
+    let woke = m.unlock_into(b, 2, &mut Vec::new()).unwrap();
     assert_eq!(woke, Some(0));
     // Highest first, whatever the order of their requests.
     assert_eq!(m.ceiling_woken(0).collect::<Vec<_>>(), vec![t, x]);
     assert!(m.ceiling_woken_alike(0));
     assert!(m.retry_is_futile(t) && m.retry_is_futile(x));
     // Once b lets r0 go, the top one would be granted.
-    m.unlock_scoped(b, 0).unwrap();
+    m.unlock_into(b, 0, &mut Vec::new()).unwrap();
     assert!(!m.retry_is_futile(t));
     assert_eq!(m.retry(t), Ok(Outcome::Granted));
     // Now x would wait for t, above it.

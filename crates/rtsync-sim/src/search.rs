@@ -222,12 +222,12 @@ impl Searcher<'_> {
         let lists: Vec<Vec<Plan>> = targets.iter().map(|&i| self.candidates(i)).collect();
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         'cands: for k in 0..longest {
-            for (t, list) in lists.iter().enumerate() {
+            for (&i, list) in targets.iter().zip(&lists) {
                 if self.out.events >= self.opts.budget / 2 {
                     break 'cands;
                 }
                 if let Some(p) = list.get(k) {
-                    self.evaluate(p.clone(), Some(targets[t]));
+                    self.evaluate(p.clone(), Some(i));
                 }
             }
         }

@@ -529,22 +529,12 @@ impl Locks {
     }
 
     /// Like [`Locks::unlock`], but the ceiling-refused waiters woken are
-    /// not named one by one: the second value is the scope whose waiters
-    /// were woken, and [`Locks::ceiling_woken`] lists them. A release then
-    /// costs the same however many wait.
-    pub fn unlock_scoped(
-        &mut self,
-        t: Tid,
-        r: ResourceId,
-    ) -> Result<(Vec<Granted>, Option<Cpu>), LockError> {
-        let mut granted = Vec::new();
-        self.release(t, r, false, &mut granted)
-            .map(|w| (granted, w))
-    }
-
-    /// [`Locks::unlock_scoped`] into the caller's `granted` (cleared
-    /// first): a runtime that keeps the vector, sized for every thread,
-    /// releases under its bookkeeping lock without allocating.
+    /// not named one by one: the answer is the scope whose waiters were
+    /// woken, and [`Locks::ceiling_woken`] lists them, so a release costs
+    /// the same however many wait. The grants go into the caller's
+    /// `granted` (cleared first): a runtime that keeps the vector, sized
+    /// for every thread, releases under its bookkeeping lock without
+    /// allocating.
     pub fn unlock_into(
         &mut self,
         t: Tid,
