@@ -13,7 +13,7 @@
 use rtsync_model::{System, Time};
 
 /// The choices for one task's jobs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TaskPlan {
     /// Arrival of the first job.
     pub offset: Time,
@@ -73,7 +73,7 @@ fn at(v: &[Time], k: u64) -> Time {
 
 /// The choices for every task, by task index (missing tasks: offset 0,
 /// periodic, no jitter, worst case).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Plan {
     /// Per task, by index.
     pub tasks: Vec<TaskPlan>,
@@ -94,9 +94,9 @@ impl Plan {
     }
 
     /// A horizon that lets every job the plan makes a choice for (and the
-    /// first job of every task) finish or miss: the latest such job's
-    /// arrival plus its deadline. Later jobs run as far as the horizon
-    /// lets them.
+    /// first job of every task) finish or miss: just past the latest such
+    /// job's arrival plus its deadline. Later jobs run as far as the
+    /// horizon lets them.
     pub fn horizon(&self, sys: &System) -> Time {
         (0..sys.tasks.len())
             .map(|t| self.horizon_of(sys, t))
@@ -104,8 +104,11 @@ impl Plan {
             .unwrap_or(Time::ZERO)
     }
 
-    /// When task `t`'s last planned job is past its deadline: the
-    /// simulation a search runs for `t` alone need go no further.
+    /// When task `t`'s last planned job is past its deadline, 1 ns after
+    /// it: a job still running at its deadline is late only once time
+    /// passes it, and a simulation stopped at the deadline itself would
+    /// not report the miss. The simulation a search runs for `t` alone
+    /// need go no further.
     pub fn horizon_of(&self, sys: &System, t: usize) -> Time {
         let task = &sys.tasks[t];
         let p = self.task(t);
@@ -113,6 +116,7 @@ impl Plan {
         p.arrival(k as u64 - 1, task.period)
             .saturating_add(p.jitter(k as u64 - 1).min(task.jitter))
             .saturating_add(task.deadline)
+            .saturating_add(Time::from_ns(1))
     }
 
     /// The plan of task `t` (a default one where none is given).

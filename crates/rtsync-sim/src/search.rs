@@ -14,11 +14,14 @@
 //!
 //! 1. the synchronous release, the *pile-up* (every task's first request
 //!    issued at one instant, the others released just after:
-//!    `Searcher::pile`) and *critical-instant candidates*: for a
-//!    target task `i` and every job `j` that can delay it, `i` (and every
-//!    task other than `j`) released one nanosecond after `j` issues each
-//!    of its requests when running alone, and, where `i` requests the same
-//!    resource, `i`'s request issued one nanosecond after `j`'s;
+//!    `Searcher::pile`), *convoys* (per resource a target or a task below
+//!    it on its CPU requests, every other task's longest section on it
+//!    requested at one instant and the target's request, or its release,
+//!    just after: `Searcher::convoys`) and *critical-instant candidates*:
+//!    for a target task `i` and every job `j` that can delay it, `i` (and
+//!    every task other than `j`) released one nanosecond after `j` issues
+//!    each of its requests when running alone, and, where `i` requests the
+//!    same resource, `i`'s request issued one nanosecond after `j`'s;
 //! 2. hill climbing from the best plan per target: moves that align a
 //!    task's request with an instant inside the target's worst job, shift
 //!    an offset by a random scale, redraw an offset, a delay, a jitter or
@@ -27,7 +30,9 @@
 //! 3. random restarts when a climb stalls.
 //!
 //! A plan made for a target is simulated only until that target's last
-//! planned job is past twice its deadline ([`Plan::horizon_of`]).
+//! planned job is just past its deadline ([`Plan::horizon_of`]), and a
+//! plan is simulated once: asked for again (a plan several targets share,
+//! a move that changed nothing), what it showed is recorded already.
 //!
 //! Everything is seeded: the same system, bounds and options give the same
 //! simulations. The budget is counted in simulated events, so a search
@@ -41,6 +46,7 @@ pub use crate::result::Kind;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{System, Time};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How hard to search.
@@ -115,11 +121,20 @@ struct Shape {
     jitter: Time,
     /// Worst case of each timed operation, in program order.
     worst: Vec<Time>,
-    /// `(resource, instant)` of each request when running alone from its
-    /// release.
-    requests: Vec<(usize, Time)>,
+    /// Each request when running alone from its release.
+    requests: Vec<Request>,
     cpu: Option<usize>,
     priority: u32,
+}
+
+/// A request of a task running alone: the resource, when it is issued
+/// after the job's release, and how long the section lasts (nested
+/// sections included).
+#[derive(Clone, Copy)]
+struct Request {
+    resource: usize,
+    at: Time,
+    length: Time,
 }
 
 fn shapes(sys: &System) -> Vec<Shape> {
@@ -128,15 +143,28 @@ fn shapes(sys: &System) -> Vec<Shape> {
         .map(|t| {
             let mut at = Time::ZERO;
             let mut worst = Vec::new();
-            let mut requests = Vec::new();
+            let mut requests: Vec<Request> = Vec::new();
+            // Indices of the requests whose sections are open.
+            let mut open: Vec<usize> = Vec::new();
             for op in flatten(&t.body) {
                 match op {
                     Op::Compute(w) | Op::Suspend(w) => {
                         worst.push(w);
                         at = at.saturating_add(w);
                     }
-                    Op::Lock(r, _) => requests.push((r, at)),
-                    Op::Unlock(_) => {}
+                    Op::Lock(r, _) => {
+                        open.push(requests.len());
+                        requests.push(Request {
+                            resource: r,
+                            at,
+                            length: Time::ZERO,
+                        });
+                    }
+                    Op::Unlock(_) => {
+                        if let Some(k) = open.pop() {
+                            requests[k].length = at.saturating_sub(requests[k].at);
+                        }
+                    }
                 }
             }
             Shape {
@@ -154,18 +182,7 @@ fn shapes(sys: &System) -> Vec<Shape> {
 /// Searches `sys` (placed, as the analysis placed it) for the schedule
 /// that maximises each task's simulated response over `bounds[task]`.
 pub fn search(sys: &System, bounds: &[Time], opts: &SearchOptions) -> Outcome {
-    let mut s = Searcher {
-        sys,
-        bounds,
-        shapes: shapes(sys),
-        opts: opts.clone(),
-        rng: ChaCha8Rng::seed_from_u64(opts.seed),
-        out: Outcome {
-            worst: vec![None; sys.tasks.len()],
-            ..Outcome::default()
-        },
-        best: vec![None; sys.tasks.len()],
-    };
+    let mut s = Searcher::new(sys, bounds, opts);
     s.run();
     s.out
 }
@@ -190,9 +207,28 @@ struct Searcher<'a> {
     out: Outcome,
     /// Per task: the best plan found for it as the target.
     best: Vec<Option<Scored>>,
+    /// Every plan simulated, with the horizon it ran to: a plan asked for
+    /// again up to no later a horizon would replay what was recorded.
+    simulated: HashMap<Arc<Plan>, Time>,
 }
 
-impl Searcher<'_> {
+impl<'a> Searcher<'a> {
+    fn new(sys: &'a System, bounds: &'a [Time], opts: &SearchOptions) -> Searcher<'a> {
+        Searcher {
+            sys,
+            bounds,
+            shapes: shapes(sys),
+            opts: opts.clone(),
+            rng: ChaCha8Rng::seed_from_u64(opts.seed),
+            out: Outcome {
+                worst: vec![None; sys.tasks.len()],
+                ..Outcome::default()
+            },
+            best: vec![None; sys.tasks.len()],
+            simulated: HashMap::new(),
+        }
+    }
+
     fn spent(&self) -> bool {
         self.out.events >= self.opts.budget
     }
@@ -219,7 +255,14 @@ impl Searcher<'_> {
             return;
         }
         // Candidates, round-robin over the targets, within half the budget.
-        let lists: Vec<Vec<Plan>> = targets.iter().map(|&i| self.candidates(i)).collect();
+        let lists: Vec<Vec<Plan>> = targets
+            .iter()
+            .map(|&i| {
+                let mut list = self.convoys(i);
+                list.extend(self.candidates(i));
+                list
+            })
+            .collect();
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         'cands: for k in 0..longest {
             for (&i, list) in targets.iter().zip(&lists) {
@@ -265,7 +308,7 @@ impl Searcher<'_> {
     /// found.
     fn pile(&self) -> Plan {
         let eps = Time::from_ns(1);
-        let first = |s: &Shape| s.requests.first().map(|&(_, a)| a);
+        let first = |s: &Shape| s.requests.first().map(|rq| rq.at);
         let base = self
             .shapes
             .iter()
@@ -280,13 +323,96 @@ impl Searcher<'_> {
         )
     }
 
+    /// Plans that queue a request behind every other request of one
+    /// resource: per resource `r` that the target `i` requests, or that a
+    /// task below `i` on its CPU requests, every other task's longest
+    /// section on `r` is requested at one instant (those of `i`'s CPU 1 ns
+    /// later, behind the rest), and then, 1 ns after, `i` requests `r` (one
+    /// plan) or is released (another, where a lower task requests `r`),
+    /// with every task that does not request `r` released beside it. The candidates below line
+    /// up one other task at a time; a spin lock's worst case (MSRP, MrsP,
+    /// FMLP-S: one request per CPU ahead in the queue, and under MSRP the
+    /// local lower task spinning non-preemptively behind them) and a FIFO
+    /// queue's need them all at once, which the climb from one of those
+    /// seldom assembles within the soundness experiment's budget.
+    fn convoys(&self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let me = &self.shapes[i];
+        let longest = |s: &Shape, r: usize| {
+            s.requests
+                .iter()
+                .filter(|rq| rq.resource == r)
+                .max_by_key(|rq| rq.length)
+                .copied()
+        };
+        let below = |j: usize| {
+            let s = &self.shapes[j];
+            j != i && s.cpu == me.cpu && s.priority < me.priority
+        };
+        let mut resources: Vec<usize> = me.requests.iter().map(|rq| rq.resource).collect();
+        for j in (0..n).filter(|&j| below(j)) {
+            resources.extend(self.shapes[j].requests.iter().map(|rq| rq.resource));
+        }
+        resources.sort_unstable();
+        resources.dedup();
+        let mut out = Vec::new();
+        for r in resources {
+            // The instant every other request of `r` is issued at; the
+            // target's CPU's 1 ns after (behind the others).
+            let x = self
+                .shapes
+                .iter()
+                .filter_map(|s| longest(s, r))
+                .map(|rq| rq.at)
+                .max()
+                .unwrap_or(Time::ZERO)
+                .saturating_add(eps);
+            let queued = |j: usize, rq: Request| {
+                let at = if self.shapes[j].cpu == me.cpu {
+                    x.saturating_add(eps)
+                } else {
+                    x
+                };
+                at.saturating_sub(rq.at)
+            };
+            // The instant the target acts at: after every request.
+            let then = x.saturating_add(eps).saturating_add(eps);
+            // Every task with a section on `r` queued, the others (and
+            // the target, unless it asks too) released at `then`.
+            let plan = |own: Time| {
+                Plan::offsets(
+                    (0..n)
+                        .map(|k| match longest(&self.shapes[k], r) {
+                            _ if k == i => own,
+                            Some(rq) => queued(k, rq),
+                            None => then,
+                        })
+                        .collect::<Vec<Time>>(),
+                )
+            };
+            if let Some(mine) = longest(me, r) {
+                // The target's request last in the queue.
+                out.push(plan(then.saturating_sub(mine.at)));
+            }
+            if (0..n).any(|j| below(j) && longest(&self.shapes[j], r).is_some()) {
+                // A task below the target on its CPU last in the queue
+                // (under MSRP spinning non-preemptively, elsewhere holding
+                // or about to hold what the target may need), the target
+                // released just after it asks.
+                out.push(plan(then));
+            }
+        }
+        out
+    }
+
     /// Plans that line the target's release (or request) up with each
     /// request of each task that can delay it.
     fn candidates(&self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
         let me = &self.shapes[i];
-        let mine: Vec<usize> = me.requests.iter().map(|&(r, _)| r).collect();
+        let mine: Vec<usize> = me.requests.iter().map(|rq| rq.resource).collect();
         let mut out = Vec::new();
         for j in (0..n).filter(|&j| j != i) {
             let sj = &self.shapes[j];
@@ -296,16 +422,20 @@ impl Searcher<'_> {
                 // which the synchronous release already covers.
                 continue;
             }
-            for &(r, p) in &sj.requests {
+            for rq in &sj.requests {
+                let (r, p) = (rq.resource, rq.at);
                 if !local && !mine.contains(&r) {
                     continue;
                 }
-                // `i` and everybody else just after `j` locks `r`.
+                // `i` and everybody else just after `j` locks `r` (the
+                // same plan for every target `j` can delay: simulated
+                // once, see `evaluate`).
                 let mut offs = vec![p.saturating_add(eps); n];
                 offs[j] = Time::ZERO;
                 out.push(Plan::offsets(offs));
                 // `i`'s own request of `r` just after `j`'s.
-                for &(ri, a) in &me.requests {
+                for mine in &me.requests {
+                    let (ri, a) = (mine.resource, mine.at);
                     if ri != r {
                         continue;
                     }
@@ -362,7 +492,7 @@ impl Searcher<'_> {
                     Time::ZERO
                 } else {
                     let k = self.rng.random_range(0..sj.requests.len());
-                    sj.requests[k].1
+                    sj.requests[k].at
                 };
                 let period = sj.period;
                 plan.tasks[j].offset = if at >= lead {
@@ -440,21 +570,29 @@ impl Searcher<'_> {
     /// what it found, and updates every task's best plan.
     fn evaluate(&mut self, plan: Plan, target: Option<usize>) {
         let left = self.opts.budget.saturating_sub(self.out.events).max(1);
-        let plan = Arc::new(plan);
         // A plan made for one target runs until that target's last
-        // planned job is a deadline past its own: its response up to
-        // twice its deadline is seen, and a job still running at its
-        // deadline is a miss. The whole plan's horizon (the latest
-        // deadline of any task's planned jobs) can be a hundred times
-        // longer on systems of 10 ms to 1 s periods: on shape (b)'s 80
-        // tasks a budget of 100,000 events bought 3.6 simulations per
-        // system, 8.1 with this.
+        // planned job is past its deadline: a response up to the
+        // deadline is seen, and a job still running there is a miss
+        // (every bound checked is at most the deadline; a response past
+        // it breaks the promise either way). The whole plan's horizon
+        // (the latest deadline of any task's planned jobs) can be a
+        // hundred times longer on systems of 10 ms to 1 s periods: on
+        // shape (b)'s 80 tasks a budget of 100,000 events bought 3.6
+        // simulations per system, 8.1 with this (and half again as many
+        // on shape (a) since the target's run stops at its deadline
+        // rather than a deadline later).
         let full = plan.horizon(self.sys);
-        let horizon = target.map_or(full, |i| {
-            plan.horizon_of(self.sys, i)
-                .saturating_add(self.sys.tasks[i].deadline)
-                .min(full)
-        });
+        let horizon = target.map_or(full, |i| plan.horizon_of(self.sys, i).min(full));
+        // The same plan again (a candidate shared by several targets, a
+        // move that changed nothing): its simulation is deterministic and
+        // its findings are recorded already, unless this one runs longer.
+        // It costs one event, so that a climb of repeats still ends.
+        if self.simulated.get(&plan).is_some_and(|&h| h >= horizon) {
+            self.out.events += 1;
+            return;
+        }
+        let plan = Arc::new(plan);
+        self.simulated.insert(plan.clone(), horizon);
         let opts = Options {
             horizon,
             max_events: left,
@@ -522,5 +660,70 @@ impl Searcher<'_> {
             Some(_) => {}
             None => self.out.findings.push(f),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One CPU: `hi` (600 us every 10 ms) and `lo` (500 us every 1 ms,
+    /// deadline 1 ms), released together: `lo` runs from 600 us and is
+    /// still running at its deadline.
+    fn late() -> System {
+        rtsync_model::load_str(
+            r#"
+[platform]
+cpus = 1
+protocol = "pip"
+[[task]]
+name = "hi"
+period = "10ms"
+priority = 2
+wcet = "600us"
+[[task]]
+name = "lo"
+period = "1ms"
+priority = 1
+wcet = "500us"
+"#,
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0
+    }
+
+    /// A plan made for `lo` runs until just past its first job's
+    /// deadline: the job still running there is a miss. Stopped at the
+    /// deadline itself it would not yet be one (a job is late once time
+    /// passes its deadline), and the search would report nothing.
+    #[test]
+    fn a_target_still_running_at_its_deadline_is_a_miss() {
+        let sys = late();
+        let bounds = [Time::from_us(600), Time::from_ms(1)];
+        let mut s = Searcher::new(&sys, &bounds, &SearchOptions::default());
+        s.evaluate(Plan::offsets(vec![Time::ZERO; 2]), Some(1));
+        let kinds: Vec<_> = s.out.findings.iter().map(|f| (f.task, f.kind)).collect();
+        assert_eq!(kinds, [(Some(1), Kind::Miss)]);
+    }
+
+    /// A plan asked for again (a candidate several targets share, a move
+    /// that changed nothing) is not simulated again up to a horizon it
+    /// has run to, and costs one event; asked for with a longer horizon,
+    /// it is.
+    #[test]
+    fn a_plan_asked_for_again_is_not_simulated_again() {
+        let sys = late();
+        let bounds = [Time::from_ms(10), Time::from_ms(10)];
+        let mut s = Searcher::new(&sys, &bounds, &SearchOptions::default());
+        let plan = Plan::offsets(vec![Time::ZERO, Time::from_us(3)]);
+        s.evaluate(plan.clone(), Some(1));
+        let (sims, events) = (s.out.simulations, s.out.events);
+        assert_eq!(sims, 1);
+        s.evaluate(plan.clone(), Some(1));
+        assert_eq!((s.out.simulations, s.out.events), (sims, events + 1));
+        // Whole-system horizon (`hi`'s deadline, 10 ms): longer.
+        s.evaluate(plan, None);
+        assert_eq!(s.out.simulations, 2);
     }
 }

@@ -47,7 +47,7 @@ fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::
 }
 
 /// A plan made for a target runs until the target's last planned job is
-/// past twice its deadline, not until every task's is: here the targets
+/// past its deadline, not until every task's is: here the targets
 /// `a` and `c` (periods 2 ms) share G, and `b` (period 1 s, alone on its
 /// CPU, its bound its own execution: no target) makes a plan's own
 /// horizon hold 500 jobs of each. With 20,000 events the search runs its
@@ -83,8 +83,8 @@ wcet = "1ms"
 "#);
     let bounds = [Time::from_us(500), Time::from_us(500), Time::from_ms(1)];
     let plan = Plan::offsets(vec![Time::from_us(10), Time::ZERO, Time::ZERO]);
-    assert_eq!(plan.horizon_of(&s, 0), Time::from_us(2_010));
-    assert_eq!(plan.horizon(&s), Time::from_ms(1_000));
+    assert_eq!(plan.horizon_of(&s, 0), Time::from_ns(2_010_001));
+    assert_eq!(plan.horizon(&s), Time::from_ns(1_000_000_001));
     let out = search_with(&s, &bounds, 20_000);
     assert!(
         out.simulations > 40,
@@ -577,4 +577,64 @@ fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
 fn a_lower_task_of_another_cpu_is_charged_in_full() {
     let (_, _, worst) = first_task_searched("dpcp-remote-lower-agents.toml", Time::from_us(3300));
     assert!(worst > Time::from_ms(3), "the search reached {worst}");
+}
+
+/// The convoy plan: under MSRP `lo` (CPU 0, below `hi`) spins
+/// non-preemptively for G behind every remote request ahead of it, and
+/// `hi`, released 1 ns after `lo` asks, waits for all of them and `lo`'s
+/// section: `r1` (CPU 1, 200 us) and `r2` (CPU 2, 300 us) queued ahead,
+/// then `lo`'s 100 us, then `hi`'s 10 us: 610 us less 2 ns (`hi` is
+/// released 2 ns after the first request is served). The analysis bound
+/// is 610 us: one request per other CPU and the local section. `r1` and
+/// `r2` first take H (5 us), then compute 70 us and 30 us before asking
+/// for G, so the pile-up (first requests at one instant) leaves their G
+/// requests apart, and a pair candidate lines up one task at a time with
+/// `lo`. With 400 events (nine simulations) the search ends at 110 us
+/// less 1 ns without the convoy.
+#[test]
+fn a_convoy_queues_every_remote_request_ahead_of_a_spinning_lower_task() {
+    let s = sys(r#"
+[platform]
+cpus = 3
+protocol = "msrp"
+[[resource]]
+name = "G"
+[[resource]]
+name = "H"
+[[task]]
+name = "hi"
+period = "10ms"
+priority = 3
+cpu = 0
+wcet = "10us"
+[[task]]
+name = "lo"
+period = "10ms"
+priority = 1
+cpu = 0
+body = [ { compute = "50us" }, { lock = "G", hold = "100us" } ]
+[[task]]
+name = "r1"
+period = "10ms"
+priority = 2
+cpu = 1
+body = [ { lock = "H", hold = "5us" }, { compute = "70us" }, { lock = "G", hold = "200us" } ]
+[[task]]
+name = "r2"
+period = "10ms"
+priority = 2
+cpu = 2
+body = [ { lock = "H", hold = "5us" }, { compute = "30us" }, { lock = "G", hold = "300us" } ]
+"#);
+    let b = bounds(&s);
+    assert_eq!(b[0], Time::from_us(610));
+    let out = search_with(&s, &b, 400);
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let worst = out.worst[0].as_ref().map(|w| w.0);
+    assert_eq!(
+        worst,
+        Some(Time::from_ns(609_998)),
+        "{} simulations",
+        out.simulations
+    );
 }
