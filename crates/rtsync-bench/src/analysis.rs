@@ -167,6 +167,14 @@ pub fn run(a: Config) -> Result<(), Error> {
     if a.sets == 0 {
         return Err(Error::BadInput("--sets must be at least 1".into()));
     }
+    if let Some(k) = a.shape.as_deref()
+        && !SHAPES.iter().any(|s| s.key == k)
+    {
+        return Err(Error::BadInput(format!(
+            "--shape {k}: the analysis bench measures {} (`soundness` is the search bench's)",
+            SHAPES.map(|s| s.key).join(", ")
+        )));
+    }
     let peer = a.schedcat.as_deref().map(Peer::open).transpose()?;
     println!(
         "rtsync bench analysis: {} task sets per shape and protocol, seed {}",

@@ -2,8 +2,8 @@
 //! at a place where blocking bounds have been found to break.
 
 use rtsync_analysis::Heuristic;
-use rtsync_analysis::generate::{GenConfig, Periods, Positions, Utilizations};
-use rtsync_model::{Protocol, Scheduler, Time};
+use rtsync_analysis::generate::{GenConfig, Periods, Positions, Utilizations, generate};
+use rtsync_model::{Protocol, Scheduler, System, Time};
 use std::fmt;
 use std::str::FromStr;
 
@@ -58,6 +58,12 @@ impl Shape {
             Shape::All => Shape::NAMED[(i % 5) as usize],
             s => s,
         }
+    }
+
+    /// System `i` of the stream under `p` and `sched`: what the soundness
+    /// experiment checks, and what `bench search` measures the search on.
+    pub fn system(self, p: Protocol, sched: Scheduler, seed: u64, i: u64) -> System {
+        generate(&self.config(p, sched, i), seed, i)
     }
 
     /// The generator configuration of system `i` under `p` and `sched`.

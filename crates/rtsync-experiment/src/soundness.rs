@@ -14,7 +14,6 @@ use rayon::prelude::*;
 use rtsync_analysis::components;
 use rtsync_analysis::generate::Mixing;
 use rtsync_analysis::generate::components::component_system;
-use rtsync_analysis::generate::generate;
 use rtsync_analysis::sweep::{Curve, Forms};
 use rtsync_analysis::{BoundForm, Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Scheduler, System, Time};
@@ -494,10 +493,9 @@ pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn()
                     }
                 },
                 Drawn::Systems(curve) => {
-                    let g = cfg
-                        .shape
-                        .config(curve.base(cfg.scheduler), cfg.scheduler, i);
-                    let mut sys = generate(&g, cfg.seed, i);
+                    let mut sys =
+                        cfg.shape
+                            .system(curve.base(cfg.scheduler), cfg.scheduler, cfg.seed, i);
                     if let Curve::Mix(m) = curve {
                         m.apply(&mut sys, cfg.seed, i);
                     }

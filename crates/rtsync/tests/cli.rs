@@ -462,6 +462,49 @@ fn bench_search_plants_bounds_and_reports_the_share_broken() {
     assert!(text(&bad).1.contains("--budget"), "{}", text(&bad).1);
 }
 
+/// `--shape soundness` measures the search on the systems `experiment
+/// soundness` draws (2 or 3 CPUs, 6 to 11 tasks), and only there: the
+/// analysis bench has no such shape and says which it has.
+#[test]
+fn bench_search_measures_the_soundness_experiments_own_systems() {
+    let o = rtsync(&[
+        "bench",
+        "search",
+        "--shape",
+        "soundness",
+        "--protocol",
+        "msrp",
+        "--sets",
+        "2",
+        "--budget",
+        "2000",
+        "--reference",
+        "6000",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("experiment soundness"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("(a)") || l.starts_with("(b)")),
+        "{out}"
+    );
+    let cells: Vec<&str> = rows[0].split_whitespace().collect();
+    // The protocol, then two systems.
+    assert_eq!(cells[3..5], ["msrp", "2"], "{}", rows[0]);
+    let bad = rtsync(&["bench", "analysis", "--shape", "soundness", "--sets", "1"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let err = text(&bad).1;
+    assert!(
+        err.contains("a, b") && err.contains("search bench"),
+        "{err}"
+    );
+}
+
 #[test]
 fn run_executes_a_system_on_threads_and_reports_three_columns() {
     // Without SCHED_FIFO the protocol logic still runs everywhere.

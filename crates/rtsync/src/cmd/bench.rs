@@ -18,7 +18,8 @@ pub enum What {
     /// How much of the worst case the worst-case search reaches: each
     /// task's bound planted 1 ns below the worst response two searches of
     /// --reference events found, the share one search of --budget events
-    /// breaks (the analysis bench's shapes, MPCP, DPCP, FMLP-L, MSRP).
+    /// breaks (the analysis bench's shapes and the soundness experiment's
+    /// systems; MPCP, DPCP, FMLP-L, MSRP).
     Search,
     /// Wait-free channels beside rtrb, triple_buffer and seqlock: latency
     /// per side (paced, pressed, saturated), retries, ring throughput.
@@ -72,8 +73,10 @@ pub struct Args {
     /// Largest number of queued waiters, powers of two up to it (locks).
     #[arg(long, default_value_t = 64)]
     pub max_waiters: usize,
-    /// Analysis, search: only this shape (`a` or `b`; both when absent).
-    #[arg(long, value_parser = ["a", "b"])]
+    /// Analysis, search: only this shape (`a` or `b`; for the search also
+    /// `soundness`, the systems `experiment soundness` draws; every one
+    /// when absent).
+    #[arg(long, value_parser = ["a", "b", "soundness"])]
     pub shape: Option<String>,
     /// Search: events of the search measured, per system (the soundness
     /// experiment's --search-budget).
