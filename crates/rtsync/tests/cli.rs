@@ -897,6 +897,30 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert_ne!(out.status.code(), Some(101), "stderr: {err}");
 }
 
+/// A search whose budget buys under ten simulations per task it searches
+/// for says so and what to raise; one that buys dozens does not.
+#[test]
+fn a_thin_search_says_so_and_how_to_strengthen_it() {
+    let o = rtsync(&["simulate", "pip-chained", "--search", "300"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let note = out
+        .lines()
+        .find(|l| l.starts_with("note: a thin search"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        note.contains("with 300 events") && note.contains("try --search 3000"),
+        "{note}"
+    );
+    let o = rtsync(&["simulate", "pip-chained", "--search", "30000"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("schedules simulated") && !out.contains("thin search"),
+        "{out}"
+    );
+}
+
 /// `simulate --search` shows the worst schedule found and saves its plan;
 /// `--plan` replays it to the same worst; a bad plan is refused with the
 /// file and what is wrong.

@@ -125,6 +125,25 @@ pub fn closest_to_bound(tightness: &[Option<f64>]) -> Option<usize> {
         })
 }
 
+/// What to tell the user after a search that its budget bought few
+/// simulations per task searched for ([`Outcome::thin`]), or `None`.
+///
+/// [`Outcome::thin`]: rtsync_sim::search::Outcome::thin
+pub fn thin_search(found: &rtsync_sim::search::Outcome, budget: u64) -> Option<String> {
+    found.thin().then(|| {
+        format!(
+            "a thin search: {} schedules for {} tasks to search with {} events, under {} \
+             each. It finds worse schedules as it is given more: try --search {} \
+             (docs/PERFORMANCE.md, \"Search strength\").",
+            found.simulations,
+            found.targets,
+            budget,
+            rtsync_sim::search::THIN,
+            budget.saturating_mul(10)
+        )
+    })
+}
+
 /// The long help of an `--analysis` flag: `head`, then the protocols that
 /// have an LP form, read from the analysis crate (their one home).
 pub fn lp_help(head: &str) -> String {

@@ -156,15 +156,20 @@ pub fn run(a: Args) -> u8 {
             .map(|w| w.as_ref().map(|(r, _)| *r))
             .collect();
         let plan = pick.and_then(|i| found.worst[i].as_ref().map(|(_, p)| p.clone()));
+        let thin = super::thin_search(&found, a.search);
+        if let Some(note) = &thin {
+            eprintln!("note: {note}");
+        }
         let how = format!(
             "The simulator's search tried {} schedules ({} events, seed {}; offsets, arrival \
              delays, jitter and execution times) for the one that brings each task closest to \
              its bound. The simulated worst column is the worst it saw per task; the chart shows \
-             the worst schedule it found{}.",
+             the worst schedule it found{}.{}",
             found.simulations,
             found.events,
             a.seed,
-            pick.map_or(String::new(), |i| format!(" for {}", sys.tasks[i].name))
+            pick.map_or(String::new(), |i| format!(" for {}", sys.tasks[i].name)),
+            thin.map_or(String::new(), |t| format!(" Note: {t}"))
         );
         (Some(worst), plan, how)
     } else {

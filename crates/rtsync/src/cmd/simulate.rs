@@ -182,6 +182,9 @@ pub fn run(a: Args) -> u8 {
             ]);
         }
         print!("{}", t.render());
+        if let Some(note) = super::thin_search(&found, budget) {
+            println!("note: {note}");
+        }
         // Show the schedule of the task that came closest to its bound
         // (past it, if any did).
         let pick = super::closest_to_bound(&tight);
