@@ -11,8 +11,9 @@
 //! events breaks says how often that budget finds a violation known to
 //! exist, and the mean of its worst over the reference's how near it
 //! comes where it does not (docs/PERFORMANCE.md, "Search strength": with
-//! the soundness experiment's 60,000 events, a sixth to two thirds
-//! broken, 95% to 99.7% reached on average, half at the farthest miss),
+//! the soundness experiment's 60,000 events, a quarter to four fifths
+//! broken where the budget buys dozens of simulations a system, 95% to
+//! 99.8% reached on average, half at the farthest miss),
 //! so a budget is a trade the user should see. The reference runs the
 //! same search, so a stronger search also raises the bar it is measured
 //! against.

@@ -15,9 +15,10 @@
 //! 1. the synchronous release, the *pile-up* (every task's first request
 //!    issued at one instant, the others released just after:
 //!    `Searcher::pile`), *convoys* (per resource a target or a task below
-//!    it on its CPU requests, every other task's longest section on it
-//!    requested at one instant and the target's request, or its release,
-//!    just after: `Searcher::convoys`) and *critical-instant candidates*:
+//!    it on its CPU requests, the other CPUs' longest sections on it
+//!    requested at one instant and the target's request, or one lower
+//!    task's request and the target's release, just after:
+//!    `Searcher::convoys`) and *critical-instant candidates*:
 //!    for a target task `i` and every job `j` that can delay it, `i` (and
 //!    every task other than `j`) released one nanosecond after `j` issues
 //!    each of its requests when running alone, and, where `i` requests the
@@ -346,16 +347,20 @@ impl<'a> Searcher<'a> {
 
     /// Plans that queue a request behind every other request of one
     /// resource: per resource `r` that the target `i` requests, or that a
-    /// task below `i` on its CPU requests, every other task's longest
-    /// section on `r` is requested at one instant (those of `i`'s CPU 1 ns
-    /// later, behind the rest), and then, 1 ns after, `i` requests `r` (one
-    /// plan) or is released (another, where a lower task requests `r`),
-    /// with every task that does not request `r` released beside it. The candidates below line
-    /// up one other task at a time; a spin lock's worst case (MSRP, MrsP,
-    /// FMLP-S: one request per CPU ahead in the queue, and under MSRP the
-    /// local lower task spinning non-preemptively behind them) and a FIFO
-    /// queue's need them all at once, which the climb from one of those
-    /// seldom assembles within the soundness experiment's budget.
+    /// task below `i` on its CPU requests, the other CPUs' tasks' longest
+    /// sections on `r` are requested at one instant, and then either `i`
+    /// requests `r` 2 ns later (one plan, where `i` requests `r`) or, per
+    /// task `j` below `i` on its CPU with a section on `r`, `j` requests it
+    /// 1 ns later and `i` is released 1 ns after that (one task of a CPU is
+    /// at its request at a time: queueing two, the higher would preempt
+    /// the lower before it asks). Every other task is released beside
+    /// `i`. The candidates below line up one other task at a time; a spin
+    /// lock's worst case (MSRP, MrsP, FMLP-S: one request per CPU ahead in
+    /// the queue, and under MSRP the local lower task spinning
+    /// non-preemptively behind them) and a FIFO queue's need them all at
+    /// once, which the climb seldom assembles within the soundness
+    /// experiment's budget; and on one CPU the convoy is the candidate of
+    /// each lower task's longest section, first in line.
     fn convoys(&self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
@@ -389,39 +394,39 @@ impl<'a> Searcher<'a> {
                 .max()
                 .unwrap_or(Time::ZERO)
                 .saturating_add(eps);
-            let queued = |j: usize, rq: Request| {
-                let at = if self.shapes[j].cpu == me.cpu {
-                    x.saturating_add(eps)
-                } else {
-                    x
-                };
-                at.saturating_sub(rq.at)
-            };
             // The instant the target acts at: after every request.
             let then = x.saturating_add(eps).saturating_add(eps);
-            // Every task with a section on `r` queued, the others (and
-            // the target, unless it asks too) released at `then`.
-            let plan = |own: Time| {
+            // The other CPUs' sections on `r` queued at `x`; `lower`, one
+            // task below the target on its CPU, 1 ns later (one task of a
+            // CPU can be at its request at a time); every other task, and
+            // the target unless it asks too, released at `then`.
+            let plan = |lower: Option<usize>, own: Time| {
                 Plan::offsets(
                     (0..n)
-                        .map(|k| match longest(&self.shapes[k], r) {
-                            _ if k == i => own,
-                            Some(rq) => queued(k, rq),
-                            None => then,
+                        .map(|k| {
+                            let s = &self.shapes[k];
+                            match longest(s, r) {
+                                _ if k == i => own,
+                                Some(rq) if s.cpu != me.cpu => x.saturating_sub(rq.at),
+                                Some(rq) if Some(k) == lower => {
+                                    x.saturating_add(eps).saturating_sub(rq.at)
+                                }
+                                _ => then,
+                            }
                         })
                         .collect::<Vec<Time>>(),
                 )
             };
             if let Some(mine) = longest(me, r) {
                 // The target's request last in the queue.
-                out.push(plan(then.saturating_sub(mine.at)));
+                out.push(plan(None, then.saturating_sub(mine.at)));
             }
-            if (0..n).any(|j| below(j) && longest(&self.shapes[j], r).is_some()) {
-                // A task below the target on its CPU last in the queue
-                // (under MSRP spinning non-preemptively, elsewhere holding
-                // or about to hold what the target may need), the target
-                // released just after it asks.
-                out.push(plan(then));
+            for j in (0..n).filter(|&j| below(j) && longest(&self.shapes[j], r).is_some()) {
+                // A task below the target last in the queue (under MSRP
+                // spinning non-preemptively, elsewhere holding or about to
+                // hold what the target may need), the target released
+                // just after it asks.
+                out.push(plan(Some(j), then));
             }
         }
         out

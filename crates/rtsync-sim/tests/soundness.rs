@@ -34,6 +34,17 @@ fn first_task_searched(name: &str, bound: Time) -> (System, Vec<Time>, Time) {
     (s, b, worst)
 }
 
+/// `s`'s first task has the analysis bound `bound`, and a search of
+/// `budget` events finds nothing past the bounds and `worst` for it.
+fn first_task_reaches(s: &System, bound: Time, budget: u64, worst: Time) {
+    let b = bounds(s);
+    assert_eq!(b[0], bound);
+    let out = search_with(s, &b, budget);
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let found = out.worst[0].as_ref().map(|w| w.0);
+    assert_eq!(found, Some(worst), "{} simulations", out.simulations);
+}
+
 /// The search with `budget` events, other options at their defaults.
 fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::Outcome {
     search(
@@ -626,15 +637,40 @@ priority = 2
 cpu = 2
 body = [ { lock = "H", hold = "5us" }, { compute = "30us" }, { lock = "G", hold = "300us" } ]
 "#);
-    let b = bounds(&s);
-    assert_eq!(b[0], Time::from_us(610));
-    let out = search_with(&s, &b, 400);
-    assert!(out.findings.is_empty(), "{:?}", out.findings);
-    let worst = out.worst[0].as_ref().map(|w| w.0);
-    assert_eq!(
-        worst,
-        Some(Time::from_ns(609_998)),
-        "{} simulations",
-        out.simulations
-    );
+    first_task_reaches(&s, Time::from_us(610), 400, Time::from_ns(609_998));
+}
+
+/// A convoy lines up one lower task of the target's CPU at a time: on one
+/// CPU under PCP, `hi` (asks for R at once) is blocked longest when it
+/// arrives as `lo` takes R for 300 us: its bound, 310 us, reached exactly.
+/// Queueing `mid` (R for 50 us after 20 us) at the same instant as `lo`,
+/// as convoys did at first, lets `mid` preempt `lo` before it takes R and
+/// block `hi` for 50 us instead (60 us in all). With 300 events (ten
+/// simulations) the search finds the worst among its first plans; with
+/// every lower task queued at once it ends at 60 us.
+#[test]
+fn a_convoy_puts_one_lower_task_of_the_targets_cpu_at_its_request() {
+    let s = sys(r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+[[resource]]
+name = "R"
+[[task]]
+name = "hi"
+period = "10ms"
+priority = 3
+body = [ { lock = "R", hold = "10us" } ]
+[[task]]
+name = "mid"
+period = "10ms"
+priority = 2
+body = [ { compute = "20us" }, { lock = "R", hold = "50us" } ]
+[[task]]
+name = "lo"
+period = "10ms"
+priority = 1
+body = [ { compute = "100us" }, { lock = "R", hold = "300us" } ]
+"#);
+    first_task_reaches(&s, Time::from_us(310), 300, Time::from_us(310));
 }
