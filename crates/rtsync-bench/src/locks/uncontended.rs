@@ -46,6 +46,7 @@ pub enum Class {
     Migrates,
 }
 
+#[derive(Clone)]
 pub struct Row {
     pub name: String,
     pub protocol: Option<Protocol>,
