@@ -105,7 +105,7 @@ fn profile_of(
 }
 
 /// The rows of several rounds of the uncontended measurement as one:
-/// each summary the rounds' [`stats::robust`] (the rounds list the same
+/// each summary the rounds' `stats::robust` (the rounds list the same
 /// locks in the same order).
 fn robust_rows(
     rounds: impl Iterator<Item = Result<Vec<uncontended::Row>, String>>,
@@ -135,7 +135,7 @@ pub struct MachineCosts {
     pub profile: Profile,
     /// The latest an absolute timer woke a SCHED_FIFO thread, of 300 (in
     /// three rounds of 100; the profile's release cost is the median of
-    /// the rounds' p99s, [`stats::robust`]).
+    /// the rounds' p99s, `stats::robust`).
     pub worst_timer_lateness: Time,
 }
 
