@@ -598,11 +598,10 @@ impl<'a> Searcher<'a> {
         let left = self.opts.budget.saturating_sub(self.out.events).max(1);
         // A plan made for one target runs until that target's last
         // planned job is past its deadline: a response up to the
-        // deadline is seen, and a job still running there is a miss
-        // (every bound checked is at most the deadline; a response past
-        // it breaks the promise either way). The whole plan's horizon
-        // (the latest deadline of any task's planned jobs) can be a
-        // hundred times longer on systems of 10 ms to 1 s periods: on
+        // deadline is seen, and a job still running there is a miss,
+        // which breaks the promise whatever the bound. The whole plan's
+        // horizon (the latest deadline of any task's planned jobs) can be
+        // a hundred times longer on systems of 10 ms to 1 s periods: on
         // shape (b)'s 80 tasks a budget of 100,000 events bought 3.6
         // simulations per system, 8.1 with this (and half again as many
         // on shape (a) since the target's run stops at its deadline

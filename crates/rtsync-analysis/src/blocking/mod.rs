@@ -328,6 +328,12 @@ impl<'c> DemandTable<'c> {
         })
     }
 
+    /// Whether `i`'s demand has been refined from the estimates (since
+    /// the last [`DemandTable::unrefine`]).
+    pub fn is_refined(&self, i: TaskId) -> bool {
+        self.refined[i].get().is_some()
+    }
+
     /// The demand of `i` if it has been computed.
     pub fn computed(&self, i: TaskId) -> Option<Demand> {
         self.refined[i]
