@@ -822,7 +822,9 @@ mod tests {
         /// its response solved from them afresh, give its bound again. A
         /// look skipped while something it reads had moved (`moved_since`)
         /// would leave a bound below its equation's value; a recurrence
-        /// resumed from above its least solution (`warm`), one above it.
+        /// resumed from above its least solution (`warm`), one above it
+        /// (and in debug builds a failed assertion, with tied priorities
+        /// too).
         #[test]
         fn the_rounds_end_at_a_fixed_point(
             p in prop::sample::select(vec![Protocol::Dpcp, Protocol::FmlpL, Protocol::Mpcp, Protocol::Msrp]),
@@ -831,8 +833,17 @@ mod tests {
             seed in 0u64..100_000,
             cpus in 2usize..5,
             util in 0.3f64..0.9,
+            ties in any::<bool>(),
         ) {
-            let sys = partitioned(p, seed, cpus, 4, util, 4, |c| c.suspend_prob = 0.2);
+            let mut sys = partitioned(p, seed, cpus, 4, util, 4, |c| c.suspend_prob = 0.2);
+            if ties {
+                // Pairs of equal priorities (served FIFO, each in the
+                // other's `hp`): debug builds check that no recurrence
+                // resumes above its least solution.
+                for k in (1..sys.tasks.len()).step_by(2) {
+                    sys.tasks[k].priority = sys.tasks[k - 1].priority;
+                }
+            }
             let form = if lp { crate::BoundForm::Lp } else { crate::BoundForm::Classic };
             let cx = Context::with_form(&sys, form);
             let demands = DemandTable::new(&cx);
