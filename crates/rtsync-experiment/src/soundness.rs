@@ -140,6 +140,11 @@ impl SoundnessSpec {
                     .into_iter()
                     .filter(|&p| (all || protocol == Some(p)) && p.supports(sched))
                     .flat_map(|p| self.analysis.curves(p))
+                    // An LP curve where LP bounds are not charged would
+                    // repeat the classic one under another name.
+                    .filter(|c| {
+                        !matches!(c, Curve::Lp(_)) || rtsync_analysis::blocking::lp_applies(sched)
+                    })
                     .map(|c| (Drawn::Systems(c), sched)),
             );
             drawn.extend(
@@ -599,5 +604,32 @@ mod tests {
         assert_eq!(quantile(&v, 0.75), Some(0.5));
         assert_eq!(quantile(&v, 1.0), Some(0.9));
         assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    /// Under EDF the LP bounds are not charged, so `--analysis both
+    /// --edf` checks MSRP's LP curve under fixed priorities only: an LP
+    /// case under EDF would repeat the classic one under another name.
+    #[test]
+    fn lp_cases_are_drawn_where_lp_bounds_are_charged() {
+        let spec = SoundnessSpec {
+            protocol: Some("msrp".into()),
+            edf: true,
+            analysis: Forms::Both,
+            ..SoundnessSpec::default()
+        };
+        let cases: Vec<(bool, Scheduler)> = spec
+            .cases()
+            .unwrap()
+            .iter()
+            .map(|c| (matches!(c.drawn, Drawn::Systems(Curve::Lp(_))), c.scheduler))
+            .collect();
+        assert_eq!(
+            cases,
+            [
+                (false, Scheduler::Fp),
+                (true, Scheduler::Fp),
+                (false, Scheduler::Edf)
+            ]
+        );
     }
 }

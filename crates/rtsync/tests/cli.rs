@@ -897,6 +897,27 @@ fn output_into_a_closed_pipe_ends_quietly() {
     assert_ne!(out.status.code(), Some(101), "stderr: {err}");
 }
 
+/// `--analysis lp` on an EDF system says that the LP bounds are charged
+/// under fixed priorities only, rather than answering as if they were.
+#[test]
+fn lp_under_edf_says_the_classic_terms_are_charged() {
+    let o = rtsync(&["analyze", "srp-edf-multiunit", "--analysis", "lp"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        out.contains("note: --analysis lp: the LP bounds are charged under fixed priorities"),
+        "{out}"
+    );
+    let o = rtsync(&["analyze", "srp-edf-multiunit"]);
+    assert!(!text(&o).0.contains("--analysis lp"), "{}", text(&o).0);
+    let o = rtsync(&["analyze", "pip-chained", "--analysis", "lp"]);
+    assert!(
+        !text(&o).0.contains("note: --analysis lp"),
+        "{}",
+        text(&o).0
+    );
+}
+
 /// A search whose budget buys under ten simulations per task it searches
 /// for says so and what to raise; one that buys dozens does not.
 #[test]

@@ -47,6 +47,15 @@ pub fn has_lp_form(p: Protocol) -> bool {
     )
 }
 
+/// Whether the LP bounds are charged under `scheduler`. They enter
+/// through the job-window refinement of the fixed-priority rounds
+/// ([`DemandTable::refine`]); the EDF tests charge each task's fixed
+/// blocking terms ([`demands`]), so under EDF `--analysis lp` answers as
+/// `classic` does.
+pub fn lp_applies(scheduler: rtsync_model::Scheduler) -> bool {
+    scheduler == rtsync_model::Scheduler::Fp
+}
+
 /// The names of the protocols that have an LP form, comma-separated, as
 /// help texts and errors list them.
 pub fn lp_protocols() -> String {

@@ -62,6 +62,15 @@ pub fn run(a: Args) -> u8 {
                 eprintln!("{d}");
             }
             print!("{}", report::analysis_table(&analysis, &loaded.label));
+            if a.analysis == BoundForm::Lp
+                && !rtsync_analysis::blocking::lp_applies(analysis.system.platform.scheduler)
+            {
+                println!(
+                    "note: --analysis lp: the LP bounds are charged under fixed priorities; \
+                     under {} the blocking terms are the classic ones.",
+                    analysis.system.platform.scheduler
+                );
+            }
             let sys = &loaded.system;
             if let Some(c) = &sys.components
                 && sys.platform.cpus == 1
