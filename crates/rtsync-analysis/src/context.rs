@@ -115,12 +115,21 @@ impl<'a> Context<'a> {
         self.f.cpu_of[t]
     }
     /// Whether `j` has lower precedence than `i` for blocking purposes: a
-    /// strictly lower priority under FP, a strictly lower preemption level
-    /// (longer relative deadline) under EDF.
+    /// strictly lower priority under FP; under EDF, a relative deadline
+    /// longer than `i`'s less `i`'s release jitter.
+    ///
+    /// Under EDF a job blocks `i`'s only from before the busy window that
+    /// ends at `i`'s deadline, with its own deadline after that window
+    /// (otherwise its work is in the window's demand): its relative
+    /// deadline exceeds the window, at least `D_i - J_i` long. Without
+    /// jitter these are the tasks of strictly lower preemption level
+    /// (Baker 1991, whose levels follow relative deadlines); with it, a
+    /// job released late can find a task of higher level inside a section
+    /// whose deadline is the later one, and wait for it.
     pub fn is_lower(&self, j: TaskId, i: TaskId) -> bool {
         match self.scheduler {
             Scheduler::Fp => self.f.priority[j] < self.f.priority[i],
-            Scheduler::Edf => self.f.level(j) < self.f.level(i),
+            Scheduler::Edf => self.deadline[j] > self.deadline[i].saturating_sub(self.jitter[i]),
         }
     }
     /// The precedence of task `t` in the ceiling comparisons: its priority

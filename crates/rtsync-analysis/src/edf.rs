@@ -12,9 +12,33 @@
 //!
 //! Spin is execution; remote waiting and self-suspension are counted as
 //! execution (suspension-oblivious), the sound choice for EDF as well.
+//!
+//! **Release jitter.** A job with jitter `J_k` belongs to the busy window
+//! of length `L` once `D_k - J_k ≤ L` (it may arrive before the window and
+//! be released in it), and both the demand and the blocking term count it
+//! from there. The blocking argument of the classic tests assumes that a
+//! job released later with the earlier deadline has the higher preemption
+//! level; jitter breaks that (a job arriving first, released last, can
+//! have the earlier deadline and the lower level), which the papers above
+//! do not treat. rtsync's corrected form, derived in
+//! docs/ANALYSIS.md ("EDF with release jitter"):
+//!
+//! * a job blocks `k`'s if its relative deadline exceeds `D_k - J_k` (not
+//!   only `D_k`), which [`Context::is_lower`] says for every protocol's
+//!   local term;
+//! * under SRP's start test ([`Protocol::tests_start`]), a job kept from
+//!   starting waits also for every job that started before the window
+//!   above the section that holds it back: such a job passed the test
+//!   above that section's ceiling, so its level is above `k`'s and its
+//!   relative deadline shorter, yet its deadline is after the window:
+//!   `D_k - J_k < D_y < D_k`. Each runs at most once, whole
+//!   ([`EdfTask::q`]). Without jitter the range is empty.
+//!
+//! [`Protocol::tests_start`]: rtsync_model::Protocol::tests_start
 
 use crate::blocking::Demand;
 use crate::context::Context;
+use rtsync_model::mix::family;
 use rtsync_model::{TaskId, Time};
 
 /// The per-job quantities the EDF tests use.
@@ -30,13 +54,21 @@ pub struct EdfTask {
     pub t: Time,
     /// Release jitter.
     pub j: Time,
-    /// Blocking.
+    /// Blocking: one section of a job whose deadline is after the window
+    /// (per arrival, as the protocol's local term counts it).
     pub b: Time,
+    /// Under SRP's start test with release jitter: the execution of the
+    /// tasks whose relative deadline lies strictly between `d - j` and
+    /// `d`, each of which can run whole while this task's job, released
+    /// late, is kept from starting (the module's doc). Zero without
+    /// jitter or without a start test on the CPU.
+    pub q: Time,
 }
 
 /// The tasks on `cpu`, with their blocking from `demands`.
 pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
-    cx.f.on_cpu(cpu)
+    let on = cx.f.on_cpu(cpu);
+    let mut ts: Vec<EdfTask> = on
         .iter()
         .map(|&i| EdfTask {
             id: i,
@@ -48,8 +80,28 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
             t: cx.period[i],
             j: cx.jitter[i],
             b: demands[i].local,
+            q: Time::ZERO,
         })
-        .collect()
+        .collect();
+    // Whether a job on this CPU can be kept from starting: a resource
+    // used here whose rules (its own protocol's, or the local protocol a
+    // multiprocessor one prescribes) test starts.
+    let gated = on.iter().any(|&t| {
+        cx.f.sections(t).iter().any(|rq| {
+            let r = rq.resource;
+            family(cx.sys, r, cx.f.global[r]).tests_start()
+        })
+    });
+    if gated {
+        for k in 0..ts.len() {
+            let (lo, hi) = (ts[k].d.saturating_sub(ts[k].j), ts[k].d);
+            ts[k].q = ts
+                .iter()
+                .filter(|y| lo < y.d && y.d < hi)
+                .fold(Time::ZERO, |a, y| a.saturating_add(y.c));
+        }
+    }
+    ts
 }
 
 /// The outcome of the demand test on one CPU.
@@ -75,7 +127,10 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
     if ts.is_empty() {
         return DemandOutcome::Schedulable;
     }
-    if ts.iter().any(|x| x.c == Time::MAX || x.b == Time::MAX) {
+    if ts
+        .iter()
+        .any(|x| x.c == Time::MAX || x.b == Time::MAX || x.q == Time::MAX)
+    {
         return DemandOutcome::Overloaded;
     }
     // Exact utilization comparison in rationals would need big integers;
@@ -85,7 +140,7 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
         return DemandOutcome::Overloaded;
     }
     let dmax = ts.iter().map(|x| x.d).max().unwrap();
-    let bmax = ts.iter().map(|x| x.b).max().unwrap();
+    let bmax = ts.iter().map(|x| x.b.saturating_add(x.q)).max().unwrap();
     let horizon = if u < 1.0 - 1e-9 {
         let num: f64 = ts
             .iter()
@@ -137,13 +192,12 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
                 demand = demand.saturating_add(x.c.checked_mul(jobs).unwrap_or(Time::MAX));
             }
         }
-        let b = ts
-            .iter()
-            .filter(|x| x.d <= l)
-            .map(|x| x.b)
-            .max()
-            .unwrap_or(Time::ZERO);
-        if demand.saturating_add(b) > l {
+        // The jobs of the window: released in it, so arrived at most
+        // their jitter before it.
+        let in_window = || ts.iter().filter(|x| x.d.saturating_sub(x.j) <= l);
+        let b = in_window().map(|x| x.b).max().unwrap_or(Time::ZERO);
+        let q = in_window().map(|x| x.q).max().unwrap_or(Time::ZERO);
+        if demand.saturating_add(b).saturating_add(q) > l {
             return DemandOutcome::Fails(l);
         }
     }
@@ -159,8 +213,10 @@ fn hyperperiod(ts: &[EdfTask]) -> Option<Time> {
 
 /// Baker's density test; returns the first failing task, if any.
 pub fn baker_test(ts: &[EdfTask]) -> Result<(), TaskId> {
+    // By window (`D - J`): the jobs of a window are those whose window
+    // fits in it.
     let mut sorted: Vec<&EdfTask> = ts.iter().collect();
-    sorted.sort_by_key(|x| x.d);
+    sorted.sort_by_key(|x| x.d.saturating_sub(x.j));
     let mut density = 0.0;
     for x in sorted {
         let window = x.d.saturating_sub(x.j);
@@ -168,7 +224,7 @@ pub fn baker_test(ts: &[EdfTask]) -> Result<(), TaskId> {
             return Err(x.id);
         }
         density += x.c.ratio(window);
-        if density + x.b.ratio(window) > 1.0 + 1e-12 {
+        if density + x.b.saturating_add(x.q).ratio(window) > 1.0 + 1e-12 {
             return Err(x.id);
         }
     }

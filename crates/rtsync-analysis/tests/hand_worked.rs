@@ -935,6 +935,60 @@ wcet = "3ms"
     assert!(detail.contains("L = 2ms"), "{detail}");
 }
 
+/// EDF + SRP with release jitter, `k` (C 4, D 10, J 5, T 100) beside
+/// `b` (C 3, all of it on R; D 8, T 100). `b`'s preemption level is the
+/// higher, so the classic term gives `k` no blocking, and the demand test
+/// passed (L = 8: 4 + 3 <= 8). But `k` arriving at 0 is released at 5
+/// with deadline 10, and `b` arriving at 4.9 holds R from 4.9 with
+/// deadline 12.9: R's ceiling, `b`'s level, is above `k`'s, so `k` waits
+/// until 7.9 and ends at 11.9 (the simulator's search: 12ms). A job
+/// blocks `k`'s when its relative deadline exceeds `D_k - J_k` = 5: `b`'s
+/// 8 does, B_k = 3, and at L = 5 (k's window) 4 + 3 = 7 > 5. Without the
+/// jitter the system passes (the twin below).
+const EDF_JITTER_SECTION: &str = include_str!("data/edf-jitter-section.toml");
+
+/// EDF + SRP with release jitter, the jobs that run whole while a job is
+/// kept from starting: `k` (C 2.5, the last 100us on R; D 10, J 5), `y`
+/// (C 5, no resource; D 8) and `z` (2.6 then 500us on R; D 20), periods
+/// 100. R's ceiling is `k`'s level. `z` arrives at 0 and locks R at 2.6;
+/// `y` arrives at 3 (level above R's ceiling: it starts, deadline 11);
+/// `k` arrives at 0.5 and is released at 5.5 with deadline 10.5, the
+/// earliest, but R's ceiling keeps it from starting: `y` runs to 8, `z`'s
+/// section to 8.1, and `k` ends at 10.6, past its deadline (the search:
+/// 13ms). One section (B_k = 500us) is not all: `y`, whose deadline
+/// 8 lies between `D_k - J_k` = 5 and `D_k` = 10, ran whole, Q_k = 5. At
+/// L = 5: 2.5 + 0.5 + 5 = 8 > 5. Without Q the points pass (L = 5: 3;
+/// L = 8: 2.5 + 5 + 0.5 = 8; L = 10: 8; L = 20: 11.1), and so does the
+/// system without jitter.
+const EDF_JITTER_STACK: &str = include_str!("data/edf-jitter-stack.toml");
+
+#[test]
+fn edf_jitter_lets_a_higher_level_section_block() {
+    let r = run(&sys(EDF_JITTER_SECTION));
+    assert_eq!(task(&r, "k").blocking.local, Time::from_ms(3));
+    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
+    let detail = r.tests.iter().find_map(|t| t.detail.clone()).unwrap();
+    assert!(detail.contains("L = 5ms"), "{detail}");
+    let calm = run(&sys(&EDF_JITTER_SECTION.replace("jitter = \"5ms\"", "")));
+    assert_eq!(task(&calm, "k").blocking.local, Time::ZERO);
+    assert_eq!(verdict_of(&calm, Test::EdfDemand), Verdict::Schedulable);
+}
+
+#[test]
+fn edf_jitter_charges_the_jobs_that_run_whole_above_a_held_back_one() {
+    let r = run(&sys(EDF_JITTER_STACK));
+    assert_eq!(task(&r, "k").blocking.local, Time::from_us(500));
+    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
+    let detail = r.tests.iter().find_map(|t| t.detail.clone()).unwrap();
+    assert!(detail.contains("L = 5ms"), "{detail}");
+    let calm = run(&sys(&EDF_JITTER_STACK.replace("jitter = \"5ms\"", "")));
+    assert_eq!(verdict_of(&calm, Test::EdfDemand), Verdict::Schedulable);
+    // Under NPCS no job is kept from starting: the same shape is one
+    // section (z's 500us, its deadline after k's window) and passes.
+    let np = run(&sys(&EDF_JITTER_STACK.replace("\"srp\"", "\"npcs\"")));
+    assert_eq!(verdict_of(&np, Test::EdfDemand), Verdict::Schedulable);
+}
+
 /// Utilization bounds (Sha et al. Thm 16; paper 001 Eqs. 2-4), PCP.
 /// a: T 10, C 5.9 (uses R 100us); b: T 25, C 5.5; c: T 100, holds R for y.
 /// R's ceiling is a's priority, so c blocks both a and b: B_a = B_b = y.

@@ -392,17 +392,40 @@ proptest! {
         prop_assert_eq!(generate(&c, seed, 3), generate(&c, seed, 3));
         prop_assert_ne!(generate(&c, seed, 3).tasks, generate(&c, seed, 4).tasks);
     }
+
+    /// Jitter changes nothing else: the system with `jitter_max` has the
+    /// tasks of the one without, each released at most that share of its
+    /// slack late, and about half of them not at all.
+    #[test]
+    fn jitter_is_drawn_beside_the_same_tasks(seed in any::<u64>(), share in 0.05f64..1.0) {
+        let plain = GenConfig { tasks: 40, utilization: 2.0, ..GenConfig::default() };
+        let jittered = GenConfig { jitter_max: share, ..plain.clone() };
+        let (a, b) = (generate(&plain, seed, 1), generate(&jittered, seed, 1));
+        let mut late = 0;
+        for (x, y) in a.tasks.iter().zip(&b.tasks) {
+            prop_assert_eq!(x.jitter, Time::ZERO);
+            let slack = y.deadline.saturating_sub(rtsync_model::body_execution(&y.body).unwrap());
+            prop_assert!(y.jitter.ns() as f64 <= slack.ns() as f64 * share + 0.5);
+            late += usize::from(!y.jitter.is_zero());
+            let mut y = y.clone();
+            y.jitter = Time::ZERO;
+            prop_assert_eq!(x, &y);
+        }
+        prop_assert!((8..=32).contains(&late), "{} of 40 jittered", late);
+    }
 }
 
 /// The EDF demand test never rejects what Baker's density test accepts
 /// on systems without blocking (where Baker's condition is the density
-/// test, which implies the demand criterion).
+/// test over the windows `D - J`, which implies the demand criterion),
+/// with release jitter on every other system.
 #[test]
 fn baker_accept_implies_demand_accept_without_resources() {
     for seed in 0..300u64 {
         let mut c = config(Protocol::Srp, 1, 6, 0.7, 0, 0.0);
         c.deadline_min = 0.5;
         c.scheduler = Scheduler::Edf;
+        c.jitter_max = if seed % 2 == 0 { 0.0 } else { 0.5 };
         let s = generate(&c, seed, 0);
         let r = analyze(
             &s,

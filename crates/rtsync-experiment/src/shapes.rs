@@ -25,18 +25,24 @@ pub enum Shape {
     Nested,
     /// Many short requests per job at random points.
     Dense,
+    /// Release jitter on half the tasks, up to half their slack, over the
+    /// classic shape: jobs released late into windows that the analyses
+    /// count from arrival (interference, job windows, EDF's demand and
+    /// the blocking of a job whose release a lower one overtook).
+    Jitter,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 6] = [
+    pub const NAMED: [Shape; 7] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
         Shape::Nested,
         Shape::Dense,
+        Shape::Jitter,
         Shape::All,
     ];
 
@@ -48,6 +54,7 @@ impl Shape {
             Shape::Suspending => "suspending",
             Shape::Nested => "nested",
             Shape::Dense => "dense",
+            Shape::Jitter => "jitter",
             Shape::All => "all",
         }
     }
@@ -55,7 +62,7 @@ impl Shape {
     /// The shape system `i` is drawn from (`All` cycles through the rest).
     pub fn of(self, i: u64) -> Shape {
         match self {
-            Shape::All => Shape::NAMED[(i % 5) as usize],
+            Shape::All => Shape::NAMED[(i % (Shape::NAMED.len() as u64 - 1)) as usize],
             s => s,
         }
     }
@@ -70,7 +77,7 @@ impl Shape {
     pub fn config(self, p: Protocol, sched: Scheduler, i: u64) -> GenConfig {
         let shape = self.of(i);
         // Varied across the stream: sizes, loads, deadlines.
-        let k = i / 5;
+        let k = i / (Shape::NAMED.len() as u64 - 1);
         let uni = p.is_uniprocessor();
         let cpus = if uni { 1 } else { 2 + (k % 2) as usize };
         let tasks = if uni {
@@ -109,6 +116,7 @@ impl Shape {
             // Every third system of the stream serves its resources on
             // several CPUs (DPCP, DFLP).
             sync_spread: k % 3 == 1,
+            jitter_max: 0.0,
         };
         let nest = uni || p.allows_nested_global();
         match shape {
@@ -137,6 +145,10 @@ impl Shape {
                 c.cs_max = Time::from_us(800);
                 c.positions = Positions::Random;
                 c.local_resources = if uni { 0 } else { 1 };
+            }
+            Shape::Jitter => {
+                c.nest_prob = if nest { 0.3 } else { 0.0 };
+                c.jitter_max = 0.5;
             }
             Shape::All => unreachable!("resolved by Shape::of"),
         }

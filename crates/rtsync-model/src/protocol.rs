@@ -72,6 +72,7 @@ impl Protocol {
         const BUSY: u16 = 1 << 7;
         const CEILING_TEST: u16 = 1 << 8;
         const NEVER_WAITS: u16 = 1 << 9;
+        const START_TEST: u16 = 1 << 10;
         const fn row(name: &'static str, flags: u16, migrations: u64) -> ProtocolFacts {
             with_local(name, flags, migrations, None)
         }
@@ -94,6 +95,7 @@ impl Protocol {
                 busy: flags & BUSY != 0,
                 ceiling_test: flags & CEILING_TEST != 0,
                 never_waits: flags & NEVER_WAITS != 0,
+                start_test: flags & START_TEST != 0,
                 local,
             }
         }
@@ -102,7 +104,11 @@ impl Protocol {
             Protocol::Pip => row("pip", UNI | SUSPENDS, 0),
             Protocol::Pcp => row("pcp", UNI | SUSPENDS | NO_DEADLOCK | CEILING_TEST, 0),
             Protocol::Ipcp => row("ipcp", UNI | NO_DEADLOCK | NEVER_WAITS, 0),
-            Protocol::Srp => row("srp", UNI | MULTI_UNIT | NO_DEADLOCK | EDF | NEVER_WAITS, 0),
+            Protocol::Srp => row(
+                "srp",
+                UNI | MULTI_UNIT | NO_DEADLOCK | EDF | NEVER_WAITS | START_TEST,
+                0,
+            ),
             Protocol::Mpcp => with_local("mpcp", SUSPENDS | NO_DEADLOCK, 0, Some(Protocol::Pcp)),
             Protocol::Dpcp => row("dpcp", SYNC_CPU | SUSPENDS | NO_DEADLOCK, 2),
             Protocol::FmlpS => row("fmlp-s", NO_DEADLOCK | NESTED_GLOBAL | EDF | BUSY, 0),
@@ -191,6 +197,16 @@ impl Protocol {
         self.facts().never_waits
     }
 
+    /// Whether a job may be kept from starting while a resource it may
+    /// need is short (SRP's start test, Baker 1991). A job held back so
+    /// waits without having started, and jobs that started before it run
+    /// meanwhile, whole, where their preemption levels pass the test:
+    /// under EDF with release jitter that can be more than one section
+    /// (the analysis's EDF tests charge it).
+    pub fn tests_start(self) -> bool {
+        self.facts().start_test
+    }
+
     /// The uniprocessor protocol this multiprocessor protocol prescribes
     /// for its local resources, whose rules it gives them unchanged: PCP
     /// for MPCP (Rajkumar 1990), SRP for MSRP (Gai et al. 2001). A local
@@ -235,6 +251,8 @@ pub struct ProtocolFacts {
     pub ceiling_test: bool,
     /// On one CPU, a job never waits for it once it runs.
     pub never_waits: bool,
+    /// A job may be kept from starting while it is short (SRP).
+    pub start_test: bool,
     /// The uniprocessor protocol it prescribes for its local resources.
     pub local: Option<Protocol>,
 }

@@ -3,7 +3,7 @@
 //! order, group locks, SRP's per-need ceilings, PCP's ceiling refusal) hold.
 
 use rtsync_model::{Protocol, load_str};
-use rtsync_protocols::{Config, Eff, Hold, LockError, Locks, Outcome, Tier, Wait};
+use rtsync_protocols::{Arbitration, Config, Eff, Hold, LockError, Locks, Outcome, Tier, Wait};
 
 /// A machine for `tasks` = `(name, priority, cpu, resources used)` with
 /// every resource under `p`. Resources are named r0, r1, ...
@@ -447,6 +447,12 @@ fn rules_say_who_spins_and_which_the_kernel_can_implement() {
         // A holder that keeps its CPU: non-preemptive or spinning.
         let keeps = rule.wait == Wait::Spin || rule.holding == Hold::NonPreemptive;
         assert_eq!(p.keeps_cpu(), keeps, "{p}");
+        // A start test (SRP's) where the rule arbitrates by the stack.
+        assert_eq!(
+            p.tests_start(),
+            rule.arbitration == Arbitration::Stack,
+            "{p}"
+        );
         // The local protocol a multiprocessor protocol prescribes gives
         // its local resources the very same rule, which is why a spec may
         // name either (`rtsync_model::mix`).

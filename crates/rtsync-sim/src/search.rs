@@ -439,13 +439,38 @@ impl<'a> Searcher<'a> {
         let eps = Time::from_ns(1);
         let me = &self.shapes[i];
         let mine: Vec<usize> = me.requests.iter().map(|rq| rq.resource).collect();
+        // The same plan with the target's first job released (not
+        // arrived) where the plan releases it: arriving its whole jitter
+        // earlier, the other tasks moved later where it cannot.
+        let late = |mut offs: Vec<Time>| {
+            let jit = me.jitter;
+            if offs[i] >= jit {
+                offs[i] = offs[i].saturating_sub(jit);
+            } else {
+                let up = jit.saturating_sub(offs[i]);
+                for (k, o) in offs.iter_mut().enumerate() {
+                    *o = if k == i {
+                        Time::ZERO
+                    } else {
+                        o.saturating_add(up)
+                    };
+                }
+            }
+            let mut plan = Plan::offsets(offs);
+            plan.tasks[i].jitter = vec![jit];
+            plan
+        };
         let mut out = Vec::new();
         for j in (0..n).filter(|&j| j != i) {
             let sj = &self.shapes[j];
             let local = sj.cpu == me.cpu;
-            if local && sj.priority >= me.priority && !sj.requests.is_empty() {
-                // A higher-priority local task delays by interference,
-                // which the synchronous release already covers.
+            // A higher-priority local task delays by interference, which
+            // the synchronous release already covers; but a target
+            // released late by its jitter can find it inside a section
+            // (under EDF its deadline can then be the later one, and the
+            // ceiling it raised keeps the target from starting).
+            let above = local && sj.priority >= me.priority && !sj.requests.is_empty();
+            if above && me.jitter.is_zero() {
                 continue;
             }
             for rq in &sj.requests {
@@ -458,6 +483,12 @@ impl<'a> Searcher<'a> {
                 // once, see `evaluate`).
                 let mut offs = vec![p.saturating_add(eps); n];
                 offs[j] = Time::ZERO;
+                if !me.jitter.is_zero() {
+                    out.push(late(offs.clone()));
+                }
+                if above {
+                    continue;
+                }
                 out.push(Plan::offsets(offs));
                 // `i`'s own request of `r` just after `j`'s.
                 for mine in &me.requests {

@@ -15,10 +15,15 @@ use rtsync_sim::search::{SearchOptions, search};
 
 /// A system of rtsync-analysis's hand-worked examples (`tests/data`).
 fn data(name: &str) -> System {
+    sys(&data_text(name))
+}
+
+/// The text of [`data`]'s file `name`.
+fn data_text(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../rtsync-analysis/tests/data")
         .join(name);
-    sys(&std::fs::read_to_string(path).unwrap())
+    std::fs::read_to_string(path).unwrap()
 }
 
 /// The hand-worked system `name`: its first task's bound must be `bound`,
@@ -673,4 +678,38 @@ priority = 1
 body = [ { compute = "100us" }, { lock = "R", hold = "300us" } ]
 "#);
     first_task_reaches(&s, Time::from_us(310), 300, Time::from_us(310));
+}
+
+/// EDF with release jitter (rtsync-analysis's hand-worked
+/// `EDF_JITTER_SECTION` and `EDF_JITTER_STACK`): the demand test used to
+/// accept both systems, so every deadline was a promise; the search
+/// breaks it on its own (a job released late behind a section of a higher
+/// preemption level; behind a job that passed the start test above the
+/// held section and runs whole), under NPCS too for the first. The
+/// corrected test rejects them, and the twins without jitter, which it
+/// accepts, hold under the same search.
+#[test]
+fn edf_jobs_released_late_miss_where_the_old_test_promised_deadlines() {
+    for (name, protocols) in [
+        ("edf-jitter-section.toml", &["srp", "npcs"][..]),
+        ("edf-jitter-stack.toml", &["srp"][..]),
+    ] {
+        for p in protocols {
+            let text = data_text(name).replace("\"srp\"", &format!("\"{p}\""));
+            let s = sys(&text);
+            let an = analyze(&s, &AOpts::default()).unwrap();
+            assert_eq!(
+                an.result.verdict,
+                rtsync_analysis::Verdict::NotSchedulable,
+                "{name} {p}"
+            );
+            let deadlines: Vec<Time> = s.tasks.iter().map(|t| t.deadline).collect();
+            let out = search_with(&s, &deadlines, 5_000);
+            assert!(!out.findings.is_empty(), "{name} {p}: no miss found");
+            let calm = sys(&text.replace("jitter = \"5ms\"", ""));
+            let b = bounds(&calm);
+            let out = search_with(&calm, &b, 5_000);
+            assert!(out.findings.is_empty(), "{name} {p}: {:?}", out.findings);
+        }
+    }
 }

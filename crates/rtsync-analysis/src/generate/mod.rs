@@ -15,6 +15,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{
     Platform, Priority, Protocol, Resource, Scheduler, Segment, SourceMap, System, Task, Time,
+    body_execution,
 };
 pub use shape::ShapeSpec;
 pub use utilization::Dist;
@@ -90,6 +91,11 @@ pub struct GenConfig {
     /// task meets agents of lower tasks of its own CPU and of tasks that
     /// also have work at home elsewhere.
     pub sync_spread: bool,
+    /// Release jitter: each task, with probability one half, is released
+    /// up to this share of its slack (`D - C`) after its arrival, drawn
+    /// uniformly. Drawn from a stream of its own, so that a system with
+    /// jitter has the same tasks as the one without.
+    pub jitter_max: f64,
 }
 
 /// How the computation outside sections is spread around them.
@@ -132,9 +138,13 @@ impl Default for GenConfig {
             suspend_max: Time::from_ms(1),
             positions: Positions::Even,
             sync_spread: false,
+            jitter_max: 0.0,
         }
     }
 }
+
+/// Mixed into the seed of the jitter draws ("jitter" in ASCII).
+const JITTER_STREAM: u64 = 0x6a69_7474_6572;
 
 /// Why a configuration cannot produce systems.
 pub fn check_config(c: &GenConfig) -> Result<(), String> {
@@ -164,6 +174,7 @@ pub fn check_config(c: &GenConfig) -> Result<(), String> {
     if !(0.0..=1.0).contains(&c.access_prob)
         || !(0.0..=1.0).contains(&c.nest_prob)
         || !(0.0..=1.0).contains(&c.suspend_prob)
+        || !(0.0..=1.0).contains(&c.jitter_max)
     {
         return Err("probabilities must lie in [0, 1]".into());
     }
@@ -269,6 +280,21 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
             cpu: placement[i],
             body,
         });
+    }
+    if c.jitter_max > 0.0 {
+        // A stream of its own: the tasks above are those of the same
+        // configuration without jitter.
+        let mut jr = ChaCha8Rng::seed_from_u64(seed ^ JITTER_STREAM);
+        jr.set_stream(index);
+        for t in &mut tasks {
+            let slack = t
+                .deadline
+                .saturating_sub(body_execution(&t.body).unwrap_or(t.deadline));
+            if jr.random_bool(0.5) && !slack.is_zero() {
+                let most = (slack.ns() as f64 * c.jitter_max).round() as u64;
+                t.jitter = Time::from_ns(jr.random_range(0..=most));
+            }
+        }
     }
     // Deadline-monotonic priorities, unique.
     let mut idx: Vec<usize> = (0..tasks.len()).collect();

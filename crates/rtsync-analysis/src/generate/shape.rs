@@ -230,6 +230,7 @@ impl ShapeSpec {
             suspend_max,
             positions,
             sync_spread: self.sync_spread,
+            jitter_max: 0.0,
         };
         check_config(&c)?;
         Ok(c)

@@ -157,7 +157,8 @@ pub struct SoundnessArgs {
     pub components: bool,
     /// The systems drawn: classic | local-global (local and global
     /// resources on one CPU) | suspending (self-suspensions) | nested |
-    /// dense (several requests per job) | all (each in turn).
+    /// dense (several requests per job) | jitter (release jitter on half
+    /// the tasks) | all (each in turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
