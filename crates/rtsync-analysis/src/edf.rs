@@ -31,15 +31,17 @@
 //!   above the section that holds it back: such a job passed the test
 //!   above that section's ceiling, so its level is above `k`'s and its
 //!   relative deadline shorter, yet its deadline is after the window:
-//!   `D_k - J_k < D_y < D_k`. Each runs at most once, whole
-//!   ([`EdfTask::q`]). Without jitter the range is empty.
+//!   `D_k - J_k < D_y < D_k`, and its level is above that ceiling. Each
+//!   runs at most once, whole ([`EdfTask::q`]). Without jitter the range
+//!   is empty.
 //!
 //! [`Protocol::tests_start`]: rtsync_model::Protocol::tests_start
 
 use crate::blocking::Demand;
+use crate::blocking::ceiling_sections;
 use crate::context::Context;
 use rtsync_model::mix::family;
-use rtsync_model::{TaskId, Time};
+use rtsync_model::{ResourceId, TaskId, Time};
 
 /// The per-job quantities the EDF tests use.
 #[derive(Clone, Copy)]
@@ -83,23 +85,28 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
             q: Time::ZERO,
         })
         .collect();
-    // Whether a job on this CPU can be kept from starting: a resource
-    // used here whose rules (its own protocol's, or the local protocol a
-    // multiprocessor one prescribes) test starts.
-    let gated = on.iter().any(|&t| {
-        cx.f.sections(t).iter().any(|rq| {
-            let r = rq.resource;
-            family(cx.sys, r, cx.f.global[r]).tests_start()
-        })
-    });
-    if gated {
-        for k in 0..ts.len() {
-            let (lo, hi) = (ts[k].d.saturating_sub(ts[k].j), ts[k].d);
-            ts[k].q = ts
-                .iter()
-                .filter(|y| lo < y.d && y.d < hi)
-                .fold(Time::ZERO, |a, y| a.saturating_add(y.c));
-        }
+    // A job is kept from starting by a resource whose rules (its own
+    // protocol's, or the local protocol a multiprocessor one prescribes)
+    // test starts, held by a job due after its window (one `is_lower`
+    // than it) with a ceiling that reaches its level. The jobs that then
+    // run whole passed the start test above such a ceiling: their level
+    // is above the lowest of those ceilings. The window's task of longest
+    // deadline among those kept back covers every such job (the module's
+    // doc), so each task's own range is charged with its own ceiling.
+    let tested = |r: ResourceId| family(cx.sys, r, cx.f.global[r]).tests_start();
+    for (k, &i) in on.iter().enumerate() {
+        let Some(lowest) = ceiling_sections(cx, i, tested)
+            .map(|(_, r, _)| cx.local_ceiling(r, cpu))
+            .min()
+        else {
+            continue;
+        };
+        let (lo, hi) = (ts[k].d.saturating_sub(ts[k].j), ts[k].d);
+        ts[k].q = on
+            .iter()
+            .zip(&ts)
+            .filter(|&(&y, x)| lo < x.d && x.d < hi && cx.rank(y) > lowest)
+            .fold(Time::ZERO, |a, (_, x)| a.saturating_add(x.c));
     }
     ts
 }
