@@ -876,21 +876,21 @@ body = [ {{ lock = "R", hold = "{cs}" }}{c_rest} ]
     );
     let bad = run(&sys(&spec("3.5ms", "")));
     assert_eq!(bad.verdict, Verdict::NotSchedulable);
-    let demand = bad
-        .tests
-        .iter()
-        .find(|t| t.test == Test::EdfDemand)
-        .unwrap();
-    assert!(
-        demand.detail.as_deref().unwrap().contains("L = 4ms"),
-        "{demand:?}"
-    );
+    demand_fails_at(&bad, "4ms");
     assert_eq!(verdict_of(&bad, Test::EdfBaker), Verdict::NotSchedulable);
 }
 
 /// The verdict of one test of `r`.
 fn verdict_of(r: &rtsync_analysis::SystemResult, test: Test) -> Verdict {
     r.tests.iter().find(|t| t.test == test).unwrap().verdict
+}
+
+/// `r`'s EDF demand test rejects, at the point `L = at`.
+fn demand_fails_at(r: &rtsync_analysis::SystemResult, at: &str) {
+    let demand = r.tests.iter().find(|t| t.test == Test::EdfDemand).unwrap();
+    assert_eq!(demand.verdict, Verdict::NotSchedulable, "{demand:?}");
+    let detail = demand.detail.as_deref().unwrap_or_default();
+    assert!(detail.contains(&format!("L = {at}")), "{demand:?}");
 }
 
 /// EDF + SRP, the blocking term at each point (Baker 1991; Spuri 1996;
@@ -930,9 +930,7 @@ jitter = "8ms"
 wcet = "3ms"
 "#));
     assert_eq!(r.verdict, Verdict::NotSchedulable);
-    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
-    let detail = r.tests.iter().find_map(|t| t.detail.clone()).unwrap();
-    assert!(detail.contains("L = 2ms"), "{detail}");
+    demand_fails_at(&r, "2ms");
 }
 
 /// EDF + SRP with release jitter, `k` (C 4, D 10, J 5, T 100) beside
@@ -966,9 +964,7 @@ const EDF_JITTER_STACK: &str = include_str!("data/edf-jitter-stack.toml");
 fn edf_jitter_lets_a_higher_level_section_block() {
     let r = run(&sys(EDF_JITTER_SECTION));
     assert_eq!(task(&r, "k").blocking.local, Time::from_ms(3));
-    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
-    let detail = r.tests.iter().find_map(|t| t.detail.clone()).unwrap();
-    assert!(detail.contains("L = 5ms"), "{detail}");
+    demand_fails_at(&r, "5ms");
     let calm = run(&sys(&EDF_JITTER_SECTION.replace("jitter = \"5ms\"", "")));
     assert_eq!(task(&calm, "k").blocking.local, Time::ZERO);
     assert_eq!(verdict_of(&calm, Test::EdfDemand), Verdict::Schedulable);
@@ -978,9 +974,7 @@ fn edf_jitter_lets_a_higher_level_section_block() {
 fn edf_jitter_charges_the_jobs_that_run_whole_above_a_held_back_one() {
     let r = run(&sys(EDF_JITTER_STACK));
     assert_eq!(task(&r, "k").blocking.local, Time::from_us(500));
-    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
-    let detail = r.tests.iter().find_map(|t| t.detail.clone()).unwrap();
-    assert!(detail.contains("L = 5ms"), "{detail}");
+    demand_fails_at(&r, "5ms");
     let calm = run(&sys(&EDF_JITTER_STACK.replace("jitter = \"5ms\"", "")));
     assert_eq!(verdict_of(&calm, Test::EdfDemand), Verdict::Schedulable);
     // Under NPCS no job is kept from starting: the same shape is one
