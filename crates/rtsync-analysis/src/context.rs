@@ -43,6 +43,7 @@ impl fmt::Display for BoundForm {
 
 /// The system's per-task parameters in flat vectors beside its facts: what
 /// every analysis reads.
+#[derive(Clone)]
 pub struct Context<'a> {
     /// The system.
     pub sys: &'a System,
@@ -64,6 +65,9 @@ pub struct Context<'a> {
     /// `[resource][cpu]`: highest preemption level among the resource's
     /// users on that CPU (the EDF ceilings), computed once.
     level_ceiling: Vec<Vec<u32>>,
+    /// Under EDF, whether every other task counts as lower
+    /// ([`Context::with_late_jobs`]).
+    late: bool,
 }
 
 impl<'a> Context<'a> {
@@ -92,6 +96,7 @@ impl<'a> Context<'a> {
         }
         Context {
             level_ceiling,
+            late: false,
             f,
             period: sys.tasks.iter().map(|t| t.period).collect(),
             deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
@@ -129,7 +134,22 @@ impl<'a> Context<'a> {
     pub fn is_lower(&self, j: TaskId, i: TaskId) -> bool {
         match self.scheduler {
             Scheduler::Fp => self.f.priority[j] < self.f.priority[i],
+            Scheduler::Edf if self.late => true,
             Scheduler::Edf => self.deadline[j] > self.deadline[i].saturating_sub(self.jitter[i]),
+        }
+    }
+    /// The system as the jobs met at a resumption under EDF see it: every
+    /// other task of the CPU counts as lower ([`Context::is_lower`]). A
+    /// job due after a busy window can start in it whenever all the
+    /// window's pending jobs are suspended, whatever its relative deadline
+    /// (it arrived less than that before the window ends), and a job that
+    /// then resumes, or is released, waits for its section as for a lower
+    /// one's (`edf.rs`, "self-suspension"). Fixed priorities are read as
+    /// they are.
+    pub fn with_late_jobs(&self) -> Context<'a> {
+        Context {
+            late: true,
+            ..self.clone()
         }
     }
     /// The precedence of task `t` in the ceiling comparisons: its priority

@@ -13,6 +13,36 @@
 //! Spin is execution; remote waiting and self-suspension are counted as
 //! execution (suspension-oblivious), the sound choice for EDF as well.
 //!
+//! **Self-suspension reopens blocking for the whole window** (corrected
+//! 2026-11-27). A job due after the window can start whenever every
+//! pending job of the window is suspended, and what it then runs
+//! (a section, a non-preemptive spin) blocks whichever window job is
+//! ready next: the one that resumes, or one released meanwhile. rtsync
+//! charged `max_k (S_k + 1)·B_k`, one task's arrivals and lower jobs
+//! only, which two mistakes break:
+//!
+//! * the window is blocked once at its start and once per *resumption of
+//!   any of its jobs* (tests/data/edf-suspensions.toml: two suspending
+//!   tasks, three sections);
+//! * at a resumption the job met can be of *any* other task, whatever its
+//!   relative deadline: it arrived less than that before the window ends
+//!   (tests/data/edf-suspension-late.toml: a task of shorter deadline
+//!   holds its section across the resumption). [`EdfTask::late`] reads
+//!   each protocol's local term through [`Context::with_late_jobs`].
+//!
+//! With `n_k(L)` the window's jobs of `k`, the blocking term is
+//! `B(L) = min(β + Σ_k n_k(L)·S_k·λ, Σ_y hold_y)`: `β` the classic
+//! per-arrival term at the window's start, `λ` the largest
+//! [`EdfTask::late`] of the window's tasks, and the cap what one job of
+//! every task of the CPU can hold a window job back for
+//! ([`EdfTask::hold`]). Blocking is the running of jobs due after the
+//! window while a window job is ready, and each task has at most one such
+//! job (it arrived within its relative deadline, at most a period, of
+//! the window's end). Without self-suspension the first term is the
+//! classic one, and the cap only trims it.
+//! Baker's test takes the same count through `n_k(L) ≤ L / (D_k - J_k)`
+//! (docs/ANALYSIS.md, "EDF with self-suspension").
+//!
 //! **Release jitter.** A job with jitter `J_k` belongs to the busy window
 //! of length `L` once `D_k - J_k ≤ L` (it may arrive before the window and
 //! be released in it), and both the demand and the blocking term count it
@@ -37,8 +67,8 @@
 //!
 //! [`Protocol::tests_start`]: rtsync_model::Protocol::tests_start
 
-use crate::blocking::Demand;
 use crate::blocking::ceiling_sections;
+use crate::blocking::{Demand, DemandTable, own_sections};
 use crate::context::Context;
 use rtsync_model::mix::family;
 use rtsync_model::{ResourceId, TaskId, Time};
@@ -48,23 +78,38 @@ use rtsync_model::{ResourceId, TaskId, Time};
 pub struct EdfTask {
     /// The task.
     pub id: TaskId,
-    /// Execution, overheads included.
+    /// Execution, overheads included (with suspension and remote waiting,
+    /// suspension-oblivious).
     pub c: Time,
+    /// The most one job of the task can hold a job of another task back
+    /// when its own deadline is after the window: its running (execution
+    /// and spin) where its level can pass a start test above a held
+    /// section and it then runs whole; otherwise its sections, its spin
+    /// and its overheads, the only code no window job preempts.
+    pub hold: Time,
     /// Relative deadline.
     pub d: Time,
     /// Period.
     pub t: Time,
     /// Release jitter.
     pub j: Time,
-    /// Blocking: one section of a job whose deadline is after the window
-    /// (per arrival, as the protocol's local term counts it).
+    /// Blocking: one section of a job whose deadline is after the window,
+    /// per arrival (the release or one resumption).
     pub b: Time,
+    /// Self-suspensions per job: each resumption lets a section of a job
+    /// due after the window begin again (the module's doc).
+    pub s: u64,
     /// Under SRP's start test with release jitter: the execution of the
     /// tasks whose relative deadline lies strictly between `d - j` and
     /// `d`, each of which can run whole while this task's job, released
     /// late, is kept from starting (the module's doc). Zero without
     /// jitter or without a start test on the CPU.
     pub q: Time,
+    /// At a resumption of a window job: one section (or non-preemptive
+    /// spin) of *any* other task's job due after the window, plus the
+    /// jobs that run whole above it ([`Context::with_late_jobs`]); zero
+    /// where no job of the CPU self-suspends.
+    pub late: Time,
 }
 
 /// The tasks on `cpu`, with their blocking from `demands`.
@@ -81,34 +126,92 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
             d: cx.deadline[i],
             t: cx.period[i],
             j: cx.jitter[i],
-            b: demands[i].local,
+            hold: demands[i].cpu_time(),
+            b: per_arrival(demands[i].local, cx.suspensions(i)),
+            s: cx.suspensions(i),
             q: Time::ZERO,
+            late: Time::ZERO,
         })
         .collect();
-    // A job is kept from starting by a resource whose rules (its own
-    // protocol's, or the local protocol a multiprocessor one prescribes)
-    // test starts, held by a job due after its window (one `is_lower`
-    // than it) with a ceiling that reaches its level. The jobs that then
-    // run whole passed the start test above such a ceiling: their level
-    // is above the lowest of those ceilings. The window's task of longest
-    // deadline among those kept back covers every such job (the module's
-    // doc), so each task's own range is charged with its own ceiling.
+    for k in 0..on.len() {
+        let lo = ts[k].d.saturating_sub(ts[k].j);
+        ts[k].q = whole_runs(cx, on, &ts, k, lo);
+    }
+    // A job passes a start test above a held section only with a level
+    // above that section's ceiling.
     let tested = |r: ResourceId| family(cx.sys, r, cx.f.global[r]).tests_start();
-    for (k, &i) in on.iter().enumerate() {
-        let Some(lowest) = ceiling_sections(cx, i, tested)
-            .map(|(_, r, _)| cx.local_ceiling(r, cpu))
-            .min()
-        else {
-            continue;
-        };
-        let (lo, hi) = (ts[k].d.saturating_sub(ts[k].j), ts[k].d);
-        ts[k].q = on
-            .iter()
-            .zip(&ts)
-            .filter(|&(&y, x)| lo < x.d && x.d < hi && cx.rank(y) > lowest)
-            .fold(Time::ZERO, |a, (_, x)| a.saturating_add(x.c));
+    let lowest = on
+        .iter()
+        .flat_map(|&i| cx.f.sections(i))
+        .filter(|rq| tested(rq.resource))
+        .map(|rq| cx.local_ceiling(rq.resource, cpu))
+        .min();
+    for (x, &i) in ts.iter_mut().zip(on) {
+        if lowest.is_none_or(|c| cx.rank(i) <= c) {
+            let d = &demands[i];
+            let overhead = d.exec.saturating_sub(cx.f.tasks[i].wcet);
+            let held = own_sections(cx, i)
+                .saturating_add(d.spin)
+                .saturating_add(overhead);
+            x.hold = x.hold.min(held);
+        }
+    }
+    if ts.iter().any(|x| x.s > 0) {
+        // The jobs a resumption meets: any other task's, due after the
+        // window (the module's doc), read by the same protocol rules.
+        let lx = cx.with_late_jobs();
+        let table = DemandTable::new(&lx);
+        for (k, &i) in on.iter().enumerate() {
+            let b = per_arrival(table.get(i).local, cx.suspensions(i));
+            ts[k].late = b.saturating_add(whole_runs(&lx, on, &ts, k, Time::ZERO));
+        }
     }
     ts
+}
+
+/// The execution of the jobs that can run whole while task `on[k]`'s job
+/// is kept from starting, those with relative deadlines in `(lo, D_k)`.
+///
+/// A job is kept from starting by a resource whose rules (its own
+/// protocol's, or the local protocol a multiprocessor one prescribes)
+/// test starts, held by a job due after its window (one `is_lower` than
+/// it) with a ceiling that reaches its level. The jobs that then run
+/// whole passed the start test above such a ceiling: their level is above
+/// the lowest of those ceilings. The window's task of longest deadline
+/// among those kept back covers every such job (the module's doc), so
+/// each task's own range is charged with its own ceiling.
+fn whole_runs(cx: &Context, on: &[TaskId], ts: &[EdfTask], k: usize, lo: Time) -> Time {
+    let tested = |r: ResourceId| family(cx.sys, r, cx.f.global[r]).tests_start();
+    let cpu = cx.cpu(on[k]).expect("a task placed on a CPU");
+    let Some(lowest) = ceiling_sections(cx, on[k], tested)
+        .map(|(_, r, _)| cx.local_ceiling(r, cpu))
+        .min()
+    else {
+        return Time::ZERO;
+    };
+    let hi = ts[k].d;
+    on.iter()
+        .zip(ts)
+        .filter(|&(&y, x)| lo < x.d && x.d < hi && cx.rank(y) > lowest)
+        .fold(Time::ZERO, |a, (_, x)| a.saturating_add(x.c))
+}
+
+/// One arrival's share of a local blocking term: every protocol analysed
+/// under EDF (NPCS, SRP, FMLP-S, MSRP and their mixes) charges its local
+/// term once per release and per self-suspension, `(S + 1)·b`
+/// (docs/ANALYSIS.md, the arrival-blocking table), and the EDF tests
+/// count the arrivals of the whole window instead.
+fn per_arrival(local: Time, suspensions: u64) -> Time {
+    if local == Time::MAX || suspensions == 0 {
+        return local;
+    }
+    let arrivals = suspensions + 1;
+    debug_assert_eq!(
+        local.ns() % arrivals,
+        0,
+        "a local term not charged per arrival"
+    );
+    Time::from_ns(local.ns() / arrivals)
 }
 
 /// The outcome of the demand test on one CPU.
@@ -147,16 +250,29 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
         return DemandOutcome::Overloaded;
     }
     let dmax = ts.iter().map(|x| x.d).max().unwrap();
-    let bmax = ts.iter().map(|x| x.b.saturating_add(x.q)).max().unwrap();
+    let cap = all_late(ts);
     let horizon = if u < 1.0 - 1e-9 {
-        let num: f64 = ts
-            .iter()
-            .map(|x| {
-                (x.t.ns() as f64 - x.d.ns() as f64 + x.j.ns() as f64).max(0.0) * x.c.ratio(x.t)
-            })
-            .sum::<f64>()
-            + bmax.ns() as f64;
-        let l = (num / (1.0 - u)).ceil();
+        // demand(L) ≤ u·L + Σ (T - D + J)·C/T, and the blocking is at most
+        // `cap`, and at most `first + R(L)·late` with `R(L)` growing like
+        // demand: the test can fail only below either horizon.
+        let slack = |x: &EdfTask| (x.t.ns() as f64 - x.d.ns() as f64 + x.j.ns() as f64).max(0.0);
+        let num: f64 = ts.iter().map(|x| slack(x) * x.c.ratio(x.t)).sum();
+        let first = ts.iter().map(|x| x.b.saturating_add(x.q)).max().unwrap();
+        let mut l = (num + first.min(cap).ns() as f64) / (1.0 - u);
+        if ts.iter().any(|x| x.s > 0) {
+            let late = ts.iter().map(|x| x.late).max().unwrap().ns() as f64;
+            let grow: f64 = ts.iter().map(|x| x.s as f64 * late / x.t.ns() as f64).sum();
+            let capped = (num + cap.ns() as f64) / (1.0 - u);
+            l = capped;
+            if u + grow < 1.0 - 1e-9 {
+                let resumed: f64 = ts
+                    .iter()
+                    .map(|x| slack(x) * x.s as f64 * late / x.t.ns() as f64)
+                    .sum();
+                l = l.min((num + resumed + first.ns() as f64 + late) / (1.0 - u - grow));
+            }
+        }
+        let l = l.ceil();
         Time::from_ns(if l >= u64::MAX as f64 {
             u64::MAX
         } else {
@@ -192,11 +308,14 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
     points.dedup();
     for &l in &points {
         let mut demand = Time::ZERO;
+        // Resumptions of the window's jobs: each can meet a section again.
+        let mut resumptions: u64 = 0;
         for x in ts {
             let shifted = l.saturating_add(x.j);
             if shifted >= x.d {
                 let jobs = (shifted.ns() - x.d.ns()) / x.t.ns() + 1;
                 demand = demand.saturating_add(x.c.checked_mul(jobs).unwrap_or(Time::MAX));
+                resumptions = resumptions.saturating_add(jobs.saturating_mul(x.s));
             }
         }
         // The jobs of the window: released in it, so arrived at most
@@ -204,11 +323,26 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
         let in_window = || ts.iter().filter(|x| x.d.saturating_sub(x.j) <= l);
         let b = in_window().map(|x| x.b).max().unwrap_or(Time::ZERO);
         let q = in_window().map(|x| x.q).max().unwrap_or(Time::ZERO);
-        if demand.saturating_add(b).saturating_add(q) > l {
+        let late = in_window().map(|x| x.late).max().unwrap_or(Time::ZERO);
+        let blocking = late
+            .checked_mul(resumptions)
+            .unwrap_or(Time::MAX)
+            .saturating_add(b)
+            .saturating_add(q)
+            .min(cap);
+        if demand.saturating_add(blocking) > l {
             return DemandOutcome::Fails(l);
         }
     }
     DemandOutcome::Schedulable
+}
+
+/// Everything the jobs due after a window can hold its jobs back for: one
+/// job per task at most (one due after the window arrived less than its
+/// relative deadline, at most its period, before the window ends), each
+/// its [`EdfTask::hold`].
+fn all_late(ts: &[EdfTask]) -> Time {
+    ts.iter().fold(Time::ZERO, |a, x| a.saturating_add(x.hold))
 }
 
 /// The hyperperiod of `ts`, `None` beyond a quarter of the time range:
@@ -219,19 +353,35 @@ fn hyperperiod(ts: &[EdfTask]) -> Option<Time> {
 }
 
 /// Baker's density test; returns the first failing task, if any.
+///
+/// With self-suspension, the window of length `L ≥ W_x` (`W = D - J`)
+/// that `x` closes is blocked at its start (`x`'s `B + Q`, Baker's bound)
+/// and at each of `Σ_y n_y(L)·S_y` resumptions, with `n_y(L) ≤ L / W_y`
+/// (deadlines within periods) and each at most the largest
+/// [`EdfTask::late`] of the tasks sorted up to `x`; divided by `L`, it
+/// charges `(B_x + Q_x)/W_x + λ_x·Σ_y S_y/W_y`, and at most the cap of
+/// the module's doc over `W_x`. Without self-suspension it is Baker's
+/// `B_x / D_x`.
 pub fn baker_test(ts: &[EdfTask]) -> Result<(), TaskId> {
     // By window (`D - J`): the jobs of a window are those whose window
     // fits in it.
     let mut sorted: Vec<&EdfTask> = ts.iter().collect();
     sorted.sort_by_key(|x| x.d.saturating_sub(x.j));
+    let cap = all_late(ts).ns() as f64;
     let mut density = 0.0;
+    let mut resumptions = 0.0;
+    let mut late = Time::ZERO;
     for x in sorted {
         let window = x.d.saturating_sub(x.j);
         if window.is_zero() {
             return Err(x.id);
         }
         density += x.c.ratio(window);
-        if density + x.b.saturating_add(x.q).ratio(window) > 1.0 + 1e-12 {
+        resumptions += x.s as f64 / window.ns() as f64;
+        late = late.max(x.late);
+        let first = x.b.saturating_add(x.q).ns() as f64 / window.ns() as f64;
+        let blocking = (first + late.ns() as f64 * resumptions).min(cap / window.ns() as f64);
+        if density + blocking > 1.0 + 1e-12 {
             return Err(x.id);
         }
     }

@@ -983,6 +983,72 @@ fn edf_jitter_charges_the_jobs_that_run_whole_above_a_held_back_one() {
     assert_eq!(verdict_of(&np, Test::EdfDemand), Verdict::Schedulable);
 }
 
+/// EDF + NPCS with two self-suspending tasks: `x` (1ms, suspend 3ms,
+/// 1ms; D 9.5) and `a` (the same body; D 14) beside `l` (D 90), whose
+/// job runs three 2ms sections 2.9ms apart (all periods 100). `l` arrives
+/// at 0 and holds r from 0.9; `a` arrives at 1 and waits to 2.9, runs to
+/// 3.9 and suspends to 6.9; `l` locks again at 6.8, so `a` resumes into
+/// its section, and `x`, arriving at 6.9 (deadline 16.4), waits with it to
+/// 8.8; `a` runs to 9.8, `x` to 10.8 and suspends to 13.8; `l` locks at
+/// 13.7 and `x` ends at 15.7 + 1 = 16.7, past its deadline. One window
+/// (`a`'s and `x`'s jobs) was blocked three times: at its start and at
+/// each resumption. The old term, `max_k (S_k + 1)·B_k` = 2 x 2ms,
+/// passed (L = 9.5: 5 + 4 <= 9.5; L = 14: 10 + 4 <= 14); the window's
+/// arrivals charge (1 + 1 + 1) x 2ms: at L = 14, 10 + 6 > 14. With `a`'s
+/// deadline 16 it passes (16 <= 16), and with `a` not suspending, the
+/// window's arrivals are two: L = 14, 7 + 4 <= 14 (`a` then 3ms).
+const EDF_SUSPENSIONS: &str = include_str!("data/edf-suspensions.toml");
+
+#[test]
+fn edf_every_resumption_in_the_window_reopens_blocking() {
+    let r = run(&sys(EDF_SUSPENSIONS));
+    // Each task's own term is unchanged: one section per arrival.
+    assert_eq!(task(&r, "x").blocking.local, Time::from_ms(4));
+    assert_eq!(task(&r, "a").blocking.local, Time::from_ms(4));
+    demand_fails_at(&r, "14ms");
+    assert_eq!(verdict_of(&r, Test::EdfBaker), Verdict::NotSchedulable);
+    let later = run(&sys(&EDF_SUSPENSIONS.replace("\"14ms\"", "\"16ms\"")));
+    assert_eq!(verdict_of(&later, Test::EdfDemand), Verdict::Schedulable);
+    let one = EDF_SUSPENSIONS.replacen(
+        r#"{ compute = "1ms" }, { suspend = "3ms" }, { compute = "1ms" } ]
+[[task]]
+name = "l""#,
+        r#"{ compute = "3ms" } ]
+[[task]]
+name = "l""#,
+        1,
+    );
+    assert_ne!(one, EDF_SUSPENSIONS);
+    let one = run(&sys(&one));
+    assert_eq!(task(&one, "a").blocking.local, Time::from_ms(2));
+    assert_eq!(verdict_of(&one, Test::EdfDemand), Verdict::Schedulable);
+}
+
+/// EDF + NPCS, the job a resumption meets can be of any task: `k` (1ms,
+/// suspend 8ms, 1ms; D 13, T 100) and `j` (a 2ms section; D 4, T 10.5).
+/// `j`'s relative deadline is the shorter, so no job of `j` counts as
+/// lower than `k`'s and the classic term is zero: L = 4: 2; L = 13: 10 +
+/// 2 = 12; L = 14.5: 10 + 4 = 14, all pass. But `j`'s job arriving at
+/// 10.5, while `k` (released at 0, after `j`'s first job, at 2) is
+/// suspended, is due at 14.5, after `k`'s 13: it runs, non-preemptively,
+/// to 12.5, across `k`'s resumption at 11, and `k` ends at 13.5. At a
+/// resumption any other task's job can be the one due after the window:
+/// `late_k` = 2ms, and at L = 13: 10 + 2 + 1 x 2 = 14 > 13. With `j`'s
+/// period 20 and `k`'s deadline 14 it passes (L = 14: 10 + 2 + 2).
+const EDF_SUSPENSION_LATE: &str = include_str!("data/edf-suspension-late.toml");
+
+#[test]
+fn edf_a_resumption_meets_the_section_of_any_task_due_after_the_window() {
+    let r = run(&sys(EDF_SUSPENSION_LATE));
+    assert_eq!(task(&r, "k").blocking.local, Time::ZERO);
+    demand_fails_at(&r, "13ms");
+    let calm = EDF_SUSPENSION_LATE
+        .replace("\"10500us\"", "\"20ms\"")
+        .replace("\"13ms\"", "\"14ms\"");
+    let calm = run(&sys(&calm));
+    assert_eq!(verdict_of(&calm, Test::EdfDemand), Verdict::Schedulable);
+}
+
 /// Utilization bounds (Sha et al. Thm 16; paper 001 Eqs. 2-4), PCP.
 /// a: T 10, C 5.9 (uses R 100us); b: T 25, C 5.5; c: T 100, holds R for y.
 /// R's ceiling is a's priority, so c blocks both a and b: B_a = B_b = y.

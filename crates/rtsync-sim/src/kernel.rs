@@ -486,13 +486,19 @@ impl<'a> Sim<'a> {
         let mut times = std::mem::take(&mut self.th[t].times);
         times.clear();
         if let Some(plan) = &self.opts.plan {
+            // A plan numbers the timed operations only (computations and
+            // self-suspensions, as the search and `--plan` files do), not
+            // the locks and unlocks between them.
             let p = plan.task(t);
-            times.extend(
-                self.worst[t]
-                    .iter()
-                    .enumerate()
-                    .map(|(o, &w)| p.exec(k, o, w)),
-            );
+            let mut o = 0;
+            times.extend(self.worst[t].iter().zip(&self.progs[t]).map(|(&w, op)| {
+                if matches!(op, Op::Compute(_) | Op::Suspend(_)) {
+                    o += 1;
+                    p.exec(k, o - 1, w)
+                } else {
+                    w
+                }
+            }));
         } else if self.opts.exec == Exec::Wcet {
             times.extend_from_slice(&self.worst[t]);
         } else {

@@ -23,12 +23,19 @@
 //!    every task other than `j`) released one nanosecond after `j` issues
 //!    each of its requests when running alone, and, where `i` requests the
 //!    same resource, `i`'s request issued one nanosecond after `j`'s;
-//! 2. hill climbing from the best plan per target: moves that align a
+//! 2. where jobs of the target's CPU self-suspend, *resumption chains*
+//!    (`Searcher::chains`): the target released at a resumption in the
+//!    schedule of each "just after a lock" plan, and lower jobs trimmed so
+//!    that a section waits at each resumption after (under EDF a window
+//!    is blocked once per resumption of any of its jobs);
+//! 3. hill climbing from the best plan per target: moves that align a
 //!    task's request with an instant inside the target's worst job, shift
 //!    an offset by a random scale, redraw an offset, a delay, a jitter or
-//!    one operation's duration; a move is kept when the target's ratio does
-//!    not fall (plateaus are walked);
-//! 3. random restarts when a climb stalls.
+//!    one operation's duration, and where jobs self-suspend release a task
+//!    at, or trim a job to lock just before, a resumption the plan's own
+//!    schedule makes; a move is kept when the target's ratio does not
+//!    fall (plateaus are walked);
+//! 4. random restarts when a climb stalls.
 //!
 //! A plan made for a target is simulated only until that target's last
 //! planned job is just past its deadline ([`Plan::horizon_of`]), and a
@@ -44,11 +51,27 @@ use crate::options::Options;
 use crate::plan::{Plan, TaskPlan};
 use crate::program::{Op, flatten};
 pub use crate::result::Kind;
+use crate::trace::{MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{System, Time};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Most resumption-chain candidates per target ([`Searcher::chains`]).
+const CHAINS: usize = 64;
+
+/// Most resumptions one chain is completed at ([`Searcher::complete`]).
+const CHAIN_DEPTH: usize = 8;
+
+/// `plan` with task `k`'s first job released (not only arrived) at `t`.
+fn release_at(plan: &mut Plan, n: usize, k: usize, t: Time) {
+    plan.tasks.resize_with(n, TaskPlan::default);
+    plan.tasks[k].offset = t;
+    if let Some(j) = plan.tasks[k].jitter.first_mut() {
+        *j = Time::ZERO;
+    }
+}
 
 /// How hard to search.
 #[derive(Clone, Debug)]
@@ -146,6 +169,8 @@ struct Shape {
     requests: Vec<Request>,
     cpu: Option<usize>,
     priority: u32,
+    /// Whether the task's jobs self-suspend.
+    suspends: bool,
 }
 
 /// A request of a task running alone: the resource, when it is issued
@@ -156,6 +181,8 @@ struct Request {
     resource: usize,
     at: Time,
     length: Time,
+    /// How many timed operations precede it in the job.
+    ops: usize,
 }
 
 fn shapes(sys: &System) -> Vec<Shape> {
@@ -167,7 +194,9 @@ fn shapes(sys: &System) -> Vec<Shape> {
             let mut requests: Vec<Request> = Vec::new();
             // Indices of the requests whose sections are open.
             let mut open: Vec<usize> = Vec::new();
+            let mut suspends = false;
             for op in flatten(&t.body) {
+                suspends |= matches!(op, Op::Suspend(_));
                 match op {
                     Op::Compute(w) | Op::Suspend(w) => {
                         worst.push(w);
@@ -179,6 +208,7 @@ fn shapes(sys: &System) -> Vec<Shape> {
                             resource: r,
                             at,
                             length: Time::ZERO,
+                            ops: worst.len(),
                         });
                     }
                     Op::Unlock(_) => {
@@ -195,6 +225,7 @@ fn shapes(sys: &System) -> Vec<Shape> {
                 requests,
                 cpu: t.cpu,
                 priority: t.priority,
+                suspends,
             }
         })
         .collect()
@@ -294,6 +325,22 @@ impl<'a> Searcher<'a> {
                 if let Some(p) = list.get(k) {
                     self.evaluate(p.clone(), Some(i));
                 }
+            }
+        }
+        // Resumption chains, built from schedules the search records, up
+        // to three quarters of the budget: after the candidates, so that
+        // on a large system they never crowd those out.
+        let resuming: Vec<usize> = targets
+            .iter()
+            .copied()
+            .filter(|&i| self.resuming(i))
+            .collect();
+        for i in resuming {
+            for p in self.chains(i) {
+                if self.out.events >= self.opts.budget / 4 * 3 {
+                    break;
+                }
+                self.evaluate(p, Some(i));
             }
         }
         // Climbs, round-robin over the targets, until the budget is spent.
@@ -537,7 +584,12 @@ impl<'a> Searcher<'a> {
             self.rng.random_range(0..n)
         };
         let jobs = self.opts.jobs.max(1);
-        match self.rng.random_range(0..10u32) {
+        // Where jobs of the target's CPU self-suspend, two arms in twelve
+        // line the plan up with their resumptions; elsewhere the draws
+        // (and so every search's course) are those of ten arms.
+        let arms = if self.resuming(i) { 12 } else { 10 };
+        match self.rng.random_range(0..arms) {
+            10.. => self.resumption(i, cur, &mut plan),
             // Align one of j's requests (or its release) with an instant
             // inside the target's worst job.
             0..=3 if j != i => {
@@ -619,6 +671,275 @@ impl<'a> Searcher<'a> {
                 p.exec[k][o] = v;
             }
             _ => plan.tasks[j].offset = self.draw_below(self.shapes[j].period),
+        }
+        plan
+    }
+
+    /// Whether a job of the target's CPU self-suspends.
+    fn resuming(&self, i: usize) -> bool {
+        let cpu = self.shapes[i].cpu;
+        self.shapes.iter().any(|s| s.cpu == cpu && s.suspends)
+    }
+
+    /// Simulates `plan` up to `horizon` with the schedule recorded, its
+    /// events counted against the budget.
+    fn record(&mut self, plan: &Plan, horizon: Time) -> Option<Recording> {
+        let opts = Options {
+            horizon,
+            max_events: self.opts.budget.saturating_sub(self.out.events).max(1),
+            plan: Some(Arc::new(plan.clone())),
+            record: true,
+            ..Options::default()
+        };
+        let (res, rec) = simulate(self.sys, &opts).ok()?;
+        self.out.events += res.events.max(1);
+        rec
+    }
+
+    /// The ends of self-suspensions on `cpu` in `rec` before `horizon`,
+    /// with the task that resumes.
+    fn resumptions(
+        &self,
+        rec: &Recording,
+        cpu: Option<usize>,
+        horizon: Time,
+    ) -> Vec<(Time, usize)> {
+        rec.spans
+            .iter()
+            .filter(|sp| sp.state == State::Suspended && self.shapes[sp.task].cpu == cpu)
+            .filter(|sp| sp.end < horizon)
+            .map(|sp| (sp.end, sp.task))
+            .collect()
+    }
+
+    /// Trims the job of task `k` in progress at `e` in `rec` (the
+    /// schedule of `plan`) so that its next request comes just before
+    /// `e`: the operations from the one under way then up to the request
+    /// are cut, each down to what already ran (less 1 ns) or to 1 ns.
+    /// False where `k` has no job in progress then, no request left in
+    /// it, or the job is past the plan's searched jobs.
+    fn trim_before(&self, plan: &mut Plan, rec: &Recording, k: usize, e: Time) -> bool {
+        let released: Vec<Time> = rec
+            .marks
+            .iter()
+            .filter(|m| m.task == k && m.kind == MarkKind::Release && m.t <= e)
+            .map(|m| m.t)
+            .collect();
+        let Some(&r) = released.last() else {
+            return false;
+        };
+        let job = released.len() - 1;
+        let done = rec
+            .marks
+            .iter()
+            .any(|m| m.task == k && m.kind == MarkKind::Complete && r <= m.t && m.t <= e);
+        if done || job >= self.opts.jobs.max(1) {
+            return false;
+        }
+        // How far the job got by `e`: its execution and self-suspension.
+        let progress = rec
+            .spans
+            .iter()
+            .filter(|sp| sp.task == k && sp.end > r && sp.start < e)
+            .filter(|sp| matches!(sp.state, State::Run { .. } | State::Suspended))
+            .fold(Time::ZERO, |a, sp| {
+                a.saturating_add(sp.end.min(e).saturating_sub(sp.start.max(r)))
+            });
+        let shape = &self.shapes[k];
+        plan.tasks
+            .resize_with(self.sys.tasks.len(), TaskPlan::default);
+        let p = &mut plan.tasks[k];
+        let mut d: Vec<Time> = (0..shape.worst.len())
+            .map(|o| p.exec(job as u64, o, shape.worst[o]))
+            .collect();
+        let cum =
+            |d: &[Time], o: usize| d[..o].iter().fold(Time::ZERO, |a, &x| a.saturating_add(x));
+        let Some(next) = shape.requests.iter().find(|rq| cum(&d, rq.ops) > progress) else {
+            return false;
+        };
+        let ns = Time::from_ns(1);
+        let mut need = cum(&d, next.ops)
+            .saturating_sub(progress)
+            .saturating_add(ns);
+        for o in 0..next.ops {
+            if need.is_zero() {
+                break;
+            }
+            if cum(&d, o + 1) <= progress {
+                continue;
+            }
+            let floor = progress
+                .saturating_sub(cum(&d, o))
+                .saturating_sub(ns)
+                .max(ns)
+                .min(d[o]);
+            let cut = d[o].saturating_sub(floor).min(need);
+            d[o] = d[o].saturating_sub(cut);
+            need = need.saturating_sub(cut);
+        }
+        if p.exec.len() <= job {
+            p.exec.resize(job + 1, Vec::new());
+        }
+        p.exec[job] = d;
+        true
+    }
+
+    /// The climb's move that lines `plan` (the target's best) up with one
+    /// end of a self-suspension on the target's CPU in its own schedule:
+    /// another local task's job released at that instant, or a local
+    /// task's job in progress then trimmed so that its next request comes
+    /// just before ([`Searcher::trim_before`]). A job can start a section
+    /// whenever the jobs above it are all suspended, and that section then
+    /// blocks the job that resumes and any released meanwhile: under EDF
+    /// one window is blocked once per resumption of any of its jobs
+    /// (docs/ANALYSIS.md, "EDF with self-suspension"). The other moves
+    /// align releases and requests with instants of the plan, not with the
+    /// resumptions its schedule makes.
+    fn resumption(&mut self, i: usize, cur: &Scored, plan: &mut Plan) {
+        let n = self.sys.tasks.len();
+        let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
+        let Some(rec) = self.record(plan, horizon) else {
+            return;
+        };
+        let cpu = self.shapes[i].cpu;
+        let mut ends = self.resumptions(&rec, cpu, horizon);
+        // Those inside the target's worst job, where there are any.
+        if let Some((a, r)) = cur.worst_job {
+            let inside = |e: Time| a <= e && e <= a.saturating_add(r);
+            if ends.iter().any(|&(e, _)| inside(e)) {
+                ends.retain(|&(e, _)| inside(e));
+            }
+        }
+        if ends.is_empty() {
+            return;
+        }
+        let (e, h) = ends[self.rng.random_range(0..ends.len())];
+        let local = |k: usize| k != h && self.shapes[k].cpu == cpu;
+        let holders: Vec<usize> = (0..n)
+            .filter(|&k| local(k) && !self.shapes[k].requests.is_empty())
+            .collect();
+        if !holders.is_empty() && self.rng.random::<bool>() {
+            let k = holders[self.rng.random_range(0..holders.len())];
+            if self.trim_before(plan, &rec, k, e) {
+                return;
+            }
+        }
+        let others: Vec<usize> = (0..n).filter(|&k| local(k)).collect();
+        if !others.is_empty() {
+            let k = others[self.rng.random_range(0..others.len())];
+            release_at(plan, n, k, e);
+        }
+    }
+
+    /// Candidates for a target on a CPU where jobs self-suspend: per
+    /// local task `j` with sections and each of its requests, every local
+    /// task but the target released just after `j` issues it (as in
+    /// [`Searcher::candidates`]), the target kept out; then, at each
+    /// resumption in that schedule, the target released there, as it is
+    /// and [completed](Searcher::complete). The first lower section
+    /// blocks the job released after it, a later one the job that resumes
+    /// and the target with it, and another each resumption after: the
+    /// miss of `tests/data/edf-suspensions.toml`, which no plan that
+    /// releases the target beside the others shows. At most [`CHAINS`].
+    fn chains(&mut self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let cpu = self.shapes[i].cpu;
+        let local: Vec<usize> = (0..n)
+            .filter(|&k| k != i && self.shapes[k].cpu == cpu)
+            .collect();
+        let mut bases = vec![Plan::offsets(vec![Time::ZERO; n])];
+        for &j in &local {
+            for rq in &self.shapes[j].requests {
+                let mut offs = vec![rq.at.saturating_add(eps); n];
+                offs[j] = Time::ZERO;
+                bases.push(Plan::offsets(offs));
+            }
+        }
+        let mut out = Vec::new();
+        for base in bases {
+            if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                break;
+            }
+            // The target out of the way: released after every other
+            // local task's planned jobs are due.
+            let horizon = local
+                .iter()
+                .map(|&k| base.horizon_of(self.sys, k))
+                .max()
+                .unwrap_or(Time::ZERO);
+            let mut away = base.clone();
+            release_at(&mut away, n, i, horizon);
+            let Some(rec) = self.record(&away, horizon) else {
+                break;
+            };
+            for (e, _) in self.resumptions(&rec, cpu, horizon) {
+                if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                    break;
+                }
+                let mut plan = base.clone();
+                release_at(&mut plan, n, i, e);
+                let done = self.complete(i, &plan);
+                if done != plan {
+                    out.push(done);
+                }
+                out.push(plan);
+            }
+        }
+        out.truncate(CHAINS);
+        out
+    }
+
+    /// `plan` with a lower section waiting at every resumption on the
+    /// target's CPU from the target's release on, as far as the jobs in
+    /// progress allow: in time order, at each resumption that no other
+    /// local job's section covers, the job in progress of the lowest local
+    /// task with a request left is trimmed to issue it just before
+    /// ([`Searcher::trim_before`]), and the schedule is simulated again
+    /// (the trim moves what follows).
+    fn complete(&mut self, i: usize, plan: &Plan) -> Plan {
+        let n = self.sys.tasks.len();
+        let cpu = self.shapes[i].cpu;
+        let mut holders: Vec<usize> = (0..n)
+            .filter(|&k| k != i && self.shapes[k].cpu == cpu && !self.shapes[k].requests.is_empty())
+            .collect();
+        holders.sort_by_key(|&k| self.shapes[k].priority);
+        let mut plan = plan.clone();
+        let mut from = plan.task(i).offset;
+        // One trim per resumption at most: the first job of each local
+        // task suspends a bounded number of times.
+        for _ in 0..CHAIN_DEPTH {
+            let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
+            let Some(rec) = self.record(&plan, horizon) else {
+                break;
+            };
+            let held = |e: Time, h: usize| {
+                rec.spans.iter().any(|sp| {
+                    sp.task != h
+                        && sp.start < e
+                        && e <= sp.end
+                        && matches!(
+                            sp.state,
+                            State::Run {
+                                resource: Some(_),
+                                ..
+                            }
+                        )
+                })
+            };
+            let mut ends = self.resumptions(&rec, cpu, horizon);
+            ends.sort_unstable();
+            let Some(&(e, h)) = ends.iter().find(|&&(e, h)| e >= from && !held(e, h)) else {
+                break;
+            };
+            from = e.saturating_add(Time::from_ns(1));
+            let mut next = plan.clone();
+            if holders
+                .iter()
+                .any(|&k| k != h && self.trim_before(&mut next, &rec, k, e))
+            {
+                plan = next;
+            }
         }
         plan
     }

@@ -273,6 +273,31 @@ fn the_search_finds_the_mpcp_schedule_on_its_own() {
 
 /// A plan written to TOML and read back is the same plan, and bad plans
 /// are refused with what to change.
+/// A plan's durations number the timed operations only (computations and
+/// self-suspensions), as the search draws them and `--plan` files write
+/// them: `b`'s body is a 2 ms section then 3 ms, and `exec = [[2ms,
+/// 1ms]]` makes its job 3 ms. The kernel once numbered every operation,
+/// locks included: the same plan then cut the section to 1 ms and ran the
+/// rest whole (4 ms), and the search's trims and duration moves landed on
+/// the wrong operations of every task with a section.
+#[test]
+fn a_plans_durations_number_the_timed_operations() {
+    let s = sys(r#"
+[platform]
+protocol = "pip"
+[[resource]]
+name = "r"
+[[task]]
+name = "b"
+period = "10ms"
+body = [ { lock = "r", hold = "2ms" }, { compute = "3ms" } ]
+"#);
+    let mut plan = Plan::offsets([Time::ZERO]);
+    plan.tasks[0].exec = vec![vec![Time::from_ms(2), Time::from_ms(1)]];
+    let res = run_plan(&s, plan);
+    assert_eq!(res.tasks[0].max_response, Some(Time::from_ms(3)));
+}
+
 #[test]
 fn plans_round_trip_through_toml() {
     let s = sys(MPCP_RESUME);
@@ -696,20 +721,89 @@ fn edf_jobs_released_late_miss_where_the_old_test_promised_deadlines() {
     ] {
         for p in protocols {
             let text = data_text(name).replace("\"srp\"", &format!("\"{p}\""));
-            let s = sys(&text);
-            let an = analyze(&s, &AOpts::default()).unwrap();
-            assert_eq!(
-                an.result.verdict,
-                rtsync_analysis::Verdict::NotSchedulable,
-                "{name} {p}"
-            );
-            let deadlines: Vec<Time> = s.tasks.iter().map(|t| t.deadline).collect();
-            let out = search_with(&s, &deadlines, 5_000);
-            assert!(!out.findings.is_empty(), "{name} {p}: no miss found");
-            let calm = sys(&text.replace("jitter = \"5ms\"", ""));
-            let b = bounds(&calm);
-            let out = search_with(&calm, &b, 5_000);
-            assert!(out.findings.is_empty(), "{name} {p}: {:?}", out.findings);
+            let calm = text.replace("jitter = \"5ms\"", "");
+            promise_broken_twin_held(&text, &calm, 5_000, None, &format!("{name} {p}"));
         }
+    }
+}
+
+/// The system `text` is rejected by the corrected analysis, and a search
+/// of `budget` events breaks the old test's promise, its deadlines, for
+/// task `target` (any task where `None`); its `twin`, which the analysis
+/// accepts, holds its bounds under the same search.
+fn promise_broken_twin_held(
+    text: &str,
+    twin: &str,
+    budget: u64,
+    target: Option<usize>,
+    what: &str,
+) {
+    let s = sys(text);
+    let an = analyze(&s, &AOpts::default()).unwrap();
+    assert_eq!(
+        an.result.verdict,
+        rtsync_analysis::Verdict::NotSchedulable,
+        "{what}"
+    );
+    let deadlines: Vec<Time> = s.tasks.iter().map(|t| t.deadline).collect();
+    let out = search_with(&s, &deadlines, budget);
+    let broken = out
+        .findings
+        .iter()
+        .any(|f| target.is_none() || f.task == target);
+    assert!(broken, "{what}: no miss found, worst {:?}", out.worst);
+    let calm = sys(twin);
+    let b = bounds(&calm);
+    let out = search_with(&calm, &b, budget);
+    assert!(out.findings.is_empty(), "{what}: {:?}", out.findings);
+}
+
+/// EDF with two self-suspending tasks (rtsync-analysis's hand-worked
+/// `EDF_SUSPENSIONS`): the demand test charged one window `max_k (S_k +
+/// 1)·B_k`, two sections, and accepted the system; `l`'s sections block
+/// the window at its start and at each of its two jobs' resumptions. The
+/// schedule worked out by hand (`l` at 0, `a` at 1 ms, `x` at 6.9 ms, as
+/// `a` resumes) misses `x`'s deadline, and the search finds a miss on its
+/// own (`Searcher::chains`: the target released at a resumption, lower
+/// sections trimmed to meet each resumption after). The corrected test
+/// rejects the system; the twin it accepts (`a`'s deadline 16 ms) holds
+/// under the same search.
+#[test]
+fn edf_windows_are_blocked_once_per_resumption_of_any_of_their_jobs() {
+    let text = data_text("edf-suspensions.toml");
+    let res = run_plan(
+        &sys(&text),
+        Plan::offsets([Time::from_us(6900), Time::from_ms(1), Time::ZERO]),
+    );
+    assert_eq!(res.tasks[0].max_response, Some(Time::from_us(9800)));
+    assert_eq!(res.tasks[0].misses, 1);
+    // With `l` computing longer between its sections (up to 4.5 ms: the
+    // same schedule exists with shorter executions) the search must also
+    // trim `l`'s computations to put a section at each resumption.
+    let later = text.replace("\"14ms\"", "\"16ms\"");
+    for text in [text.clone(), text.replace("2900us", "4500us")] {
+        promise_broken_twin_held(&text, &later, 20_000, Some(0), "x");
+    }
+}
+
+/// EDF, one self-suspending job meeting a section of a task with the
+/// shorter relative deadline (rtsync-analysis's hand-worked
+/// `EDF_SUSPENSION_LATE`): the classic term charged `k` nothing and the
+/// demand test accepted; `j`'s job arriving while `k` is suspended is due
+/// after `k`, and its section (non-preemptive under NPCS; above `k`'s
+/// level under SRP, so `k` cannot preempt it) holds `k` past its
+/// deadline. The periodic release shows it, and so does the search; the
+/// corrected test rejects the system and the twin it accepts holds.
+#[test]
+fn edf_a_resumption_meets_any_task_due_after_the_window() {
+    for p in ["npcs", "srp"] {
+        let text = data_text("edf-suspension-late.toml").replace("\"npcs\"", &format!("\"{p}\""));
+        // Still running at its deadline (it ends at 13.5 ms).
+        let res = run_plan(&sys(&text), Plan::offsets([Time::ZERO, Time::ZERO]));
+        assert_eq!(res.tasks[0].misses, 1, "{p}");
+        let calm = text
+            .replace("\"10500us\"", "\"20ms\"")
+            .replace("\"13ms\"", "\"14ms\"");
+        promise_broken_twin_held(&text, &calm, 20_000, Some(0), p);
     }
 }
