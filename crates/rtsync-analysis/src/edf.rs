@@ -287,7 +287,22 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
             None => return DemandOutcome::Inconclusive,
         }
     };
-    // Deadline points d = D_i - J_i + k T_i <= horizon.
+    let Some(points) = points(ts, horizon) else {
+        return DemandOutcome::Inconclusive;
+    };
+    for &l in &points {
+        let (demand, blocking) = window(ts, l, cap);
+        if demand.saturating_add(blocking) > l {
+            return DemandOutcome::Fails(l);
+        }
+    }
+    DemandOutcome::Schedulable
+}
+
+/// The deadline points `D_i - J_i + k·T_i` up to `horizon`, sorted and
+/// distinct: where the demand and the blocking of a window step. `None`
+/// beyond [`MAX_POINTS`].
+pub(crate) fn points(ts: &[EdfTask], horizon: Time) -> Option<Vec<Time>> {
     let mut points: Vec<Time> = Vec::new();
     for x in ts {
         let first = x.d.saturating_sub(x.j);
@@ -296,7 +311,7 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
         }
         let count = (horizon.ns() - first.ns()) / x.t.ns() + 1;
         if points.len() as u64 + count > MAX_POINTS {
-            return DemandOutcome::Inconclusive;
+            return None;
         }
         let mut p = first;
         for _ in 0..count {
@@ -306,42 +321,43 @@ pub fn demand_test(ts: &[EdfTask]) -> DemandOutcome {
     }
     points.sort_unstable();
     points.dedup();
-    for &l in &points {
-        let mut demand = Time::ZERO;
-        // Resumptions of the window's jobs: each can meet a section again.
-        let mut resumptions: u64 = 0;
-        for x in ts {
-            let shifted = l.saturating_add(x.j);
-            if shifted >= x.d {
-                let jobs = (shifted.ns() - x.d.ns()) / x.t.ns() + 1;
-                demand = demand.saturating_add(x.c.checked_mul(jobs).unwrap_or(Time::MAX));
-                resumptions = resumptions.saturating_add(jobs.saturating_mul(x.s));
-            }
-        }
-        // The jobs of the window: released in it, so arrived at most
-        // their jitter before it.
-        let in_window = || ts.iter().filter(|x| x.d.saturating_sub(x.j) <= l);
-        let b = in_window().map(|x| x.b).max().unwrap_or(Time::ZERO);
-        let q = in_window().map(|x| x.q).max().unwrap_or(Time::ZERO);
-        let late = in_window().map(|x| x.late).max().unwrap_or(Time::ZERO);
-        let blocking = late
-            .checked_mul(resumptions)
-            .unwrap_or(Time::MAX)
-            .saturating_add(b)
-            .saturating_add(q)
-            .min(cap);
-        if demand.saturating_add(blocking) > l {
-            return DemandOutcome::Fails(l);
+    Some(points)
+}
+
+/// The window of length `l`: the demand of the jobs due by its end
+/// (released in it, so arrived at most their jitter before it) and its
+/// blocking, `min(β + R·λ, cap)` (the module's doc), with `cap` from
+/// [`all_late`].
+pub(crate) fn window(ts: &[EdfTask], l: Time, cap: Time) -> (Time, Time) {
+    let mut demand = Time::ZERO;
+    // Resumptions of the window's jobs: each can meet a section again.
+    let mut resumptions: u64 = 0;
+    for x in ts {
+        let shifted = l.saturating_add(x.j);
+        if shifted >= x.d {
+            let jobs = (shifted.ns() - x.d.ns()) / x.t.ns() + 1;
+            demand = demand.saturating_add(x.c.checked_mul(jobs).unwrap_or(Time::MAX));
+            resumptions = resumptions.saturating_add(jobs.saturating_mul(x.s));
         }
     }
-    DemandOutcome::Schedulable
+    let in_window = || ts.iter().filter(|x| x.d.saturating_sub(x.j) <= l);
+    let b = in_window().map(|x| x.b).max().unwrap_or(Time::ZERO);
+    let q = in_window().map(|x| x.q).max().unwrap_or(Time::ZERO);
+    let late = in_window().map(|x| x.late).max().unwrap_or(Time::ZERO);
+    let blocking = late
+        .checked_mul(resumptions)
+        .unwrap_or(Time::MAX)
+        .saturating_add(b)
+        .saturating_add(q)
+        .min(cap);
+    (demand, blocking)
 }
 
 /// Everything the jobs due after a window can hold its jobs back for: one
 /// job per task at most (one due after the window arrived less than its
 /// relative deadline, at most its period, before the window ends), each
 /// its [`EdfTask::hold`].
-fn all_late(ts: &[EdfTask]) -> Time {
+pub(crate) fn all_late(ts: &[EdfTask]) -> Time {
     ts.iter().fold(Time::ZERO, |a, x| a.saturating_add(x.hold))
 }
 

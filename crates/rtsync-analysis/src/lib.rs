@@ -13,6 +13,7 @@ pub mod bounds;
 pub mod components;
 pub mod context;
 pub mod edf;
+pub mod edf_rta;
 pub mod fp;
 pub mod generate;
 pub mod overheads;

@@ -196,7 +196,8 @@ pub fn analysis_table(a: &Analysis, label: &str) -> String {
     );
     if r.scheduler == rtsync_model::Scheduler::Edf {
         o.push_str(
-            "note: under EDF the response column is the deadline when the demand test passes.\n",
+            "note: under EDF the response column is Spuri's response-time bound, at most the deadline \
+             (the deadline itself where the busy period is too long to bound).\n",
         );
     }
     o
