@@ -65,9 +65,21 @@ pub struct Context<'a> {
     /// `[resource][cpu]`: highest preemption level among the resource's
     /// users on that CPU (the EDF ceilings), computed once.
     level_ceiling: Vec<Vec<u32>>,
-    /// Under EDF, whether every other task counts as lower
-    /// ([`Context::with_late_jobs`]).
-    late: bool,
+    /// Under EDF, which tasks count as lower ([`Context::is_lower`]).
+    lower: EdfLower,
+}
+
+/// Under EDF, the jobs that can block a window's jobs, as
+/// [`Context::is_lower`] reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EdfLower {
+    /// Those due after any window the job is in: `D_j > D_i - J_i`.
+    Jitter,
+    /// Every other task's ([`Context::with_late_jobs`]).
+    All,
+    /// Those due after a window of this length: `D_j > L`
+    /// ([`Context::with_window`]).
+    Beyond(Time),
 }
 
 impl<'a> Context<'a> {
@@ -96,7 +108,7 @@ impl<'a> Context<'a> {
         }
         Context {
             level_ceiling,
-            late: false,
+            lower: EdfLower::Jitter,
             f,
             period: sys.tasks.iter().map(|t| t.period).collect(),
             deadline: sys.tasks.iter().map(|t| t.deadline).collect(),
@@ -134,8 +146,13 @@ impl<'a> Context<'a> {
     pub fn is_lower(&self, j: TaskId, i: TaskId) -> bool {
         match self.scheduler {
             Scheduler::Fp => self.f.priority[j] < self.f.priority[i],
-            Scheduler::Edf if self.late => true,
-            Scheduler::Edf => self.deadline[j] > self.deadline[i].saturating_sub(self.jitter[i]),
+            Scheduler::Edf => match self.lower {
+                EdfLower::Jitter => {
+                    self.deadline[j] > self.deadline[i].saturating_sub(self.jitter[i])
+                }
+                EdfLower::All => true,
+                EdfLower::Beyond(l) => self.deadline[j] > l,
+            },
         }
     }
     /// The system as the jobs met at a resumption under EDF see it: every
@@ -148,7 +165,17 @@ impl<'a> Context<'a> {
     /// they are.
     pub fn with_late_jobs(&self) -> Context<'a> {
         Context {
-            late: true,
+            lower: EdfLower::All,
+            ..self.clone()
+        }
+    }
+    /// The system as the jobs of one window of length `l` under EDF see
+    /// it: the jobs that block them from before the window are due after
+    /// it, so their relative deadlines exceed `l` (Baruah 2006's `B(L)`),
+    /// and only those tasks count as lower ([`Context::is_lower`]).
+    pub fn with_window(&self, l: Time) -> Context<'a> {
+        Context {
+            lower: EdfLower::Beyond(l),
             ..self.clone()
         }
     }

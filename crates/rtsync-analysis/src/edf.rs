@@ -5,8 +5,11 @@
 //!   term): for every `L` up to the analysis horizon,
 //!   `Σ_i max(0, ⌊(L + J_i - D_i)/T_i⌋ + 1) · C_i + B(L) ≤ L`, where `B(L)`
 //!   is the longest section of a job with deadline beyond `L` that can
-//!   block a job with deadline within `L`. rtsync bounds `B(L)` by
-//!   `max{B_k : D_k ≤ L}`, which contains every such section.
+//!   block a job with deadline within `L`: each protocol's local term of
+//!   the window's tasks, counting only tasks with relative deadlines above
+//!   `L` (Baruah 2006; [`Context::with_window`], for up to
+//!   [`WINDOWED_MAX`] tasks a CPU), else `max{B_k : D_k - J_k ≤ L}`, which
+//!   contains every such section (the form before 2026-11-27).
 //! * Baker's test (Baker 1991, Theorem 8): with tasks sorted by relative
 //!   deadline, `Σ_{i ≤ k} C_i / D_i + B_k / D_k ≤ 1` for every `k`.
 //!
@@ -105,6 +108,13 @@ pub struct EdfTask {
     /// late, is kept from starting (the module's doc). Zero without
     /// jitter or without a start test on the CPU.
     pub q: Time,
+    /// The blocking at the start of a window of length `D - J` (the first
+    /// that holds this task's jobs): the largest per-arrival local term
+    /// and the largest `Q` of its tasks, counting only jobs due after it
+    /// (relative deadlines above `D - J`, [`Context::with_window`]).
+    pub first_w: Time,
+    /// The same for a window of length `D`.
+    pub first_d: Time,
     /// At a resumption of a window job: one section (or non-preemptive
     /// spin) of *any* other task's job due after the window, plus the
     /// jobs that run whole above it ([`Context::with_late_jobs`]); zero
@@ -131,6 +141,8 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
             s: cx.suspensions(i),
             q: Time::ZERO,
             late: Time::ZERO,
+            first_w: Time::ZERO,
+            first_d: Time::ZERO,
         })
         .collect();
     for k in 0..on.len() {
@@ -156,6 +168,7 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
             x.hold = x.hold.min(held);
         }
     }
+    first_terms(cx, on, &mut ts);
     if ts.iter().any(|x| x.s > 0) {
         // The jobs a resumption meets: any other task's, due after the
         // window (the module's doc), read by the same protocol rules.
@@ -167,6 +180,58 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
         }
     }
     ts
+}
+
+/// Most tasks on a CPU for which the window's first blocking is computed
+/// per window (`first_terms`); above, each task's own term is charged,
+/// as before Baruah's form (every protocol's local terms once per
+/// threshold: quadratic in the tasks per threshold).
+pub const WINDOWED_MAX: usize = 64;
+
+/// Fills [`EdfTask::first_w`] and [`EdfTask::first_d`]: the blocking at
+/// the start of the window of each length where its set of jobs or of
+/// blockers changes. A job that blocks a window from before it is due
+/// after it, so its relative deadline exceeds the window's length
+/// (Baruah 2006, "Resource sharing in EDF-scheduled systems: a closer
+/// look", the `B(L)` of the demand test): fewer jobs than each window
+/// task's own term counts (`D_j > D_k - J_k`). Each protocol's local term
+/// is read through [`Context::with_window`].
+fn first_terms(cx: &Context, on: &[TaskId], ts: &mut [EdfTask]) {
+    let inside = |ts: &[EdfTask], l: Time| {
+        ts.iter()
+            .enumerate()
+            .filter(move |(_, x)| x.d.saturating_sub(x.j) <= l)
+            .map(|(k, _)| k)
+            .collect::<Vec<usize>>()
+    };
+    let classic = |ts: &[EdfTask], l: Time| {
+        let ks = inside(ts, l);
+        let b = ks.iter().map(|&k| ts[k].b).max().unwrap_or(Time::ZERO);
+        let q = ks.iter().map(|&k| ts[k].q).max().unwrap_or(Time::ZERO);
+        b.saturating_add(q)
+    };
+    let at = |ts: &[EdfTask], l: Time| {
+        if on.len() > WINDOWED_MAX {
+            return classic(ts, l);
+        }
+        let wx = cx.with_window(l);
+        let table = DemandTable::new(&wx);
+        let (mut b, mut q) = (Time::ZERO, Time::ZERO);
+        for k in inside(ts, l) {
+            let i = on[k];
+            b = b.max(per_arrival(table.get(i).local, cx.suspensions(i)));
+            let lo = l.max(ts[k].d.saturating_sub(ts[k].j));
+            q = q.max(whole_runs(&wx, on, ts, k, lo));
+        }
+        b.saturating_add(q)
+    };
+    for k in 0..ts.len() {
+        let (w, d) = (ts[k].d.saturating_sub(ts[k].j), ts[k].d);
+        let first_w = at(ts, w);
+        let first_d = if d == w { first_w } else { at(ts, d) };
+        ts[k].first_w = first_w;
+        ts[k].first_d = first_d;
+    }
 }
 
 /// The execution of the jobs that can run whole while task `on[k]`'s job
@@ -341,14 +406,19 @@ pub(crate) fn window(ts: &[EdfTask], l: Time, cap: Time) -> (Time, Time) {
         }
     }
     let in_window = || ts.iter().filter(|x| x.d.saturating_sub(x.j) <= l);
-    let b = in_window().map(|x| x.b).max().unwrap_or(Time::ZERO);
-    let q = in_window().map(|x| x.q).max().unwrap_or(Time::ZERO);
+    // The first blocking of the window of length `l`: that of the longest
+    // window no longer than `l` where the terms step.
+    let first = ts
+        .iter()
+        .flat_map(|x| [(x.d.saturating_sub(x.j), x.first_w), (x.d, x.first_d)])
+        .filter(|&(at, _)| at <= l)
+        .max_by_key(|&(at, _)| at)
+        .map_or(Time::ZERO, |(_, b)| b);
     let late = in_window().map(|x| x.late).max().unwrap_or(Time::ZERO);
     let blocking = late
         .checked_mul(resumptions)
         .unwrap_or(Time::MAX)
-        .saturating_add(b)
-        .saturating_add(q)
+        .saturating_add(first)
         .min(cap);
     (demand, blocking)
 }

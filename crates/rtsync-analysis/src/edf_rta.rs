@@ -138,6 +138,8 @@ mod tests {
             q: Time::ZERO,
             late: Time::ZERO,
             hold: Time::ZERO,
+            first_w: Time::ZERO,
+            first_d: Time::ZERO,
         }
     }
 

@@ -1052,21 +1052,36 @@ fn edf_a_resumption_meets_the_section_of_any_task_due_after_the_window() {
 /// EDF response-time bounds (Spuri 1996) on the bundled
 /// `srp-edf-multiunit` example: audio (C 1, D 4, T 5), video (C 3.5, D =
 /// T 16), storage (C 4.5, D = T 40); storage's 1ms `dma` section blocks
-/// the other two (B 1). Longest busy period: 1 + 1 + 3.5 + 4.5 = 10 ->
-/// 11 -> 12 (three audio jobs). Audio at its first point (a = 0, d = 4):
-/// W = 1 + 1 = 2, R = 2; at a = 5 and 10 the busy period has ended (W =
-/// 3, 4). Video at a = 0 (d = 16): W = 3.5 + 1 = 4.5 -> + audio's 1 ->
-/// 5.5 -> two audio jobs: 6.5, R = 6.5; at a = 3: R = 3.5. Storage at a
-/// = 0 (d = 40): 4.5 + 1 + 3 audio + 1 video: W = 12, R = 12 (the window
-/// term charges the largest `B` of its tasks, here audio's, although
-/// storage's own job is in the window: Baruah's `B(L)` would charge 0 and
-/// give 11). The simulator's search reaches 2 and 6.5 (tests in
+/// the other two (B 1) from before a window shorter than 40. Longest busy
+/// period: 1 + 1 + 3.5 + 4.5 = 10 -> 11 -> 12 (three audio jobs). Audio
+/// at its first point (a = 0, d = 4): W = 1 + 1 = 2, R = 2; at a = 5 and
+/// 10 the busy period has ended (W = 3, 4). Video at a = 0 (d = 16): W =
+/// 3.5 + 1 = 4.5 -> + audio's 1 -> 5.5 -> two audio jobs: 6.5, R = 6.5;
+/// at a = 3: R = 3.5. Storage at a = 0 (d = 40): no job is due after 40,
+/// so nothing blocks (Baruah's `B(L)`; each task's own term would charge
+/// audio's 1 and give 12): 4.5 -> + audio 1 + video 3.5 = 9 -> two audio
+/// jobs: 10, R = 10. The simulator's search reaches all three (tests in
 /// `rtsync-sim`).
 #[test]
 fn edf_response_bounds_by_hand() {
     let r = run(&example("srp-edf-multiunit.toml"));
     let got: Vec<Time> = r.tasks.iter().map(|t| bounded(t.response)).collect();
-    assert_eq!(got, [us(2000), us(6500), us(12_000)]);
+    assert_eq!(got, [us(2000), us(6500), us(10_000)]);
+}
+
+/// A CPU that Baker's test accepts is schedulable where the demand test
+/// rejects it (`data/edf-baker-alone.toml`: the two charge blocking
+/// differently, Baker's through the task that closes each window), and
+/// every row says so: a bound within the deadline, not a miss.
+#[test]
+fn edf_a_cpu_baker_accepts_is_schedulable() {
+    let r = run(&sys(include_str!("data/edf-baker-alone.toml")));
+    assert_eq!(verdict_of(&r, Test::EdfDemand), Verdict::NotSchedulable);
+    assert_eq!(verdict_of(&r, Test::EdfBaker), Verdict::Schedulable);
+    assert_eq!(r.verdict, Verdict::Schedulable);
+    for t in &r.tasks {
+        assert!(bounded(t.response) <= t.deadline, "{}", t.name);
+    }
 }
 
 /// Utilization bounds (Sha et al. Thm 16; paper 001 Eqs. 2-4), PCP.

@@ -528,11 +528,11 @@ fn edf_suspension_never_helps_the_demand_test() {
 /// demand test charge blocking differently where tasks self-suspend and
 /// jitter, so either can pass alone; the rows once followed the demand
 /// test only and printed every task as a miss under "verdict:
-/// schedulable (decided by edf-baker)". The run must include such a
-/// system.
+/// schedulable (decided by edf-baker)" (a system of this stream, now in
+/// `data/edf-baker-alone.toml`).
 #[test]
 fn edf_rows_agree_with_the_verdict() {
-    let mut baker_alone = 0;
+    let mut rejected = 0;
     for seed in 0..2000u64 {
         let c = GenConfig {
             cpus: 1,
@@ -557,10 +557,8 @@ fn edf_rows_agree_with_the_verdict() {
         };
         let s = generate(&c, seed, 0);
         let r = analyze(&s, &Options::default()).unwrap().result;
-        let demand = r.tests.iter().find(|o| o.test == Test::EdfDemand).unwrap();
         match r.verdict {
             Verdict::Schedulable => {
-                baker_alone += usize::from(demand.verdict == Verdict::NotSchedulable);
                 for t in &r.tasks {
                     let b = t.response.bounded();
                     assert!(
@@ -571,11 +569,17 @@ fn edf_rows_agree_with_the_verdict() {
                     );
                 }
             }
-            _ => assert!(
-                r.tasks.iter().any(|t| t.response.bounded().is_none()),
-                "seed {seed}"
-            ),
+            _ => {
+                rejected += 1;
+                assert!(
+                    r.tasks.iter().any(|t| t.response.bounded().is_none()),
+                    "seed {seed}"
+                );
+            }
         }
     }
-    assert!(baker_alone >= 1, "no system accepted by Baker's test alone");
+    assert!(
+        (200..1800).contains(&rejected),
+        "{rejected} of 2000 rejected"
+    );
 }
