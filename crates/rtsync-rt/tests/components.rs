@@ -160,18 +160,25 @@ fn inheritance_passes_down_a_chain_of_requests() {
         let bb = bb.clone();
         as_task(&asm, "L", move || bb.hold())
     };
-    wait(|| bb.state().entered.load(Ordering::SeqCst));
+    let seen = || bb.state().highest.load(Ordering::SeqCst);
+    wait(|| bb.state().entered.load(Ordering::SeqCst) && seen() > 0);
+    let own = seen();
     let m = {
         let a = a.clone();
         as_task(&asm, "M", move || a.hold())
     };
     wait(|| a.state().entered.load(Ordering::SeqCst));
-    std::thread::sleep(Duration::from_millis(30));
+    // Each arrival is waited for by what it changes, B's holder running
+    // higher, not by a fixed sleep: under load a 50 ms sleep once let B
+    // go before H's request reached A. Bounded; where inheritance fails
+    // the waits end and the assertion below says so.
+    rises_above(&seen, own);
+    let through_m = seen();
     let h = {
         let a = a.clone();
         as_task(&asm, "H", move || a.hold())
     };
-    std::thread::sleep(Duration::from_millis(50));
+    rises_above(&seen, through_m);
     bb.state().release.store(true, Ordering::SeqCst);
     let (lp, r) = l.join().unwrap();
     r.unwrap();
@@ -186,6 +193,14 @@ fn inheritance_passes_down_a_chain_of_requests() {
         hp,
         "B's holder (L's request) inherits H's priority through A"
     );
+}
+
+/// Waits until `seen()` exceeds `from`, at most 3 s, without failing.
+fn rises_above(seen: &impl Fn() -> i32, from: i32) {
+    let until = Instant::now() + Duration::from_secs(3);
+    while seen() <= from && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 fn wait(cond: impl Fn() -> bool) {
