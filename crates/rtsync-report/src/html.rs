@@ -243,13 +243,23 @@ pub fn page(p: &Page) -> String {
     );
 
     o.push_str("<h2>Where the bounds come from</h2>\n<dl>\n");
-    o.push_str(
+    o.push_str(if r.scheduler == rtsync_model::Scheduler::Edf {
+        "<dt>Response time</dt><dd>under EDF, Spuri's bound (1996): the longest busy period \
+         <code>W(a)</code> of the jobs due by <code>d = a + D</code>, each released in it, plus \
+         the blocking <code>B(d)</code> by jobs due after it, less the job's arrival \
+         <code>a</code>, over the points where <code>W</code> steps \
+         (<code>crates/rtsync-analysis/src/edf_rta.rs</code>); at most the deadline, which the \
+         processor-demand criterion with blocking (Baruah, Rosier, Howell 1990; Baruah 2006) \
+         or Baker's density test (1991) guarantees; self-suspension counted as execution, and \
+         blocking charged again at each resumption in the window \
+         (<code>crates/rtsync-analysis/src/edf.rs</code>).</dd>\n"
+    } else {
         "<dt>Response time</dt><dd>the least fixed point of <code>R = J + C + B + Σ<sub>h above, \
          same CPU</sub> ⌈(R + J<sub>h</sub>) / T<sub>h</sub>⌉ C<sub>h</sub></code> \
          (Joseph and Pandya 1986; Audsley et al. 1993 with jitter), <code>B</code> the blocking \
          terms above; a job that suspends is analysed with its suspension as jitter of the tasks \
-         below it (<code>crates/rtsync-analysis/src/fp.rs</code>).</dd>\n",
-    );
+         below it (<code>crates/rtsync-analysis/src/fp.rs</code>).</dd>\n"
+    });
     for (proto, s) in &p.sources {
         let _ = writeln!(
             o,
