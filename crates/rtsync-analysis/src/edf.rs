@@ -34,8 +34,9 @@
 //!   each protocol's local term through [`Context::with_late_jobs`].
 //!
 //! With `n_k(L)` the window's jobs of `k`, the blocking term is
-//! `B(L) = min(β + Σ_k n_k(L)·S_k·λ, Σ_y hold_y)`: `β` the classic
-//! per-arrival term at the window's start, `λ` the largest
+//! `B(L) = min(β + Σ_k n_k(L)·S_k·λ, Σ_y hold_y)`: `β` the blocking at
+//! the window's start (the `B(L)` above: [`EdfTask::first_w`] and
+//! [`EdfTask::first_d`] at the steps), `λ` the largest
 //! [`EdfTask::late`] of the window's tasks, and the cap what one job of
 //! every task of the CPU can hold a window job back for
 //! ([`EdfTask::hold`]). Blocking is the running of jobs due after the
@@ -151,11 +152,10 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
     }
     // A job passes a start test above a held section only with a level
     // above that section's ceiling.
-    let tested = |r: ResourceId| family(cx.sys, r, cx.f.global[r]).tests_start();
     let lowest = on
         .iter()
         .flat_map(|&i| cx.f.sections(i))
-        .filter(|rq| tested(rq.resource))
+        .filter(|rq| tests_start(cx, rq.resource))
         .map(|rq| cx.local_ceiling(rq.resource, cpu))
         .min();
     for (x, &i) in ts.iter_mut().zip(on) {
@@ -225,13 +225,32 @@ fn first_terms(cx: &Context, on: &[TaskId], ts: &mut [EdfTask]) {
         }
         b.saturating_add(q)
     };
+    // Tasks share thresholds (equal deadlines, no jitter): each once.
+    let mut seen: Vec<(Time, Time)> = Vec::new();
     for k in 0..ts.len() {
         let (w, d) = (ts[k].d.saturating_sub(ts[k].j), ts[k].d);
-        let first_w = at(ts, w);
-        let first_d = if d == w { first_w } else { at(ts, d) };
+        let (first_w, first_d) = {
+            let view: &[EdfTask] = ts;
+            let mut first = |l: Time| match seen.iter().find(|&&(x, _)| x == l) {
+                Some(&(_, b)) => b,
+                None => {
+                    let b = at(view, l);
+                    seen.push((l, b));
+                    b
+                }
+            };
+            (first(w), first(d))
+        };
         ts[k].first_w = first_w;
         ts[k].first_d = first_d;
     }
+}
+
+/// Whether `r`'s rules (its own protocol's, or the local protocol a
+/// multiprocessor one prescribes) test a job's start against the system
+/// ceiling ([`rtsync_model::Protocol::tests_start`]).
+fn tests_start(cx: &Context, r: ResourceId) -> bool {
+    family(cx.sys, r, cx.f.global[r]).tests_start()
 }
 
 /// The execution of the jobs that can run whole while task `on[k]`'s job
@@ -246,9 +265,8 @@ fn first_terms(cx: &Context, on: &[TaskId], ts: &mut [EdfTask]) {
 /// among those kept back covers every such job (the module's doc), so
 /// each task's own range is charged with its own ceiling.
 fn whole_runs(cx: &Context, on: &[TaskId], ts: &[EdfTask], k: usize, lo: Time) -> Time {
-    let tested = |r: ResourceId| family(cx.sys, r, cx.f.global[r]).tests_start();
     let cpu = cx.cpu(on[k]).expect("a task placed on a CPU");
-    let Some(lowest) = ceiling_sections(cx, on[k], tested)
+    let Some(lowest) = ceiling_sections(cx, on[k], |r| tests_start(cx, r))
         .map(|(_, r, _)| cx.local_ceiling(r, cpu))
         .min()
     else {
