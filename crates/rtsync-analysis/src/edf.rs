@@ -407,6 +407,17 @@ pub(crate) fn points(ts: &[EdfTask], horizon: Time) -> Option<Vec<Time>> {
     Some(points)
 }
 
+/// How many jobs of `x` a window of length `l` holds: those released in
+/// it (arrived at most their jitter before it) and due by its end,
+/// `max(0, ⌊(l + J - D)/T⌋ + 1)`.
+pub(crate) fn due_by(x: &EdfTask, l: Time) -> u64 {
+    let shifted = l.saturating_add(x.j);
+    if shifted < x.d {
+        return 0;
+    }
+    (shifted.ns() - x.d.ns()) / x.t.ns() + 1
+}
+
 /// The window of length `l`: the demand of the jobs due by its end
 /// (released in it, so arrived at most their jitter before it) and its
 /// blocking, `min(β + R·λ, cap)` (the module's doc), with `cap` from
@@ -416,12 +427,9 @@ pub(crate) fn window(ts: &[EdfTask], l: Time, cap: Time) -> (Time, Time) {
     // Resumptions of the window's jobs: each can meet a section again.
     let mut resumptions: u64 = 0;
     for x in ts {
-        let shifted = l.saturating_add(x.j);
-        if shifted >= x.d {
-            let jobs = (shifted.ns() - x.d.ns()) / x.t.ns() + 1;
-            demand = demand.saturating_add(x.c.checked_mul(jobs).unwrap_or(Time::MAX));
-            resumptions = resumptions.saturating_add(jobs.saturating_mul(x.s));
-        }
+        let jobs = due_by(x, l);
+        demand = demand.saturating_add(x.c.checked_mul(jobs).unwrap_or(Time::MAX));
+        resumptions = resumptions.saturating_add(jobs.saturating_mul(x.s));
     }
     let in_window = || ts.iter().filter(|x| x.d.saturating_sub(x.j) <= l);
     // The first blocking of the window of length `l`: that of the longest

@@ -28,7 +28,7 @@
 //! `d` in any window of jobs due by `d`. Where the demand test accepts
 //! the CPU, its tasks' bounds are these, at most their deadlines.
 
-use crate::edf::{EdfTask, all_late, points, window};
+use crate::edf::{EdfTask, all_late, due_by, points, window};
 use rtsync_model::Time;
 
 /// Most work the bounds of one CPU may take, in tasks visited by the
@@ -71,8 +71,8 @@ pub fn response_bounds(ts: &[EdfTask]) -> Option<Vec<Time>> {
         let last = longest.saturating_add(x.d);
         for &p in points.iter().filter(|&&p| first <= p && p < last) {
             let (_, blocking) = window(ts, p, cap);
-            let own =
-                x.c.checked_mul((p.ns() + x.j.ns() - x.d.ns()) / x.t.ns() + 1)?;
+            // `i`'s jobs up to the one analysed: those due by `d`.
+            let own = x.c.checked_mul(due_by(x, p))?;
             let mut w = own.saturating_add(blocking);
             loop {
                 steps += ts.len() as u64;
@@ -80,13 +80,9 @@ pub fn response_bounds(ts: &[EdfTask]) -> Option<Vec<Time>> {
                     return None;
                 }
                 let mut next = own.saturating_add(blocking);
-                for (k, y) in ts.iter().enumerate() {
-                    if k == i || p.saturating_add(y.j) < y.d {
-                        continue;
-                    }
-                    let due = (p.ns() + y.j.ns() - y.d.ns()) / y.t.ns() + 1;
-                    let released = (w.ns() + y.j.ns()).div_ceil(y.t.ns());
-                    next = next.saturating_add(y.c.checked_mul(due.min(released))?);
+                for (_, y) in ts.iter().enumerate().filter(|&(k, _)| k != i) {
+                    let jobs = due_by(y, p).min(released_in(y, w));
+                    next = next.saturating_add(y.c.checked_mul(jobs)?);
                 }
                 if next == w {
                     break;
@@ -101,6 +97,12 @@ pub fn response_bounds(ts: &[EdfTask]) -> Option<Vec<Time>> {
     Some(out)
 }
 
+/// How many jobs of `x` a busy period of length `w` can release: those
+/// arriving from its jitter before its start, `⌈(w + J)/T⌉`.
+fn released_in(x: &EdfTask, w: Time) -> u64 {
+    w.saturating_add(x.j).ns().div_ceil(x.t.ns())
+}
+
 /// The longest busy period: every task's jobs arriving their jitter
 /// before its start and as often as they may, behind `blocking`.
 fn busy(ts: &[EdfTask], blocking: Time, steps: &mut u64) -> Option<Time> {
@@ -111,8 +113,7 @@ fn busy(ts: &[EdfTask], blocking: Time, steps: &mut u64) -> Option<Time> {
             return None;
         }
         let next = ts.iter().try_fold(blocking, |a, x| {
-            let jobs = (w.ns() + x.j.ns()).div_ceil(x.t.ns());
-            Some(a.saturating_add(x.c.checked_mul(jobs)?))
+            Some(a.saturating_add(x.c.checked_mul(released_in(x, w))?))
         })?;
         if next == w {
             return Some(w);
