@@ -62,16 +62,25 @@ impl Overheads {
     /// What one request to an interface of `kind` costs, call and reply,
     /// with `depth` requests nested below it at most (`l(c)`, Eq. 8).
     pub fn request(&self, kind: Kind, depth: u32) -> Time {
+        let (call, reply) = self.call_reply(kind, depth);
+        add(call, reply)
+    }
+
+    /// [`Overheads::request`] in its two halves: what the call costs
+    /// before the method's first instruction, and what the reply costs
+    /// after its last. The overhead profile charges them there
+    /// ([`crate::overheads::Profile::inflate`]).
+    pub fn call_reply(&self, kind: Kind, depth: u32) -> (Time, Time) {
         match kind {
-            Kind::Propagated => add(self.prop_call, self.prop_reply),
-            Kind::Fixed | Kind::FixedNpcs => add(self.fix_call, self.fix_reply),
+            Kind::Propagated => (self.prop_call, self.prop_reply),
+            Kind::Fixed | Kind::FixedNpcs => (self.fix_call, self.fix_reply),
             Kind::Inherited => {
                 // Eq. 8.
                 let locked = add(
                     add(self.pip_locked, self.queue),
                     times(self.nest, depth as u64),
                 );
-                add(self.pip_unlocked.max(locked), self.pip_reply)
+                (self.pip_unlocked.max(locked), self.pip_reply)
             }
         }
     }
@@ -106,7 +115,7 @@ fn times(a: Time, k: u64) -> Time {
 }
 
 /// The deepest chain of requests below `r` (`l(c)` for its interface).
-fn depth(r: &Request) -> u32 {
+pub(crate) fn depth(r: &Request) -> u32 {
     r.inner.iter().map(|i| 1 + depth(i)).max().unwrap_or(0)
 }
 

@@ -36,9 +36,14 @@
 //! others wait); for protocols whose waiters suspend, two more context
 //! switches per section; for DPCP and DFLP, two migrations inside the
 //! section (there and back); for MrsP, one migration inside the section
-//! (helping). The result is an ordinary system whose bodies include the
-//! overheads, so every analysis charges them the same way.
+//! (helping); per request to a component's interface (paper 001), its
+//! call and reply, inside the interface's section where it is exclusive
+//! and around the method's body where it is propagated (`Writer` says
+//! why). The result is an ordinary system whose bodies include the
+//! overheads, so every analysis charges them the same way, and whose
+//! requests still name the segments they run in.
 
+use rtsync_model::component::{Components, Request};
 use rtsync_model::{Diagnostic, Diagnostics, Facts, Pos, Protocol, Segment, System, Time};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -194,7 +199,9 @@ impl Profile {
         s
     }
 
-    /// The system with every overhead written into the bodies.
+    /// The system with every overhead written into the bodies; a
+    /// component system's requests keep saying where they run (their
+    /// segment numbers follow the inserted costs).
     pub fn inflate(&self, sys: &System) -> System {
         let facts = Facts::new(sys);
         let mut out = sys.clone();
@@ -202,49 +209,252 @@ impl Profile {
             .release
             .saturating_add(self.timer)
             .saturating_add(self.context_switch.saturating_add(self.context_switch));
-        for t in &mut out.tasks {
-            let body = std::mem::take(&mut t.body);
+        let comps = sys.components.as_deref();
+        let mut requests = comps.map(|c| c.requests.clone());
+        for (t, task) in out.tasks.iter_mut().enumerate() {
+            let body = std::mem::take(&mut task.body);
+            let mut w = Writer {
+                profile: self,
+                sys,
+                facts: &facts,
+                old: 0,
+                new: 0,
+                reqs: comps.map(|c| flatten(self, c, t)).unwrap_or_default(),
+                next: 0,
+                open: Vec::new(),
+                placed: Vec::new(),
+            };
+            w.placed = vec![0..0; w.reqs.len()];
             let mut nb = Vec::with_capacity(body.len() + 1);
             if !per_job.is_zero() {
                 nb.push(Segment::Compute(per_job));
+                w.new += 1;
             }
-            nb.extend(self.inflate_body(sys, &facts, body));
-            t.body = nb;
+            w.body(body, &mut nb, 0, None);
+            debug_assert!(
+                w.next == w.reqs.len() && w.open.is_empty(),
+                "every request of `{}` placed",
+                task.name
+            );
+            if let Some(rs) = requests.as_mut().and_then(|r| r.get_mut(t)) {
+                let mut k = 0;
+                renumber(rs, &w.placed, &mut k);
+            }
+            task.body = nb;
+        }
+        if let (Some(c), Some(requests)) = (comps, requests) {
+            let mut c = c.clone();
+            c.requests = requests;
+            out.components = Some(std::sync::Arc::new(c));
         }
         out
     }
+}
 
-    fn inflate_body(&self, sys: &System, facts: &Facts, body: Vec<Segment>) -> Vec<Segment> {
-        let mut out = Vec::with_capacity(body.len());
+/// One request of a task, in the preorder of its request tree (the
+/// order of its segments: the lowering numbers them as it expands).
+struct Req {
+    /// Its segments in the body before charging.
+    old: std::ops::Range<usize>,
+    /// Its parent's index.
+    parent: Option<usize>,
+    /// A critical section (its first segment the interface's lock).
+    exclusive: bool,
+    /// Paper 001's call and reply costs.
+    call: Time,
+    reply: Time,
+}
+
+fn flatten(p: &Profile, c: &Components, t: usize) -> Vec<Req> {
+    fn walk(
+        p: &Profile,
+        c: &Components,
+        rs: &[Request],
+        parent: Option<usize>,
+        out: &mut Vec<Req>,
+    ) {
+        for r in rs {
+            let kind = c.interfaces[r.interface].kind;
+            let (call, reply) = p.component.call_reply(kind, crate::components::depth(r));
+            let me = out.len();
+            out.push(Req {
+                old: r.segments.clone(),
+                parent,
+                exclusive: kind.exclusive(),
+                call,
+                reply,
+            });
+            walk(p, c, &r.inner, Some(me), out);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(rs) = c.requests.get(t) {
+        walk(p, c, rs, None, &mut out);
+    }
+    debug_assert!(out.windows(2).all(|w| w[0].old.start <= w[1].old.start));
+    out
+}
+
+/// Writes the new segment numbers into the request tree, in preorder.
+fn renumber(rs: &mut [Request], placed: &[std::ops::Range<usize>], k: &mut usize) {
+    for r in rs {
+        r.segments = placed[*k].clone();
+        *k += 1;
+        renumber(&mut r.inner, placed, k);
+    }
+}
+
+/// Copies one task's body with its costs written in, keeping count of
+/// the segment numbers before (`old`) and after (`new`), so that each
+/// request is placed where its segments went.
+///
+/// Costs are charged where the runtime pays them, or later and inside
+/// more (which only lengthens others' blocking): a lock's cost before
+/// it, its unlock's inside at the end; a request to an exclusive
+/// interface its call at the start of the interface's section and its
+/// reply at the end (the serving thread holds the interface across
+/// both); a propagated request its call before its method's body and
+/// its reply after, at the requester's priority (`rtsync_rt`'s pool
+/// threads run at the priority they inherit, not at a ceiling).
+struct Writer<'a> {
+    profile: &'a Profile,
+    sys: &'a System,
+    facts: &'a Facts,
+    old: usize,
+    new: usize,
+    reqs: Vec<Req>,
+    /// The next request to place.
+    next: usize,
+    /// Propagated requests begun and not ended: (request, depth of the
+    /// body it began in).
+    open: Vec<(usize, usize)>,
+    /// Per request, its segments in the charged body.
+    placed: Vec<std::ops::Range<usize>>,
+}
+
+impl Writer<'_> {
+    fn push(&mut self, out: &mut Vec<Segment>, cost: Time) {
+        if !cost.is_zero() {
+            out.push(Segment::Compute(cost));
+            self.new += 1;
+        }
+    }
+
+    fn descends(&self, mut r: usize, from: usize) -> bool {
+        while let Some(p) = self.reqs[r].parent {
+            if p == from {
+                return true;
+            }
+            r = p;
+        }
+        false
+    }
+
+    /// Begins and ends the propagated requests that do so where the old
+    /// numbering stands now: before a segment (`at_end` false) or at the
+    /// end of a body at `depth`, inside the section of the exclusive
+    /// request `within` if any. A request with no segments (an empty
+    /// method) begins and ends at the first place its number is reached
+    /// where it can belong.
+    fn settle(
+        &mut self,
+        out: &mut Vec<Segment>,
+        depth: usize,
+        within: Option<usize>,
+        at_end: bool,
+    ) {
+        let here = self.old;
+        loop {
+            let next = (self.next < self.reqs.len() && self.reqs[self.next].old.start == here)
+                .then_some(self.next)
+                .filter(|&n| {
+                    let r = &self.reqs[n];
+                    let empty = r.old.is_empty();
+                    // An exclusive request begins at its lock (in `body`);
+                    // a non-empty one at a segment, not at a body's end.
+                    !r.exclusive
+                        && (!at_end || empty)
+                        && within.is_none_or(|e| !at_end || self.descends(n, e))
+                });
+            if let Some(&(top, d)) = self.open.last()
+                && d == depth
+                && self.reqs[top].old.end == here
+                && !next.is_some_and(|n| self.descends(n, top))
+            {
+                self.open.pop();
+                let reply = self.reqs[top].reply;
+                self.push(out, reply);
+                self.placed[top].end = self.new;
+                continue;
+            }
+            let Some(n) = next else { break };
+            self.placed[n].start = self.new;
+            let call = self.reqs[n].call;
+            self.push(out, call);
+            self.open.push((n, depth));
+            self.next += 1;
+        }
+    }
+
+    fn body(
+        &mut self,
+        body: Vec<Segment>,
+        out: &mut Vec<Segment>,
+        depth: usize,
+        within: Option<usize>,
+    ) {
         for s in body {
+            self.settle(out, depth, within, false);
             match s {
                 Segment::Lock {
                     resource,
                     units,
                     body,
                 } => {
-                    let proto = sys.resources[resource].protocol;
-                    let cost = self.protocols.get(&proto).cloned().unwrap_or_default();
-                    let waiters = facts.users(resource).len().saturating_sub(1) as u64;
+                    let proto = self.sys.resources[resource].protocol;
+                    let cost = self
+                        .profile
+                        .protocols
+                        .get(&proto)
+                        .cloned()
+                        .unwrap_or_default();
+                    let waiters = self.facts.users(resource).len().saturating_sub(1) as u64;
                     let mut before = cost.lock;
                     if proto.suspends() {
-                        before = before.saturating_add(
-                            self.context_switch.saturating_add(self.context_switch),
-                        );
+                        let cs = self.profile.context_switch;
+                        before = before.saturating_add(cs.saturating_add(cs));
                     }
                     let mut inside_end = cost
                         .unlock
                         .saturating_add(cost.per_waiter.checked_mul(waiters).unwrap_or(Time::MAX));
-                    let migrations = proto.migrations();
                     inside_end = inside_end.saturating_add(
-                        self.migration.checked_mul(migrations).unwrap_or(Time::MAX),
+                        (self.profile.migration)
+                            .checked_mul(proto.migrations())
+                            .unwrap_or(Time::MAX),
                     );
-                    if !before.is_zero() {
-                        out.push(Segment::Compute(before));
+                    self.push(out, before);
+                    // The exclusive request this lock is, if any.
+                    let request = (self.next < self.reqs.len()
+                        && self.reqs[self.next].exclusive
+                        && self.reqs[self.next].old.start == self.old)
+                        .then_some(self.next);
+                    let at = self.new;
+                    self.old += 1;
+                    self.new += 1;
+                    let mut inner = Vec::with_capacity(body.len() + 3);
+                    if let Some(e) = request {
+                        self.next += 1;
+                        let call = self.reqs[e].call;
+                        self.push(&mut inner, call);
                     }
-                    let mut inner = self.inflate_body(sys, facts, body);
-                    if !inside_end.is_zero() {
-                        inner.push(Segment::Compute(inside_end));
+                    self.body(body, &mut inner, depth + 1, request.or(within));
+                    if let Some(e) = request {
+                        let reply = self.reqs[e].reply;
+                        self.push(&mut inner, reply);
+                    }
+                    self.push(&mut inner, inside_end);
+                    if let Some(e) = request {
+                        self.placed[e] = at..self.new;
                     }
                     out.push(Segment::Lock {
                         resource,
@@ -252,9 +462,13 @@ impl Profile {
                         body: inner,
                     });
                 }
-                other => out.push(other),
+                other => {
+                    out.push(other);
+                    self.old += 1;
+                    self.new += 1;
+                }
             }
         }
-        out
+        self.settle(out, depth, within, true);
     }
 }

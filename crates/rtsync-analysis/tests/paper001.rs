@@ -1,8 +1,12 @@
 //! Paper 001's equations worked by hand: Eq. 7's WCET with overheads,
 //! Eq. 5's blocking by a fixed and a propagated interface, Eq. 8's PIP
-//! overhead with a chain below, the response times and Eq. 4.
+//! overhead with a chain below, the response times and Eq. 4; and
+//! rtsync's own verdict charging the same request costs.
 
+use rtsync_analysis::analyze::{Options, analyze};
 use rtsync_analysis::components::{Overheads, analyse};
+use rtsync_analysis::overheads::Profile;
+use rtsync_analysis::result::{Delay, Response, Verdict};
 use rtsync_model::{System, Time, load_str};
 
 fn us(n: u64) -> Time {
@@ -49,6 +53,13 @@ priority = 1
 uses = ["F.i", "P.i"]
 body = [ { compute = "3ms" }, { call = "F.i" }, { call = "P.i" } ]
 "#;
+
+fn profile(o: Overheads) -> Profile {
+    Profile {
+        component: o,
+        ..Profile::default()
+    }
+}
 
 fn costs() -> Overheads {
     Overheads {
@@ -174,4 +185,72 @@ fn eq4_is_not_applied_to_priorities_that_are_not_rate_monotonic() {
         Err(why) => assert!(why.contains("not rate-monotonic"), "{why}"),
         other => panic!("expected not applicable, got {other:?}"),
     }
+}
+
+/// rtsync's own verdict charges the same request costs (the overhead
+/// profile writes them into the lowered system, `Profile::inflate`;
+/// `tests/request_costs.rs` checks where, on random topologies). By hand,
+/// with `costs()`: the WCETs are Eq. 7's (2030, 4015, 6045 us); F's
+/// section, call and reply inside, is 1030 us, and t3 blocks t1 and t2 by
+/// it (IPCP, ceiling 3); P's transitions run at the requester's priority
+/// in rtsync's runtime, so they block nobody (Eq. 5 charges them at the
+/// pool's ceiling, 10 us, below F's 1030 here). R1 = 2030 + 1030 = 3060;
+/// R2 = 4015 + 1030 + 2030 = 7075; R3 = 6045 + 2 · 2030 + 4015 = 14120:
+/// paper 001's three numbers.
+#[test]
+fn the_verdict_charges_the_request_costs_by_hand() {
+    let sys = load(THREE);
+    let o = costs();
+    let opts = Options {
+        overheads: Some(profile(o)),
+        ..Options::default()
+    };
+    let a = analyze(&sys, &opts).expect("analysable");
+    let wcet: Vec<Time> = a.result.tasks.iter().map(|t| t.wcet).collect();
+    assert_eq!(wcet, [us(2030), us(4015), us(6045)]);
+    let local: Vec<Delay> = a.result.tasks.iter().map(|t| t.blocking.local).collect();
+    assert_eq!(
+        local,
+        [
+            Delay::Bounded(us(1030)),
+            Delay::Bounded(us(1030)),
+            Delay::ZERO
+        ]
+    );
+    let r: Vec<Response> = a.result.tasks.iter().map(|t| t.response).collect();
+    assert_eq!(
+        r,
+        [
+            Response::Bounded(us(3060)),
+            Response::Bounded(us(7075)),
+            Response::Bounded(us(14120))
+        ]
+    );
+    let p = analyse(&sys, sys.components.as_deref().unwrap(), &o);
+    let paper: Vec<Response> = (p.response.iter())
+        .map(|r| Response::Bounded(r.unwrap()))
+        .collect();
+    assert_eq!(paper, r, "paper 001's terms agree on this system");
+}
+
+/// The verdict follows the costs: a fixed request of 2.6 ms each way
+/// puts t1 past its deadline (7.2 + 6.2 ms > 10 ms), where before the
+/// profile changed only the table printed below the verdict.
+#[test]
+fn costs_can_fail_the_verdict() {
+    let sys = load(THREE);
+    let o = Overheads {
+        fix_call: us(2600),
+        fix_reply: us(2600),
+        ..Overheads::default()
+    };
+    let free = analyze(&sys, &Options::default()).expect("analysable");
+    assert_eq!(free.result.verdict, Verdict::Schedulable);
+    let opts = Options {
+        overheads: Some(profile(o)),
+        ..Options::default()
+    };
+    let a = analyze(&sys, &opts).expect("analysable");
+    assert_eq!(a.result.verdict, Verdict::NotSchedulable);
+    assert!(matches!(a.result.tasks[0].response, Response::Exceeds(_)));
 }

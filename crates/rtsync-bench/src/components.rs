@@ -29,6 +29,7 @@
 
 use crate::Error;
 use crate::locks::stats::summary;
+use rtsync_analysis::components::Overheads;
 use rtsync_analysis::overheads::Profile;
 use rtsync_model::Time;
 use rtsync_rt::component::{AssemblyOptions, Builder, Kind, NotifyQueue, Remote};
@@ -472,6 +473,68 @@ pub fn measure(calls: usize, rounds: usize) -> Result<Measured, Error> {
     })
 }
 
+impl Measured {
+    /// The profile's `[component]` table from these measurements, with
+    /// `queue_ns` the notification manager's cost: p99s, as `rtsync bench
+    /// locks` writes its own (the analysis charges them per request; a
+    /// round trip split evenly into call and reply; `pip_locked` the
+    /// hand-off; `nest` what a nested request adds to a hand-off).
+    pub fn overheads(&self, queue_ns: f64) -> Overheads {
+        let ns = |x: f64| Time::from_ns(x.max(0.0).round() as u64);
+        let half = |x: f64| ns(x / 2.0);
+        let tail = |name: &str| {
+            (self.round_trips.iter())
+                .find(|r| r.0 == name)
+                .map_or(0.0, |r| r.1[2])
+        };
+        let (fixed, prop, unlocked) = (
+            tail("fixed"),
+            tail("propagated"),
+            tail("inherited, unlocked"),
+        );
+        Overheads {
+            fix_call: half(fixed),
+            fix_reply: half(fixed),
+            prop_call: half(prop),
+            prop_reply: half(prop),
+            pip_unlocked: half(unlocked),
+            pip_reply: half(unlocked),
+            pip_locked: ns(self.locked[2]),
+            queue: ns(queue_ns),
+            nest: ns(self.nest[2] - self.locked[2]),
+        }
+    }
+}
+
+/// This machine's request costs in about half a second, for `rtsync run`
+/// to charge on a component system: three short rounds of the bench's
+/// round trips and hand-offs, each statistic the median of the rounds'
+/// (`stats::robust`: a burst of the hypervisor in one round is noise,
+/// not a cost), as `locks::quick_costs` measures the kernel's.
+pub fn quick_costs() -> Result<Overheads, Error> {
+    let rounds = (0..3)
+        .map(|_| measure(500, 50))
+        .collect::<Result<Vec<_>, _>>()?;
+    let robust = |f: &dyn Fn(&Measured) -> [f64; 4]| {
+        crate::locks::stats::robust(&rounds.iter().map(f).collect::<Vec<_>>())
+    };
+    let first = &rounds[0];
+    let m = Measured {
+        cpu: first.cpu,
+        baseline: robust(&|m| m.baseline),
+        round_trips: (0..first.round_trips.len())
+            .map(|k| {
+                let (name, _, peers, target) = first.round_trips[k];
+                (name, robust(&|m| m.round_trips[k].1), peers, target)
+            })
+            .collect(),
+        pi: robust(&|m| m.pi),
+        locked: robust(&|m| m.locked),
+        nest: robust(&|m| m.nest),
+    };
+    Ok(m.overheads(heap_cost(100)))
+}
+
 /// Name, kind, the kind it requests, baselines it is compared with,
 /// target ratio.
 type Case = (&'static str, Kind, Option<Kind>, f64, Option<f64>);
@@ -522,10 +585,8 @@ pub fn run(c: Config) -> Result<(), Error> {
         "-".into(),
     ]);
     let mut misses = Vec::new();
-    let mut tails = Vec::new();
     for &(name, s, peers, target) in &m.round_trips {
         let ratio = s[1] / (base[1] * peers);
-        tails.push(s[2]);
         if let Some(tg) = target
             && ratio > tg
         {
@@ -610,23 +671,12 @@ pub fn run(c: Config) -> Result<(), Error> {
         .map_err(|e| Error::BadInput(format!("cannot write {}: {e}", c.plot.display())))?;
     println!("Plot: {}", c.plot.display());
 
-    // The profile's component table: p99s, as `rtsync bench locks`
-    // writes its own (the analysis charges them per request; a round
-    // trip split evenly into call and reply).
-    let half = |ns: f64| Time::from_ns((ns / 2.0).round() as u64);
     let mut profile = if c.profile.exists() {
         Profile::load(&c.profile).map_err(|d| Error::BadInput(d.to_string()))?
     } else {
         Profile::default()
     };
-    let o = &mut profile.component;
-    (o.fix_call, o.fix_reply) = (half(tails[0]), half(tails[0]));
-    (o.prop_call, o.prop_reply) = (half(tails[1]), half(tails[1]));
-    o.pip_unlocked = half(tails[2]);
-    o.pip_reply = half(tails[2]);
-    o.pip_locked = Time::from_ns(locked[2].round() as u64);
-    o.queue = Time::from_ns(at100.round() as u64);
-    o.nest = Time::from_ns((nest[2] - locked[2]).max(0.0).round() as u64);
+    profile.component = m.overheads(at100);
     let text = format!(
         "# Overhead profile; its [component] table measured by `rtsync bench components`\n\
          # on this machine (p99s: call and reply each half a round trip; pip_locked the\n\

@@ -595,3 +595,19 @@ fn components_can_be_included_from_other_files() {
     assert!(e.message.contains("cannot read included file"), "{d}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A request of an interface whose only method was refused (an empty
+/// body) names no method, and the interface then lists none: the refusal
+/// is the one error, not followed by "which has several methods" with an
+/// empty list.
+#[test]
+fn a_refused_method_is_one_error() {
+    let src = BASE
+        .replace("methods.put = [ { compute = \"20us\" } ]\n", "")
+        .replace("[ { compute = \"10us\" } ]", "[ ]")
+        .replace("S.api.get\"", "S.api\"");
+    let d = load_str(&src, None).unwrap_err();
+    let errors: Vec<String> = d.errors().map(|e| e.message.clone()).collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("empty body"), "{errors:?}");
+}

@@ -100,3 +100,127 @@ fn serves_nest_and_never_overlap_on_a_thread() {
         }
     }
 }
+
+/// An overhead profile with every kind of cost, paper 001's request
+/// costs among them.
+fn charged_profile() -> rtsync_analysis::overheads::Profile {
+    rtsync_analysis::overheads::Profile::from_toml(
+        r#"
+context_switch = "3us"
+release = "5us"
+[protocol.pip]
+lock = "2us"
+unlock = "1us"
+per_waiter = "1us"
+[protocol.ipcp]
+lock = "1us"
+unlock = "1us"
+[protocol.npcs]
+lock = "1us"
+unlock = "1us"
+[component]
+prop_call = "11us"
+prop_reply = "7us"
+fix_call = "13us"
+fix_reply = "5us"
+pip_unlocked = "17us"
+pip_locked = "19us"
+pip_reply = "3us"
+queue = "2us"
+nest = "23us"
+"#,
+        None,
+    )
+    .unwrap()
+}
+
+/// The charged system (`Profile::inflate`: call and reply costs written
+/// around each request, lock and job costs around the rest) is what
+/// `rtsync run`, `demo` and `simulate --overheads` simulate: its requests
+/// must still say where they run, or the pools would be counted at the
+/// wrong segments. Same requests served as the uncharged run, each
+/// nested in its parent, none on a busy thread.
+#[test]
+fn a_charged_system_serves_the_same_requests() {
+    let p = charged_profile();
+    for name in [
+        "comp-fig7.toml",
+        "comp-fig2.toml",
+        "comp-fixed.toml",
+        "comp-propagated.toml",
+    ] {
+        let sys = scenario_system(name);
+        let charged = p.inflate(&sys);
+        let opts = Options {
+            horizon: Time::from_ms(400),
+            record: true,
+            ..Options::default()
+        };
+        let (r0, rec0) = simulate(&sys, &opts).unwrap();
+        let (r1, rec1) = simulate(&charged, &opts).unwrap();
+        assert!(r1.violations.is_empty(), "{name}: {:?}", r1.violations);
+        let labels = |rec: &rtsync_sim::Recording| -> Vec<(usize, String, usize)> {
+            // The jobs released at the horizon itself start only in the
+            // run that charges no release cost.
+            let mut v: Vec<_> = (rec.serves.iter())
+                .filter(|s| s.start < opts.horizon)
+                .map(|s| (s.task, s.request.clone(), s.depth))
+                .collect();
+            v.sort();
+            v
+        };
+        let (a, b) = (rec0.unwrap(), rec1.unwrap());
+        assert!(r0.violations.is_empty());
+        assert!(!a.serves.is_empty(), "{name}");
+        assert_eq!(labels(&a), labels(&b), "{name}");
+        for s in &b.serves {
+            if s.depth > 0 {
+                assert!(
+                    b.serves.iter().any(|q| q.task == s.task
+                        && q.depth + 1 == s.depth
+                        && q.start <= s.start
+                        && s.end <= q.end),
+                    "{name}: {s:?} has no enclosing request"
+                );
+            }
+        }
+    }
+}
+
+/// Random topologies, charged: the search finds no response above the
+/// charged analysis's bound, and no pool short.
+#[test]
+fn charged_topologies_hold_their_bounds_under_the_search() {
+    use rtsync_analysis::generate::components::component_system;
+    use rtsync_analysis::{Options as AOpts, Response, analyze};
+    use rtsync_sim::search::{SearchOptions, search};
+    let p = charged_profile();
+    let mut checked = 0;
+    for i in 0..24 {
+        let (sys, spec) = component_system(41, i).expect("a loadable draw");
+        let opts = AOpts {
+            overheads: Some(p.clone()),
+            ..AOpts::default()
+        };
+        let an = analyze(&sys, &opts).unwrap();
+        let bounds: Option<Vec<Time>> = (an.result.tasks.iter())
+            .map(|t| match t.response {
+                Response::Bounded(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        let Some(bounds) = bounds else { continue };
+        checked += 1;
+        let out = search(
+            &an.system,
+            &bounds,
+            &SearchOptions {
+                budget: 20_000,
+                seed: i,
+                ..SearchOptions::default()
+            },
+        );
+        assert!(out.findings.is_empty(), "{spec}\n{:?}", out.findings);
+    }
+    assert!(checked >= 12, "{checked} schedulable draws");
+}

@@ -96,6 +96,33 @@ fn overheads_file_is_read() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// A component spec's request costs reach the verdict and the exit code:
+/// camkes-fig3's tasks request propagated interfaces (c1 and c2 twice per
+/// job, A calling B; c3 once), so a 3 ms call and 1 ms reply give c1
+/// 1.9 + 2 x 4 = 9.9 ms of its 10 ms period and put c2 past its deadline.
+/// Before, the verdict said schedulable (exit 0) below a paper 001 table
+/// where every task missed.
+#[test]
+fn component_request_costs_decide_the_verdict() {
+    let prof = temp(
+        "ovh-comp.toml",
+        "[component]\nprop_call = \"3ms\"\nprop_reply = \"1ms\"\n",
+    );
+    let o = rtsync(&["analyze", "camkes-fig3"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = rtsync(&[
+        "analyze",
+        "camkes-fig3",
+        "--overheads",
+        prof.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{:?}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["result"]["tasks"][0]["wcet"], 9_900_000);
+}
+
 /// `--sync-spread` serves DPCP's resources on every CPU in turn (r1 on
 /// CPU 0 ... r4 on CPU 3) where the default serves them all on the last;
 /// the systems check either way.

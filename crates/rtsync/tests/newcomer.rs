@@ -284,3 +284,34 @@ fn run_within_bounds() -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `rtsync run` on a component spec charges the requests' calls and
+/// replies, measured first like the kernel's costs, and says what it
+/// charged; with `--no-overheads` it says it charged none.
+#[test]
+fn run_charges_a_component_specs_request_costs() {
+    let _serial = serial();
+    if rtsync_rt::sys::probe_realtime().is_err() {
+        eprintln!("skipped run_charges_a_component_specs_request_costs: no SCHED_FIFO");
+        return;
+    }
+    let o = rtsync(&["run", "camkes-fig2", "--duration", "300ms"]);
+    let (out, err) = text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}{err}");
+    assert!(
+        out.contains("The bounds charge each request's call and reply as measured here"),
+        "{out}{err}"
+    );
+    let o = rtsync(&[
+        "run",
+        "camkes-fig2",
+        "--duration",
+        "300ms",
+        "--no-overheads",
+    ]);
+    let (out, err) = text(&o);
+    assert!(
+        out.contains("The bounds charge no request costs"),
+        "{out}{err}"
+    );
+}

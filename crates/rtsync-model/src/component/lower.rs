@@ -41,6 +41,9 @@ struct Iface {
     uses: Vec<String>,
     /// Requested at least once.
     used: bool,
+    /// Some of its methods were refused (reported there): a request that
+    /// names none of the others is no further error.
+    refused: bool,
 }
 
 struct Lowering<'a> {
@@ -302,8 +305,10 @@ impl Lowering<'_> {
                 }
                 let mut methods = Vec::new();
                 let mut bodies = Vec::new();
+                let mut refused = false;
                 for (m, b) in &ri.methods {
                     if b.get_ref().is_empty() {
+                        refused = true;
                         self.say(
                             b.span().start,
                             Diagnostic::error(
@@ -336,6 +341,7 @@ impl Lowering<'_> {
                     bodies,
                     uses: Vec::new(),
                     used: false,
+                    refused,
                 });
             }
         }
@@ -502,6 +508,9 @@ impl Lowering<'_> {
             None => None,
         };
         let Some(m) = m else {
+            if self.ifaces[i].refused {
+                return None;
+            }
             let list = methods.join(", ");
             let msg = match method {
                 Some(name) => format!(

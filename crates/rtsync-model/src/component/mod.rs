@@ -36,7 +36,10 @@
 //! and method each section came from, for the analyzer and paper 001's
 //! equations) and the facts the pool threads need (ceilings, pool sizes).
 //! The protocol overheads of paper 001 (call, reply, nested update) are
-//! terms of its analysis (`rtsync_analysis::components`), not sections.
+//! not in the lowered system: an overhead profile writes them in where the
+//! runtime pays them (`rtsync_analysis::overheads::Profile::inflate`), as
+//! it writes lock costs, and paper 001's own analysis
+//! (`rtsync_analysis::components`) charges them in its terms.
 
 pub mod lower;
 mod pool;

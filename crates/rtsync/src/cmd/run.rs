@@ -27,7 +27,8 @@ A system with more CPUs than this process may use is folded onto them (system CP
 the (c mod m)-th allowed CPU), said on stderr with the map; the bounds shown are then those \
 of the folded system, the one that runs.\n\n\
 The bounds charge this machine's costs, measured first in about a second (context switch, \
-timer lateness, lock and unlock per protocol), as `rtsync demo` does; a measured worst above \
+timer lateness, lock and unlock per protocol; on a component system also each kind of \
+request's call and reply), as `rtsync demo` does; a measured worst above \
 its bound is marked '~' within the noise measured (timer lateness, time the hypervisor stole) \
 and '>' beyond it. `--no-overheads` leaves the costs out.\n\n\
 Exit codes: 0 no deadline missed, 1 a miss, 2 bad input, 3 the environment (SCHED_FIFO not \
@@ -135,7 +136,19 @@ pub fn run(a: Args) -> u8 {
     } else {
         eprintln!("measuring this machine's costs (about a second; --no-overheads skips it)...");
         match rtsync_bench::locks::quick_costs() {
-            Ok(c) => Some(c),
+            Ok(mut c) => {
+                // A component system's requests cost what the round trips
+                // and hand-offs of `rtsync bench components` measure.
+                if placement.system.components.is_some() {
+                    match rtsync_bench::components::quick_costs() {
+                        Ok(o) => c.profile.component = o,
+                        Err(e) => eprintln!(
+                            "warning: the component requests' costs could not be measured ({e}); bounds without them"
+                        ),
+                    }
+                }
+                Some(c)
+            }
             Err(e) => {
                 eprintln!(
                     "warning: this machine's costs could not be measured ({e}); bounds without them"
@@ -290,16 +303,35 @@ pub fn run(a: Args) -> u8 {
         let threads: Vec<String> = (res.component_threads.iter())
             .map(|(f, n)| format!("{f} {n}"))
             .collect();
+        let charged = costs
+            .as_ref()
+            .map(|c| c.profile.component)
+            .filter(|o| *o != Default::default());
         println!(
-            "requests served by component threads ({}); {}. The bounds charge no request costs \
-             (a call and reply takes microseconds: `rtsync bench components` measures them and \
-             writes the profile that `rtsync analyze --overheads` charges in paper 001's terms)",
+            "requests served by component threads ({}); {}. {}",
             threads.join(", "),
             match res.pool_overflows {
                 0 => "none found its pool busy".to_string(),
                 n => format!(
                     "{n} found their pool busy: the analyzer's pool sizes were short (a bug: please report it)"
                 ),
+            },
+            match charged {
+                Some(o) => format!(
+                    "The bounds charge each request's call and reply as measured here \
+                     (p99 round trips: propagated {}, fixed {}, inherited {}; an inherited \
+                     interface's hand-off {}, a nested one's {} more), inside the interface's \
+                     section for exclusive ones",
+                    o.prop_call.saturating_add(o.prop_reply),
+                    o.fix_call.saturating_add(o.fix_reply),
+                    o.pip_unlocked.saturating_add(o.pip_reply),
+                    o.pip_locked,
+                    o.nest
+                ),
+                None => "The bounds charge no request costs (a call and reply takes \
+                         microseconds: `rtsync bench components` measures them and writes the \
+                         profile that `rtsync analyze --overheads` charges)"
+                    .to_string(),
             }
         );
     }
