@@ -57,7 +57,9 @@ pub struct Input {
     #[arg(long, value_parser = check::parse_protocol)]
     pub protocol: Option<rtsync_model::Protocol>,
     /// Overhead profile (TOML) to charge where the analysis charges it:
-    /// context switch, release, migration, lock and unlock per protocol.
+    /// context switch, release, migration, lock and unlock per protocol,
+    /// and a component spec's request costs (its `[component]` table).
+    /// `rtsync bench locks` and `rtsync bench components` write one.
     #[arg(long, value_name = "FILE")]
     pub overheads: Option<std::path::PathBuf>,
 }
