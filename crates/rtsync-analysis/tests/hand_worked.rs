@@ -771,6 +771,50 @@ fn fmlp_l_counts_every_job_of_a_remote_task_in_the_window() {
     assert_blocking(&r, "a", [2, 0, 5]);
 }
 
+/// FMLP-L, three jobs of one remote task meeting three requests of one
+/// job (`data/fmlp-l-carry-in.toml`). `a` (CPU 0, T 100ms) requests G
+/// three times, 1ms sections, 2.25ms of computation between; `b` (CPU 1,
+/// T 4ms) requests G once, 1ms. R_b = 1 + 1 = 2ms (one of `a`'s sections
+/// ahead). `a`'s job window: `b` has `⌈(R_a + 2) / 4⌉` jobs, `D_1 =
+/// min(jobs, 3)`, so `R_a = 7.5 + min(⌈(R_a + 2) / 4⌉, 3) · 1ms`: 7.5 →
+/// ⌈9.5/4⌉ = 3 → 10.5 → ⌈12.5/4⌉ = 4, capped at 3 → 10.5ms. The fixed
+/// form charges `b`'s section per request, 3ms too. A schedule reaches
+/// it: `b` locks just before `a`'s release, and each of its next two
+/// jobs, released late by its sporadic delay, just before one of `a`'s
+/// later requests (4.25 and 8.5ms in: each at least 4ms after the one
+/// before). The simulator's search finds it (rtsync-sim `soundness.rs`).
+/// Counting the window's jobs with a floor, `⌊(R_a + R_b) / T_b⌋`, would
+/// stop at 9.5ms (`⌊11.5/4⌋ = 2`).
+#[test]
+fn fmlp_l_three_jobs_of_a_remote_task_meet_three_requests() {
+    let r = run(&sys(include_str!("data/fmlp-l-carry-in.toml")));
+    assert_eq!(bounded(task(&r, "b").response), Time::from_ms(2));
+    let a = task(&r, "a");
+    assert_eq!(a.blocking.remote, Time::from_ms(3));
+    assert_eq!(a.blocking.local, Time::ZERO);
+    assert_eq!(bounded(a.response), Time::from_us(10_500));
+}
+
+/// The FMLP with short and long resources, a job that self-suspends
+/// (`data/fmlp-mixed-suspensions.toml`). `H` (CPU 0, top priority)
+/// computes 0.5ms, suspends 1ms, twice, and computes 0.5ms; `L` (CPU 0,
+/// below) holds the short resource S three times, 1ms each, 0.2ms apart;
+/// R and Q share the long LG on CPU 1, which makes the system mixed. `H`
+/// requests nothing, so it resumes `0 + 2 + 1 = 3` times (its release and
+/// two suspensions), and at each `L` may be inside a non-preemptive short
+/// section (spin 0: nobody else uses S): local 3 · 1ms. R_H = 1.5 + 2
+/// (suspended) + 3 = 6.5ms. Charging the short section once, as at the
+/// release alone, would give 4.5ms; the simulator's search finds 5.5ms
+/// (L trimmed to lock just before `H` resumes).
+#[test]
+fn fmlp_mixed_short_sections_block_at_every_resumption() {
+    let r = run(&sys(include_str!("data/fmlp-mixed-suspensions.toml")));
+    let h = task(&r, "H");
+    assert_eq!(h.blocking.remote, Time::ZERO);
+    assert_eq!(h.blocking.local, Time::from_ms(3));
+    assert_eq!(bounded(h.response), Time::from_us(6_500));
+}
+
 /// Paper 003's Table I application under DPCP: H0's request on r3 (sync
 /// CPU 3) waits for one lower section (the L tasks' 400us; every ceiling is
 /// 5) and for H1 and H2 (priority 5, equal counts as higher). Per request,

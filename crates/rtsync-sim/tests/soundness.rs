@@ -552,7 +552,13 @@ fn mpcp_charges_the_local_blocker_once_per_point() {
 /// for the task analysed stays well inside (about 6.0 of 9, 6.8 of 10 and
 /// 4 of 5 ms): the published form charges every job that can overlap the
 /// window, carry-in included, which these small systems cannot all line
-/// up. For `dpcp-lower-sections` it reaches the bound, 7ms less a
+/// up. On `fmlp-mixed-suspensions` it finds `H` blocked by a short
+/// section at two of its resumptions (5.5 of 6.5ms: charging it at the
+/// release alone would say 4.5). On `fmlp-l-carry-in` three jobs of `b`
+/// do line up, one before each of `a`'s requests, and the search reaches
+/// `a`'s 10.5ms to a few nanoseconds (a floor for the window's job count
+/// would say 9.5ms).
+/// For `dpcp-lower-sections` it reaches the bound, 7ms less a
 /// nanosecond: one lower section per request of `a`, not per job (which
 /// would give 5ms), is what a schedule can really make it wait. It
 /// reaches PIP's bound too (4ms less a nanosecond). On the EDF one it
@@ -565,6 +571,8 @@ fn the_hand_worked_examples_hold_under_the_search() {
         "fmlp-l-remote-count.toml",
         "fmlp-l-direct-count.toml",
         "fmlp-l-remote-jobs.toml",
+        "fmlp-l-carry-in.toml",
+        "fmlp-mixed-suspensions.toml",
         "dpcp-lower-sections.toml",
         "dpcp-window-jobs.toml",
         "dpcp-request-blocker.toml",
@@ -583,6 +591,20 @@ fn the_hand_worked_examples_hold_under_the_search() {
             let (worst, _) = found.worst[0].clone().unwrap();
             assert_eq!(b[0], Time::from_ms(7));
             assert!(worst > Time::from_us(6_900), "reached only {worst}");
+        }
+        if name == "fmlp-mixed-suspensions.toml" {
+            // `L`'s short section at two of `H`'s three resumptions at
+            // least: past the 4.5ms of charging it once.
+            let (worst, _) = found.worst[0].clone().unwrap();
+            assert_eq!(b[0], Time::from_us(6_500));
+            assert!(worst > Time::from_us(5_000), "reached only {worst}");
+        }
+        if name == "fmlp-l-carry-in.toml" {
+            // Three jobs of `b`, each just ahead of one of `a`'s requests:
+            // the search delays `b`'s later arrivals to the nanosecond.
+            let (worst, _) = found.worst[1].clone().unwrap();
+            assert_eq!(b[1], Time::from_us(10_500));
+            assert!(worst > Time::from_us(10_490), "reached only {worst}");
         }
     }
 }
