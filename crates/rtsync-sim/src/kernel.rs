@@ -171,6 +171,8 @@ pub struct Sim<'a> {
     due: Vec<(Timer, Tid)>,
     /// Something that can change the dispatch happened since the last one.
     dirty: bool,
+    /// Scratch for the waiters the machine woke by a priority rise.
+    rewoken: Vec<Tid>,
     slots: Vec<Slot>,
     next: Vec<Option<Tid>>,
     /// Component threads (component specs only): who serves each request.
@@ -271,6 +273,7 @@ impl<'a> Sim<'a> {
             active: Vec::with_capacity(n),
             due: Vec::new(),
             dirty: true,
+            rewoken: Vec::new(),
             th,
             home,
             running: vec![None; sys.platform.cpus],
@@ -723,6 +726,16 @@ impl<'a> Sim<'a> {
             // An instant reached by the end of a computation changes
             // nothing the dispatcher reads until that thread steps.
             if self.dirty {
+                // Waiters the machine woke because their priority rose
+                // (no release: `Locks::take_rewoken`) retry as the ones a
+                // release wakes do.
+                self.locks.take_rewoken(&mut self.rewoken);
+                for i in 0..self.rewoken.len() {
+                    let t = self.rewoken[i];
+                    if self.th[t].st == ThreadState::Waiting {
+                        self.th[t].st = ThreadState::Ready;
+                    }
+                }
                 self.dispatch();
                 self.dirty = false;
             }

@@ -849,3 +849,35 @@ fn edf_response_bounds_are_reached_and_hold() {
     let worst: Vec<Option<Time>> = out.worst.iter().map(|w| w.as_ref().map(|w| w.0)).collect();
     assert_eq!(worst, [Some(b[0]), Some(b[1]), Some(b[2])]);
 }
+
+/// The soundness search's PIP find (`experiment soundness --protocol pip
+/// --systems 2000 --seed 61`, system 1626, with the new climb move): t7
+/// releases r3 and wakes the top waiter t4 (priority 4), leaving r3 free
+/// until t4 retries, while t5 (5) runs; t2 (3), still queued for r3 and
+/// holding r2, then inherits 6 from t6. It waited for units nobody held,
+/// lending to nobody, so t5 ran ahead of it: the simulator's invariant
+/// broke at 4,570 us. The protocol core now wakes a queued waiter whose
+/// priority rises while its units are free (`Locks::take_rewoken`), and
+/// the replay keeps every task within its bound.
+#[test]
+fn a_pip_waiter_raised_above_the_woken_one_retries() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let s = sys(&std::fs::read_to_string(dir.join("pip-raised-waiter.toml")).unwrap());
+    let plan_text = std::fs::read_to_string(dir.join("pip-raised-waiter.plan.toml")).unwrap();
+    let plan = Plan::from_toml(&plan_text, &s).unwrap();
+    let b = bounds(&s);
+    let res = run_plan(&s, plan);
+    assert!(res.violations.is_empty(), "{:?}", res.violations);
+    for (t, bound) in res.tasks.iter().zip(&b) {
+        assert!(
+            t.max_response.is_none_or(|r| r <= *bound),
+            "{}: {:?} > {bound}",
+            t.name,
+            t.max_response
+        );
+    }
+    assert!(
+        res.tasks.iter().all(|t| t.jobs > 0),
+        "the replay runs every task"
+    );
+}

@@ -173,6 +173,9 @@ pub struct Locks {
     /// Threads whose effective priority or place changed since the kernel
     /// last asked ([`Locks::take_changed`]).
     changed: Marks,
+    /// Waiters woken since the kernel last asked ([`Locks::take_rewoken`])
+    /// by their own priority rising, not by a release.
+    rewoken: Vec<Tid>,
     /// Where each thread must run, recomputed with the priorities.
     loc: Vec<Cpu>,
     /// Whether any resource uses stack arbitration (SRP's start test).
@@ -244,6 +247,7 @@ impl Locks {
             before: Vec::with_capacity(n),
             unsorted: Vec::with_capacity(cfg.resources()),
             changed: Marks::new(n),
+            rewoken: Vec::with_capacity(n),
             loc: cfg.home.clone(),
             helping: cfg.rules.iter().any(|r| r.helping),
             stack: cfg
@@ -292,6 +296,21 @@ impl Locks {
         out.clear();
         out.extend_from_slice(&self.changed.list);
         self.changed.clear();
+    }
+
+    /// Moves into `out` (cleared first) the waiters woken since the last
+    /// call because their priority rose while the units they wait for
+    /// were free: a kernel makes them ready to retry, as it does the
+    /// waiters a release wakes ([`Granted::granted`] false). Without
+    /// hand-off (PIP) a release wakes the top waiter and leaves the units
+    /// free until it retries; a waiter still queued that inherits more
+    /// than that one meanwhile lends its priority to nobody, and every
+    /// job below it but above the woken one runs ahead (unbounded
+    /// inversion). Linux's rt-mutexes wake the new top waiter of an
+    /// ownerless lock in the same case (`rt_mutex_adjust_prio_chain`).
+    pub fn take_rewoken(&mut self, out: &mut Vec<Tid>) {
+        out.clear();
+        out.append(&mut self.rewoken);
     }
 
     /// The effective priority of `t`.

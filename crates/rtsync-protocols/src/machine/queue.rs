@@ -178,4 +178,69 @@ mod tests {
         assert!(matches!(m.retry(1), Ok(Outcome::Wait { .. })));
         assert!(!m.free_for(1, 0, 1));
     }
+
+    /// PIP without hand-off: `a` (priority 1) releases r0 and the top
+    /// waiter `w` (3) is woken, the units left free until it retries; `v`
+    /// (2), still queued for r0 and holding r1, then inherits 5 from `h`,
+    /// which asks for r1. `v` is above the woken `w` and waits for units
+    /// nobody holds: lending to nobody, it would let every job between 3
+    /// and 5 run ahead of it (the soundness search's seed-61 PIP system,
+    /// the simulator's invariant). The machine wakes it to retry, and the
+    /// retry takes r0.
+    #[test]
+    fn a_queued_waiter_raised_above_the_woken_one_is_woken() {
+        let mut m = machine(
+            Protocol::Pip,
+            1,
+            2,
+            &[
+                (1, 0, &[&[0]]),
+                (2, 0, &[&[1, 0]]),
+                (3, 0, &[&[0]]),
+                (5, 0, &[&[1]]),
+            ],
+        );
+        let (a, v, w, h) = (0, 1, 2, 3);
+        assert_eq!(m.lock(a, 0, 1), Ok(Outcome::Granted));
+        assert_eq!(m.lock(v, 1, 1), Ok(Outcome::Granted));
+        assert!(matches!(m.lock(v, 0, 1), Ok(Outcome::Wait { .. })));
+        assert!(matches!(m.lock(w, 0, 1), Ok(Outcome::Wait { .. })));
+        let woken = m.unlock(a, 0).unwrap();
+        assert_eq!(woken.len(), 1);
+        assert_eq!((woken[0].thread, woken[0].granted), (w, false));
+        let mut out = Vec::new();
+        m.take_rewoken(&mut out);
+        assert!(out.is_empty(), "nobody rose yet");
+        assert!(!m.woken(v));
+        assert!(matches!(m.lock(h, 1, 1), Ok(Outcome::Wait { .. })));
+        assert_eq!(m.eff(v).key, 5, "v inherits from h");
+        m.take_rewoken(&mut out);
+        assert_eq!(out, [v]);
+        assert!(m.woken(v));
+        assert_eq!(m.retry(v), Ok(Outcome::Granted));
+        // The woken `w`, retrying after, waits again (v holds r0 now).
+        assert!(matches!(m.retry(w), Ok(Outcome::Wait { .. })));
+    }
+
+    /// A waiter whose priority rises while its resource is held stays
+    /// queued: the holder inherits, as PIP says.
+    #[test]
+    fn a_raised_waiter_of_a_held_resource_stays_queued() {
+        let mut m = machine(
+            Protocol::Pip,
+            1,
+            2,
+            &[(1, 0, &[&[0]]), (2, 0, &[&[1, 0]]), (5, 0, &[&[1]])],
+        );
+        let (a, v, h) = (0, 1, 2);
+        assert_eq!(m.lock(a, 0, 1), Ok(Outcome::Granted));
+        assert_eq!(m.lock(v, 1, 1), Ok(Outcome::Granted));
+        assert!(matches!(m.lock(v, 0, 1), Ok(Outcome::Wait { .. })));
+        assert!(matches!(m.lock(h, 1, 1), Ok(Outcome::Wait { .. })));
+        let mut out = Vec::new();
+        m.take_rewoken(&mut out);
+        assert!(out.is_empty());
+        assert!(!m.woken(v));
+        assert_eq!(m.eff(a).key, 5, "through v, a inherits h's priority");
+    }
 }

@@ -34,6 +34,12 @@ impl Shared {
             self.wake_all_next(st);
         }
         st.changed = changed;
+        // A waiter whose priority rose above the one a release woke, the
+        // units still free, retries too (the machine marked it woken).
+        let mut rewoken = std::mem::take(&mut st.rewoken);
+        st.locks.take_rewoken(&mut rewoken);
+        rewoken.iter().for_each(|&t| self.wake(t));
+        st.rewoken = rewoken;
         let helping = phase == Phase::Raise && self.helping;
         if helping {
             // A lent holder's priority follows its spinner's as well.

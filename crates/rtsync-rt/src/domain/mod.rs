@@ -299,6 +299,9 @@ struct State {
     pending_on: Vec<bool>,
     /// Scratch for the machine's changed threads.
     changed: Vec<Tid>,
+    /// Scratch for the waiters the machine woke by a priority rise
+    /// ([`rtsync_protocols::Locks::take_rewoken`]), sized for every thread.
+    rewoken: Vec<Tid>,
     /// Scratch for the threads a release grants ([`Locks::unlock_into`]).
     granted: Vec<rtsync_protocols::Granted>,
     /// Ceiling waiters the machine woke that were woken here and have not

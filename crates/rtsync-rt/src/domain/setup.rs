@@ -117,6 +117,7 @@ impl Domain {
             pending: Vec::with_capacity(n),
             pending_on: vec![false; n],
             changed: Vec::with_capacity(n),
+            rewoken: Vec::with_capacity(n),
             granted: Vec::with_capacity(n),
             signaled: Vec::with_capacity(n),
             seq: n as u64,
