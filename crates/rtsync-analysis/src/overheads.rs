@@ -230,7 +230,7 @@ impl Profile {
                 nb.push(Segment::Compute(per_job));
                 w.new += 1;
             }
-            w.body(body, &mut nb, 0, None);
+            w.body(body, &mut nb, 0);
             debug_assert!(
                 w.next == w.reqs.len() && w.open.is_empty(),
                 "every request of `{}` placed",
@@ -256,8 +256,6 @@ impl Profile {
 struct Req {
     /// Its segments in the body before charging.
     old: std::ops::Range<usize>,
-    /// Its parent's index.
-    parent: Option<usize>,
     /// A critical section (its first segment the interface's lock).
     exclusive: bool,
     /// Paper 001's call and reply costs.
@@ -266,31 +264,27 @@ struct Req {
 }
 
 fn flatten(p: &Profile, c: &Components, t: usize) -> Vec<Req> {
-    fn walk(
-        p: &Profile,
-        c: &Components,
-        rs: &[Request],
-        parent: Option<usize>,
-        out: &mut Vec<Req>,
-    ) {
+    fn walk(p: &Profile, c: &Components, rs: &[Request], out: &mut Vec<Req>) {
         for r in rs {
             let kind = c.interfaces[r.interface].kind;
             let (call, reply) = p.component.call_reply(kind, crate::components::depth(r));
-            let me = out.len();
             out.push(Req {
                 old: r.segments.clone(),
-                parent,
                 exclusive: kind.exclusive(),
                 call,
                 reply,
             });
-            walk(p, c, &r.inner, Some(me), out);
+            walk(p, c, &r.inner, out);
         }
     }
     let mut out = Vec::new();
     if let Some(rs) = c.requests.get(t) {
-        walk(p, c, rs, None, &mut out);
+        walk(p, c, rs, &mut out);
     }
+    debug_assert!(
+        out.iter().all(|r| !r.old.is_empty()),
+        "a request without segments"
+    );
     debug_assert!(out.windows(2).all(|w| w[0].old.start <= w[1].old.start));
     out
 }
@@ -340,54 +334,31 @@ impl Writer<'_> {
         }
     }
 
-    fn descends(&self, mut r: usize, from: usize) -> bool {
-        while let Some(p) = self.reqs[r].parent {
-            if p == from {
-                return true;
-            }
-            r = p;
-        }
-        false
-    }
-
-    /// Begins and ends the propagated requests that do so where the old
-    /// numbering stands now: before a segment (`at_end` false) or at the
-    /// end of a body at `depth`, inside the section of the exclusive
-    /// request `within` if any. A request with no segments (an empty
-    /// method) begins and ends at the first place its number is reached
-    /// where it can belong.
-    fn settle(
-        &mut self,
-        out: &mut Vec<Segment>,
-        depth: usize,
-        within: Option<usize>,
-        at_end: bool,
-    ) {
+    /// Ends the propagated requests begun in this body (at `depth`) whose
+    /// segments end where the old numbering stands now, innermost first;
+    /// then, before a segment, begins those whose first segment it is,
+    /// outermost first (the requests' preorder). Every request has a
+    /// segment (the loader refuses an empty method), so none begins at a
+    /// body's end, and none that ends here has a request inside it left
+    /// to begin here.
+    fn settle(&mut self, out: &mut Vec<Segment>, depth: usize, before_segment: bool) {
         let here = self.old;
-        loop {
-            let next = (self.next < self.reqs.len() && self.reqs[self.next].old.start == here)
-                .then_some(self.next)
-                .filter(|&n| {
-                    let r = &self.reqs[n];
-                    let empty = r.old.is_empty();
-                    // An exclusive request begins at its lock (in `body`);
-                    // a non-empty one at a segment, not at a body's end.
-                    !r.exclusive
-                        && (!at_end || empty)
-                        && within.is_none_or(|e| !at_end || self.descends(n, e))
-                });
-            if let Some(&(top, d)) = self.open.last()
-                && d == depth
-                && self.reqs[top].old.end == here
-                && !next.is_some_and(|n| self.descends(n, top))
-            {
-                self.open.pop();
-                let reply = self.reqs[top].reply;
-                self.push(out, reply);
-                self.placed[top].end = self.new;
-                continue;
-            }
-            let Some(n) = next else { break };
+        while let Some(&(top, d)) = self.open.last()
+            && d == depth
+            && self.reqs[top].old.end == here
+        {
+            self.open.pop();
+            let reply = self.reqs[top].reply;
+            self.push(out, reply);
+            self.placed[top].end = self.new;
+        }
+        // An exclusive request begins at its lock, in `body`.
+        while before_segment
+            && self.next < self.reqs.len()
+            && self.reqs[self.next].old.start == here
+            && !self.reqs[self.next].exclusive
+        {
+            let n = self.next;
             self.placed[n].start = self.new;
             let call = self.reqs[n].call;
             self.push(out, call);
@@ -396,15 +367,9 @@ impl Writer<'_> {
         }
     }
 
-    fn body(
-        &mut self,
-        body: Vec<Segment>,
-        out: &mut Vec<Segment>,
-        depth: usize,
-        within: Option<usize>,
-    ) {
+    fn body(&mut self, body: Vec<Segment>, out: &mut Vec<Segment>, depth: usize) {
         for s in body {
-            self.settle(out, depth, within, false);
+            self.settle(out, depth, true);
             match s {
                 Segment::Lock {
                     resource,
@@ -447,7 +412,7 @@ impl Writer<'_> {
                         let call = self.reqs[e].call;
                         self.push(&mut inner, call);
                     }
-                    self.body(body, &mut inner, depth + 1, request.or(within));
+                    self.body(body, &mut inner, depth + 1);
                     if let Some(e) = request {
                         let reply = self.reqs[e].reply;
                         self.push(&mut inner, reply);
@@ -469,6 +434,6 @@ impl Writer<'_> {
                 }
             }
         }
-        self.settle(out, depth, within, true);
+        self.settle(out, depth, false);
     }
 }
