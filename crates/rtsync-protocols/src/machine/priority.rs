@@ -258,35 +258,11 @@ impl Locks {
                 }
             }
         }
-        // A queued waiter whose priority rose while its units are free
-        // and held by nobody is woken to retry (`Locks::take_rewoken`).
         for (i, &t) in affected.list.iter().enumerate() {
-            let e = self.threads[t].eff;
-            if (e.tier, e.key) <= (before[i].0.tier, before[i].0.key) {
-                continue;
+            let (e, was) = (self.threads[t].eff, before[i].0);
+            if (e.tier, e.key) > (was.tier, was.key) {
+                self.wake_raised(t);
             }
-            let Some(w) = self.threads[t]
-                .waiting
-                .as_ref()
-                .filter(|w| !self.is_woken(w))
-            else {
-                continue;
-            };
-            let rule = &self.cfg.rules[w.resource];
-            let u = &self.units[rule.unit];
-            if rule.handoff
-                || !matches!(rule.arbitration, Arbitration::Queue(_))
-                || !u.holders.is_empty()
-                || u.free < w.units
-            {
-                continue;
-            }
-            let unit = rule.unit;
-            self.units[unit].queue.retain(|&x| x != t);
-            if let Some(w) = self.threads[t].waiting.as_mut() {
-                w.woken = true;
-            }
-            self.rewoken.push(t);
         }
         let mut unsorted = std::mem::take(&mut self.unsorted);
         for &u in &unsorted {

@@ -32,6 +32,37 @@ impl Locks {
         })
     }
 
+    /// `t`'s priority rose: where it waits, still queued, for units of a
+    /// queue without hand-off that are free and held by nobody, it is
+    /// woken to retry as a release wakes the top waiter ([`Locks::take_rewoken`]).
+    /// A release's wakes leave the units free until the woken waiter
+    /// retries; one still queued that now outranks it would otherwise
+    /// wait for units nobody holds, lending to nobody.
+    pub(super) fn wake_raised(&mut self, t: Tid) {
+        let Some(w) = self.threads[t]
+            .waiting
+            .as_ref()
+            .filter(|w| !self.is_woken(w))
+        else {
+            return;
+        };
+        let rule = &self.cfg.rules[w.resource];
+        let u = &self.units[rule.unit];
+        if rule.handoff
+            || !matches!(rule.arbitration, Arbitration::Queue(_))
+            || !u.holders.is_empty()
+            || u.free < w.units
+        {
+            return;
+        }
+        let unit = rule.unit;
+        self.units[unit].queue.retain(|&x| x != t);
+        if let Some(w) = self.threads[t].waiting.as_mut() {
+            w.woken = true;
+        }
+        self.rewoken.push(t);
+    }
+
     pub(super) fn mark_unsorted(&mut self, unit: usize) {
         if !self.unsorted.contains(&unit) {
             self.unsorted.push(unit);
