@@ -550,6 +550,29 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Makes `t`, suspended until now (a self-suspension's end, or a
+    /// wait for a lock that a release or a raise ended), ready. A thread
+    /// that wakes joins the tail of its priority level, as under
+    /// SCHED_FIFO, where the runtime's threads run: it loses every tie
+    /// with the ready jobs of its level, even those released after it.
+    /// So it never preempts a holder raised to its level (a ceiling is
+    /// reached, not passed): with the job's old release order a resuming
+    /// job preempted such a holder under MrsP and spun on the holder's
+    /// own CPU forever (found by the soundness search, self-suspending
+    /// shape); and a job a lock release wakes queues behind an equal
+    /// released while it waited (`scenarios/pip-equal-wake.toml`, where
+    /// the runtime's threads did so and the simulator ran the woken job
+    /// first). The analysis charges equal priorities to each other both
+    /// ways, so either order is within the bounds.
+    fn wake(&mut self, t: Tid) {
+        self.th[t].st = ThreadState::Ready;
+        self.seq += 1;
+        let key = self.key_of(t);
+        self.locks
+            .set_base(t, key, self.seq)
+            .expect("thread index in range");
+    }
+
     /// The scheduling key of `t`'s current job.
     fn key_of(&self, t: Tid) -> u64 {
         let deadline = self.th[t].job.as_ref().map_or(Time::MAX, |j| j.deadline);
@@ -602,22 +625,10 @@ impl<'a> Sim<'a> {
                         continue;
                     }
                     let th = &mut self.th[t];
-                    th.st = ThreadState::Ready;
                     th.started = false;
                     th.pc += 1;
                     self.load_op(t);
-                    // A thread that wakes joins the tail of its priority
-                    // level, as under SCHED_FIFO: it loses every tie, so
-                    // it never preempts a holder raised to its level (a
-                    // ceiling is reached, not passed). With the job's old
-                    // release order it preempted such a holder under MrsP
-                    // and spun on the holder's own CPU forever (found by
-                    // the soundness search, self-suspending shape).
-                    self.seq += 1;
-                    let key = self.key_of(t);
-                    self.locks
-                        .set_base(t, key, self.seq)
-                        .expect("thread index in range");
+                    self.wake(t);
                     self.dirty = true;
                     self.events += 1;
                     self.emit(|s| Event::Resume {
@@ -733,7 +744,7 @@ impl<'a> Sim<'a> {
                 for i in 0..self.rewoken.len() {
                     let t = self.rewoken[i];
                     if self.th[t].st == ThreadState::Waiting {
-                        self.th[t].st = ThreadState::Ready;
+                        self.wake(t);
                     }
                 }
                 self.dispatch();
@@ -928,7 +939,13 @@ impl<'a> Sim<'a> {
                 match self.locks.unlock(t, r) {
                     Ok(woken) => {
                         for g in woken {
-                            self.th[g.thread].st = ThreadState::Ready;
+                            if self.th[g.thread].st == ThreadState::Waiting {
+                                self.wake(g.thread);
+                            } else {
+                                // A spinner granted where it spins keeps
+                                // its place: it never left the CPU.
+                                self.th[g.thread].st = ThreadState::Ready;
+                            }
                             if g.granted {
                                 let u = match self.progs[g.thread][self.th[g.thread].pc] {
                                     Op::Lock(_, u) => u,
