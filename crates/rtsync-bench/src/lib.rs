@@ -12,11 +12,13 @@
 //! | [`components`] | component requests (paper 001 Table 2, Fig. 6) beside futex peers |
 //! | [`locks`] | lock costs on SCHED_FIFO threads; writes the overhead profile |
 //! | [`parse`] | spec loading against its size; `rtsync check` end to end |
+//! | [`costs`] | this machine's costs for a system about to run (`rtsync run`) |
 //! | [`on_threads`] | `rtsync experiment on-threads`: measured worst responses on real threads against the bounds |
 
 pub mod analysis;
 pub mod channels;
 pub mod components;
+pub mod costs;
 pub mod locks;
 pub mod on_threads;
 pub mod parse;

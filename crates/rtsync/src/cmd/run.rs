@@ -135,17 +135,10 @@ pub fn run(a: Args) -> u8 {
         None
     } else {
         eprintln!("measuring this machine's costs (about a second; --no-overheads skips it)...");
-        match rtsync_bench::locks::quick_costs() {
-            Ok(mut c) => {
-                // A component system's requests cost what the round trips
-                // and hand-offs of `rtsync bench components` measure.
-                if placement.system.components.is_some() {
-                    match rtsync_bench::components::quick_costs() {
-                        Ok(o) => c.profile.component = o,
-                        Err(e) => eprintln!(
-                            "warning: the component requests' costs could not be measured ({e}); bounds without them"
-                        ),
-                    }
+        match rtsync_bench::costs::for_system(&placement.system) {
+            Ok((c, left_out)) => {
+                if let Some(why) = left_out {
+                    eprintln!("warning: {why}; bounds without them");
                 }
                 Some(c)
             }
