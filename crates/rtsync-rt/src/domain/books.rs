@@ -68,6 +68,43 @@ impl Shared {
         }
     }
 
+    /// Runs `f` on the machine's state under the bookkeeping lock, for a
+    /// query from any thread ([`Domain::eff`], [`Domain::log`], ...).
+    /// Where the domain spans CPUs the caller holds the lock at the
+    /// bookkeeping level, as a task's thread does (module documentation):
+    /// a monitoring thread preempted on its CPU while holding it would
+    /// otherwise keep the tasks of the other CPUs waiting through that
+    /// CPU's busy period, whatever they lend it. A thread bound to a task
+    /// here takes the lock as that task ([`Shared::books_anyway`]); a
+    /// thread bound to no task of any domain is raised and gets its own
+    /// policy and priority back after; one bound elsewhere, whose
+    /// priority another domain decides, and one the kernel refuses the
+    /// raise, take it as they are.
+    ///
+    /// [`Domain::eff`]: super::Domain::eff
+    /// [`Domain::log`]: super::Domain::log
+    pub(super) fn observe<R>(&self, f: impl FnOnce(&State) -> R) -> R {
+        if let Some(me) = bound_task(self.id) {
+            let mut st = self.books_anyway(me);
+            let out = f(&st);
+            let _ = st.finish();
+            return out;
+        }
+        let before = self
+            .books_level
+            .filter(|_| !bound_anywhere())
+            .and_then(|level| {
+                let before = sys::priority(0).ok()?;
+                sys::set_priority(0, Some(level)).ok()?;
+                Some(before)
+            });
+        let out = f(&self.state.lock());
+        if let Some(before) = before {
+            let _ = sys::set_priority(0, before);
+        }
+        out
+    }
+
     /// Raises the calling thread, `me`'s, to the bookkeeping level where
     /// the domain has one; returns whether it did (a failed raise leaves
     /// the thread as it was, decisions for it applied again).
@@ -317,6 +354,40 @@ body = [ { lock = "r", hold = "1ms" } ]
                     assert_eq!(own_priority(), Some(level));
                     st.finish().unwrap();
                     assert_eq!(own_priority(), Some(np));
+                });
+            });
+        }
+    }
+
+    /// A query holds the bookkeeping lock at the bookkeeping level where
+    /// the domain spans CPUs, whoever asks: an unbound thread (a monitor)
+    /// gets its own policy back after, a task's thread the priority
+    /// decided for its task. On one machine CPU nobody is raised.
+    #[test]
+    fn a_query_holds_the_lock_at_the_bookkeeping_level() {
+        let Some([x, y]) = two_cpus("a_query_holds_the_lock_at_the_bookkeeping_level") else {
+            return;
+        };
+        for (cpus, spans) in [([x, y], true), ([y, y], false)] {
+            let d = domain(cpus);
+            let level = spans.then(|| d.sh.map.books());
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    assert_eq!(own_priority(), None, "a fresh thread is SCHED_OTHER");
+                    assert_eq!(d.sh.observe(|_| own_priority()), level, "unbound");
+                    assert_eq!(own_priority(), None, "its own policy back");
+                    // The public queries take the same path.
+                    let _ = d.eff(0);
+                    let _ = d.log();
+                    assert_eq!(own_priority(), None);
+                });
+                s.spawn(|| {
+                    let b = d.bind("b").unwrap();
+                    let decided = own_priority();
+                    assert_eq!(decided, Some(d.fifo_priority(d.eff(b.task()))));
+                    let inside = d.sh.observe(|_| own_priority());
+                    assert_eq!(inside, level.or(decided), "bound");
+                    assert_eq!(own_priority(), decided, "back to its decided priority");
                 });
             });
         }

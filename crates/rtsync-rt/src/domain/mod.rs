@@ -372,6 +372,11 @@ pub(crate) fn bound_task(id: u64) -> Option<Tid> {
     BOUND.with(|b| b.borrow().iter().find(|&&(d, _)| d == id).map(|&(_, t)| t))
 }
 
+/// Whether the calling thread is bound to a task of any domain.
+fn bound_anywhere() -> bool {
+    BOUND.with(|b| !b.borrow().is_empty())
+}
+
 impl Domain {
     /// Binds the calling thread to `task`: it takes the task's base
     /// priority and CPU (when real-time) and may then use the domain's
@@ -441,14 +446,14 @@ impl Domain {
 
     /// The task's effective priority now, as the machine computes it.
     pub fn eff(&self, task: Tid) -> Eff {
-        self.sh.state.lock().locks.eff(task)
+        self.sh.observe(|st| st.locks.eff(task))
     }
 
     /// The resource the task waits for now, if any.
     pub fn waiting(&self, task: Tid) -> Option<usize> {
         (self.sh.kernel.as_ref())
             .and_then(|k| k.waiting(task))
-            .or_else(|| self.sh.state.lock().locks.waiting(task))
+            .or_else(|| self.sh.observe(|st| st.locks.waiting(task)))
     }
 
     /// Whether PIP runs on the kernel's PI futex here for some resource
@@ -468,22 +473,14 @@ impl Domain {
     /// `Options::record`).
     pub fn log(&self) -> Vec<Record> {
         self.sh
-            .state
-            .lock()
-            .log
-            .iter()
-            .map(|(_, r)| r.clone())
-            .collect()
+            .observe(|st| st.log.iter().map(|(_, r)| r.clone()).collect())
     }
 
     /// The log (with `Options::record`) and the trace (with
     /// `Options::trace`), merged in time order, each entry with its time
     /// since the domain was made.
     pub fn timed_log(&self) -> Vec<(Duration, Record)> {
-        let (mut out, made) = {
-            let st = self.sh.state.lock();
-            (st.log.clone(), st.made)
-        };
+        let (mut out, made) = self.sh.observe(|st| (st.log.clone(), st.made));
         if self.sh.opts.trace {
             for (t, slot) in self.sh.slots.iter().enumerate() {
                 let task = &self.sh.tasks[t];
@@ -510,7 +507,7 @@ impl Domain {
 
     /// When the domain was made: the zero of its log's times.
     pub fn made(&self) -> Instant {
-        self.sh.state.lock().made
+        self.sh.observe(|st| st.made)
     }
 
     /// The machine CPU of system CPU `cpu`.
