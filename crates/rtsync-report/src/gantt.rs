@@ -14,6 +14,14 @@
 //! light bar while the thread serves a request, solid where the request's
 //! own code runs (not a nested request's), an arrow down from the sender's
 //! lane where the request is sent and a dashed one back where it replies.
+//!
+//! A chart draws a [`Window`] of the run. A long run drawn whole is a
+//! smear of slivers (each job a fraction of a pixel) and a file of tens
+//! of megabytes, so where no window is named [`default_window`] draws the
+//! whole run only while it holds at most [`MOST_SPANS`] spans, and
+//! otherwise a window some eight responses wide around the job whose
+//! response came closest to its deadline: the part a person looks for
+//! first.
 
 use crate::svg::esc;
 use rtsync_model::{System, Time};
@@ -65,16 +73,103 @@ fn subtract((a, b): (Time, Time), cut: &[(Time, Time)]) -> Vec<(Time, Time)> {
     out
 }
 
-/// The SVG document for `rec`, covering `[0, end]`.
-pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
-    let mut c = Chart::new(sys, end);
+/// The part of a run a chart draws, `[from, to]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    /// Where the chart starts.
+    pub from: Time,
+    /// Where it ends.
+    pub to: Time,
+}
+
+impl Window {
+    /// The whole run, `[0, end]`.
+    pub fn whole(end: Time) -> Window {
+        Window {
+            from: Time::ZERO,
+            to: end,
+        }
+    }
+}
+
+/// The most spans (a task in one state for a while) a chart draws whole
+/// when no window is named: beyond, the jobs are slivers of a pixel.
+pub const MOST_SPANS: usize = 1_500;
+
+/// The window drawn where the user names none, and, where it is not the
+/// whole run, why: the whole run while its recording holds at most
+/// [`MOST_SPANS`] spans; else eight times the response of the job whose
+/// response came closest to its deadline, rounded, that job in the
+/// middle.
+pub fn default_window(sys: &System, rec: &Recording, end: Time) -> (Window, Option<String>) {
+    let whole = Window::whole(end);
+    if rec.spans.len() <= MOST_SPANS || end.is_zero() {
+        return (whole, None);
+    }
+    // Per task, its jobs' releases and completions in order (a task's
+    // jobs complete in the order they were released).
+    let n = sys.tasks.len();
+    let mut releases: Vec<Vec<Time>> = vec![Vec::new(); n];
+    let mut done: Vec<Vec<Time>> = vec![Vec::new(); n];
+    for m in &rec.marks {
+        match m.kind {
+            MarkKind::Release => releases[m.task].push(m.t),
+            MarkKind::Complete => done[m.task].push(m.t),
+            _ => {}
+        }
+    }
+    let mut worst: Option<(f64, usize, Time, Time)> = None;
+    for t in 0..n {
+        let d = sys.tasks[t].deadline.ns().max(1) as f64;
+        for (&r, &c) in releases[t].iter().zip(&done[t]) {
+            let ratio = c.saturating_sub(r).ns() as f64 / d;
+            if worst.is_none_or(|w| ratio > w.0) {
+                worst = Some((ratio, t, r, c));
+            }
+        }
+    }
+    let Some((_, t, r, c)) = worst else {
+        return (whole, None);
+    };
+    // Eight times the job, rounded up to 1, 2 or 5 times a power of ten
+    // (the job some 140 pixels wide, with its neighbours), the start on
+    // the grid: the job whole, in the middle.
+    let job = c.saturating_sub(r).ns().max(1);
+    let len = tick_step(Time::from_ns(job.saturating_mul(8)))
+        .saturating_mul(10)
+        .min(end.ns());
+    let room = (len - job.min(len)) / 2;
+    let step = tick_step(Time::from_ns(len));
+    let from = (r.ns().saturating_sub(room) / step * step).min(end.ns() - len);
+    let w = Window {
+        from: Time::from_ns(from),
+        to: Time::from_ns(from + len),
+    };
+    let why = format!(
+        "around {}'s response of {} (released at {}), the closest to its deadline",
+        sys.tasks[t].name,
+        c.saturating_sub(r),
+        r
+    );
+    (w, Some(why))
+}
+
+/// The SVG document for `rec`, covering `w` (spans and requests that
+/// cross its edges cut there; their hover texts keep their whole times).
+pub fn render(sys: &System, rec: &Recording, w: Window) -> String {
+    let end = w.to;
+    let mut c = Chart::new(sys, w);
     c.threads = component_lanes(sys, rec);
     c.jobs = Jobs::new(sys, rec);
     c.header();
     c.grid();
     c.lanes();
     c.thread_lanes();
-    for sp in &rec.spans {
+    for sp in rec
+        .spans
+        .iter()
+        .filter(|sp| sp.end > w.from && sp.start < end)
+    {
         c.span(sp);
     }
     // Per task, in time order: its running spans and its served
@@ -95,10 +190,14 @@ pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
     for v in &mut served {
         v.sort_by_key(|sv| sv.start);
     }
-    for sv in rec.serves.iter().filter(|sv| sv.start <= end) {
+    for sv in rec
+        .serves
+        .iter()
+        .filter(|sv| sv.start <= end && sv.end >= w.from)
+    {
         c.serve(sv, &runs[sv.task], &served[sv.task]);
     }
-    for m in rec.marks.iter().filter(|m| m.t <= end) {
+    for m in rec.marks.iter().filter(|m| m.t >= w.from && m.t <= end) {
         c.mark(m);
     }
     c.legend();
@@ -109,8 +208,11 @@ pub fn render(sys: &System, rec: &Recording, end: Time) -> String {
 /// A chart being drawn: the system, the time scale, the layout, the text.
 struct Chart<'a> {
     sys: &'a System,
+    /// The window's start, and its end.
+    from: Time,
     end: Time,
-    end_ns: f64,
+    /// The window's length in nanoseconds (at least 1).
+    len_ns: f64,
     /// Where the task lanes start, below the CPU lanes.
     task_top: f64,
     /// The component threads' lanes, below the tasks'.
@@ -191,11 +293,12 @@ fn rcolour(r: usize) -> &'static str {
 }
 
 impl<'a> Chart<'a> {
-    fn new(sys: &'a System, end: Time) -> Chart<'a> {
+    fn new(sys: &'a System, w: Window) -> Chart<'a> {
         Chart {
             sys,
-            end,
-            end_ns: end.ns().max(1) as f64,
+            from: w.from,
+            end: w.to,
+            len_ns: w.to.saturating_sub(w.from).ns().max(1) as f64,
             task_top: TOP + sys.platform.cpus as f64 * LANE + 30.0,
             threads: Vec::new(),
             jobs: Jobs::default(),
@@ -224,9 +327,10 @@ impl<'a> Chart<'a> {
         Some(self.thread_top() + k as f64 * LANE)
     }
 
-    /// The x coordinate of time `t`.
+    /// The x coordinate of time `t`, held at the window's edges.
     fn x(&self, t: Time) -> f64 {
-        LEFT + WIDTH * (t.ns() as f64 / self.end_ns)
+        let t = t.clamp(self.from, self.end);
+        LEFT + WIDTH * (t.saturating_sub(self.from).ns() as f64 / self.len_ns)
     }
 
     /// The document's opening, the spinning pattern, the title.
@@ -249,18 +353,20 @@ impl<'a> Chart<'a> {
         };
         let _ = writeln!(
             self.s,
-            r##"<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{} ({proto}, {}) — 0 .. {}</text>"##,
+            r##"<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{} ({proto}, {}) — {} .. {}</text>"##,
             esc(&title),
             self.sys.platform.scheduler,
+            self.from,
             self.end
         );
     }
 
     /// The time grid and its labels.
     fn grid(&mut self) {
-        let step = tick_step(self.end);
-        let mut t = 0u64;
-        while t as f64 <= self.end_ns {
+        let step = tick_step(self.end.saturating_sub(self.from));
+        // The first tick at or after the window's start.
+        let mut t = self.from.ns().div_ceil(step) * step;
+        while t <= self.end.ns() {
             let xx = self.x(Time::from_ns(t));
             let _ = writeln!(
                 self.s,
@@ -330,7 +436,8 @@ impl<'a> Chart<'a> {
             return;
         };
         let end = sv.end.min(self.end);
-        let (x0, x1) = (self.x(sv.start), self.x(end));
+        let start = sv.start.max(self.from);
+        let (x0, x1) = (self.x(start), self.x(end));
         let col = colour(sv.task);
         let _ = writeln!(
             self.s,
@@ -355,7 +462,10 @@ impl<'a> Chart<'a> {
             .collect();
         let first = runs.partition_point(|sp| sp.end <= sv.start);
         for sp in runs[first..].iter().take_while(|sp| sp.start < end) {
-            let (a, b) = (sp.start.max(sv.start), sp.end.min(end));
+            let (a, b) = (sp.start.max(start), sp.end.min(end));
+            if a >= b {
+                continue;
+            }
             for (a, b) in subtract((a, b), &nested) {
                 let _ = writeln!(
                     self.s,
@@ -374,15 +484,17 @@ impl<'a> Chart<'a> {
                 (fy + 8.0, y + LANE - 8.0)
             };
             let head = if bot > top { -4.0 } else { 4.0 };
-            let _ = writeln!(
-                self.s,
-                r##"<path d="M{x0:.1},{top:.1} V{bot:.1} l-3,{head:.1} m3,{:.1} l3,{head:.1}" stroke="#333" fill="none"><title>{} sends {} to {} at {}</title></path>"##,
-                -head,
-                esc(&sv.from),
-                esc(&sv.request),
-                esc(&sv.lane),
-                sv.start
-            );
+            if sv.start >= self.from {
+                let _ = writeln!(
+                    self.s,
+                    r##"<path d="M{x0:.1},{top:.1} V{bot:.1} l-3,{head:.1} m3,{:.1} l3,{head:.1}" stroke="#333" fill="none"><title>{} sends {} to {} at {}</title></path>"##,
+                    -head,
+                    esc(&sv.from),
+                    esc(&sv.request),
+                    esc(&sv.lane),
+                    sv.start
+                );
+            }
             if sv.end <= self.end {
                 let _ = writeln!(
                     self.s,
@@ -610,6 +722,111 @@ impl<'a> Chart<'a> {
                 r##"<text x="{LEFT}" y="{:.1}" fill="#555">component threads (italic lanes): light while serving a request, solid where its own code runs; ↓ request sent, dashed ↑ reply</text>"##,
                 ly2 + 42.0
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsync_sim::{Options, simulate};
+
+    fn pip_chained() -> System {
+        let text = include_str!("../../../examples/pip-chained.toml");
+        rtsync_model::load_str(text, None).unwrap().0
+    }
+
+    fn run(sys: &System, horizon: Time) -> (Time, Vec<Option<Time>>, Recording) {
+        let opts = Options {
+            horizon,
+            record: true,
+            ..Options::default()
+        };
+        let (res, rec) = simulate(sys, &opts).unwrap();
+        let worst = res.tasks.iter().map(|t| t.max_response).collect();
+        (res.end, worst, rec.unwrap())
+    }
+
+    /// A short run is drawn whole. A long one is drawn around the job
+    /// whose response came closest to its deadline, as the simulator's
+    /// results name it (the task with the largest worst response against
+    /// its deadline): a window eight to twenty times that response, the
+    /// job's release and completion inside it.
+    #[test]
+    fn a_short_run_is_drawn_whole_and_a_long_one_around_its_worst_job() {
+        let sys = pip_chained();
+        let (end, _, rec) = run(&sys, Time::from_ms(20));
+        assert!(rec.spans.len() <= MOST_SPANS);
+        assert_eq!(default_window(&sys, &rec, end), (Window::whole(end), None));
+
+        let (end, worst, rec) = run(&sys, Time::from_s(10));
+        assert!(rec.spans.len() > MOST_SPANS);
+        let (w, why) = default_window(&sys, &rec, end);
+        let why = why.expect("a long run is narrowed");
+        let (t, r) = (0..sys.tasks.len())
+            .filter_map(|t| worst[t].map(|r| (t, r)))
+            .max_by(|a, b| {
+                let f = |(t, r): (usize, Time)| r.ratio(sys.tasks[t].deadline);
+                f(*a).total_cmp(&f(*b))
+            })
+            .unwrap();
+        assert!(why.contains(&sys.tasks[t].name), "{why}");
+        let len = w.to.saturating_sub(w.from);
+        assert!(len >= r.checked_mul(8).unwrap() && len <= r.checked_mul(20).unwrap());
+        // Some job of that task with that response lies wholly inside.
+        let releases: Vec<Time> = (rec.marks.iter())
+            .filter(|m| m.task == t && m.kind == MarkKind::Release)
+            .map(|m| m.t)
+            .collect();
+        let done: Vec<Time> = (rec.marks.iter())
+            .filter(|m| m.task == t && m.kind == MarkKind::Complete)
+            .map(|m| m.t)
+            .collect();
+        assert!(
+            releases
+                .iter()
+                .zip(&done)
+                .any(|(&a, &c)| c.saturating_sub(a) == r && a >= w.from && c <= w.to),
+            "{w:?}"
+        );
+    }
+
+    /// A window draws what it covers and nothing else: every shape within
+    /// the time axis, one running bar per running span that overlaps it
+    /// (cut at its edges), the window in the title.
+    #[test]
+    fn a_window_draws_only_what_it_covers() {
+        let sys = pip_chained();
+        let (_, _, rec) = run(&sys, Time::from_ms(40));
+        let w = Window {
+            from: Time::from_ms(5),
+            to: Time::from_ms(12),
+        };
+        let svg = render(&sys, &rec, w);
+        assert!(
+            svg.contains("— 5ms .. 12ms</text>"),
+            "the title names the window"
+        );
+        let overlapping = (rec.spans.iter())
+            .filter(|sp| matches!(sp.state, State::Run { .. }))
+            .filter(|sp| sp.end > w.from && sp.start < w.to)
+            .count();
+        assert!(overlapping > 0);
+        assert_eq!(svg.matches(" runs on CPU ").count(), overlapping);
+        let all = (rec.spans.iter())
+            .filter(|sp| matches!(sp.state, State::Run { .. }))
+            .count();
+        assert!(all > overlapping, "the run holds spans outside the window");
+        for line in svg.lines().filter(|l| l.starts_with("<rect x=\"")) {
+            let num = |key: &str| -> f64 {
+                let at = line.find(key).unwrap() + key.len();
+                line[at..].split('"').next().unwrap().parse().unwrap()
+            };
+            let (x, width) = (num("x=\""), num("width=\""));
+            if x < 20.0 {
+                continue; // the task lanes' colour swatches
+            }
+            assert!(x >= LEFT && x + width <= LEFT + WIDTH + 0.51, "{line}");
         }
     }
 }

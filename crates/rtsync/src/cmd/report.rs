@@ -200,7 +200,15 @@ pub fn run(a: Args) -> u8 {
     };
     let rec = rec.expect("recording was asked for");
     let worst = worst.unwrap_or_else(|| res.tasks.iter().map(|t| t.max_response).collect());
-    let gantt = rtsync_report::gantt::render(sys, &rec, res.end);
+    let (window, narrowed) = rtsync_report::gantt::default_window(sys, &rec, res.end);
+    let gantt = rtsync_report::gantt::render(sys, &rec, window);
+    let how = match narrowed {
+        Some(why) => format!(
+            "{how} The chart shows {} .. {} of the {} simulated, {why}.",
+            window.from, window.to, res.end
+        ),
+        None => how,
+    };
     let measured = measure(sys, run_for);
     let measured_worst = match &measured {
         Measured::Ran { worst, .. } => Some(worst.clone()),

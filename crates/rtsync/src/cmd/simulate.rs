@@ -5,6 +5,7 @@ use super::{BAD_INPUT, NOT_SCHEDULABLE, OK};
 use rtsync_analysis::{BoundForm, Heuristic};
 use rtsync_model::{System, Time};
 use rtsync_report::Table;
+use rtsync_report::gantt::Window;
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
 use std::path::PathBuf;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 rtsync simulate examples/pip-chained.toml --gantt pip.svg\n  \
 rtsync simulate --protocol mrsp --horizon 3h --exec random --seed 7\n  \
 rtsync simulate my.toml --trace events.jsonl   (one JSON object per event)\n  \
+rtsync simulate my.toml --horizon 10s --gantt g.svg --gantt-window 2s..2.05s\n  \
 rtsync simulate my.toml --search 200000 --save-plan worst.plan.toml --gantt worst.svg\n  \
 rtsync simulate my.toml --plan worst.plan.toml   (replay a plan found by a search)\n\n\
 Exit codes: 0 every response within its bound and no deadline missed; 1 a response above\n\
@@ -44,6 +46,12 @@ pub struct Args {
     /// per component thread for a component spec, with request arrows).
     #[arg(long, value_name = "FILE.svg")]
     pub gantt: Option<PathBuf>,
+    /// The part of the run the Gantt chart draws, FROM..TO (e.g.
+    /// `0..50ms`). Default: the whole run where it is short enough to
+    /// read, else a window around the job whose response came closest to
+    /// its deadline (said on the `gantt:` line).
+    #[arg(long, value_name = "FROM..TO", requires = "gantt", value_parser = parse_window)]
+    pub gantt_window: Option<(Time, Time)>,
     /// First release of a task, NAME=TIME (repeatable; default: the task's
     /// `offset` in the spec, else 0): stage a scenario, e.g. `--offset
     /// low=0ms --offset high=2ms`.
@@ -107,6 +115,19 @@ fn with_progress(
         watcher.thread().unpark();
         r
     })
+}
+
+/// Parses `--gantt-window`: `FROM..TO`, two durations, FROM before TO.
+fn parse_window(text: &str) -> Result<(Time, Time), String> {
+    let (a, b) = text
+        .split_once("..")
+        .ok_or_else(|| format!("`{text}`: expected FROM..TO, e.g. 0..50ms"))?;
+    let time = |s: &str| Time::parse(s.trim()).map_err(|e| format!("`{text}`: {e}"));
+    let (from, to) = (time(a)?, time(b)?);
+    if from >= to {
+        return Err(format!("`{text}`: FROM must come before TO"));
+    }
+    Ok((from, to))
 }
 
 /// Parses `--horizon`: a duration, or `Nh` hyperperiods of `sys`.
@@ -310,12 +331,33 @@ pub fn run(a: Args) -> u8 {
             println!("trace: {} ({} events)", path.display(), rec.events.len());
         }
         if let Some(path) = &a.gantt {
-            let svg = rtsync_report::gantt::render(sys, rec, res.end);
+            let (window, why) = match a.gantt_window {
+                Some((from, to)) if to > res.end => {
+                    eprintln!(
+                        "error: --gantt-window {from}..{to} ends after the run, which ends at {}; \
+                         give a window within it or a longer --horizon",
+                        res.end
+                    );
+                    return BAD_INPUT;
+                }
+                Some((from, to)) => (Window { from, to }, None),
+                None => rtsync_report::gantt::default_window(sys, rec, res.end),
+            };
+            let svg = rtsync_report::gantt::render(sys, rec, window);
             if let Err(e) = std::fs::write(path, svg) {
                 eprintln!("error: cannot write {}: {e}", path.display());
                 return BAD_INPUT;
             }
-            println!("gantt: {}", path.display());
+            match why {
+                Some(why) => println!(
+                    "gantt: {} ({} .. {} of the {} run, {why}; --gantt-window FROM..TO draws another part)",
+                    path.display(),
+                    window.from,
+                    window.to,
+                    res.end
+                ),
+                None => println!("gantt: {}", path.display()),
+            }
         }
     }
     let mut bad = false;
