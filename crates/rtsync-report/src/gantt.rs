@@ -40,6 +40,8 @@ const LEFT: f64 = 130.0;
 const WIDTH: f64 = 1100.0;
 const LANE: f64 = 34.0;
 const TOP: f64 = 40.0;
+/// The width of a character of a 9-pixel label, rounded up.
+const LABEL_CHAR: f64 = 5.5;
 
 /// A step of 1, 2 or 5 times a power of ten giving about ten ticks.
 fn tick_step(end: Time) -> u64 {
@@ -219,6 +221,11 @@ struct Chart<'a> {
     threads: Vec<String>,
     /// Which job of a task runs at a time, and at what priority.
     jobs: Jobs,
+    /// Per task lane, where its last priority label's text ends: a label
+    /// that would overlap it is a tick with the label on hover instead
+    /// (a priority raised and returned within a pixel or two read as one
+    /// garbled word).
+    label_end: Vec<f64>,
     s: String,
 }
 
@@ -302,6 +309,7 @@ impl<'a> Chart<'a> {
             task_top: TOP + sys.platform.cpus as f64 * LANE + 30.0,
             threads: Vec::new(),
             jobs: Jobs::default(),
+            label_end: vec![0.0; sys.tasks.len()],
             s: String::new(),
         }
     }
@@ -664,13 +672,28 @@ impl<'a> Chart<'a> {
                 );
             }
             MarkKind::Priority(label) => {
-                let _ = writeln!(
-                    self.s,
-                    r##"<text x="{:.1}" y="{:.1}" fill="#333" font-size="9">→{}</text>"##,
-                    xx + 1.0,
-                    ty + 7.0,
-                    esc(label)
-                );
+                if xx + 1.0 < self.label_end[m.task] {
+                    let _ = writeln!(
+                        self.s,
+                        r##"<line class="prio" x1="{xx:.1}" y1="{:.1}" x2="{xx:.1}" y2="{:.1}" stroke="#333"><title>priority → {} at {}</title></line>"##,
+                        ty + 1.0,
+                        ty + 8.0,
+                        esc(label),
+                        m.t
+                    );
+                } else {
+                    let _ = writeln!(
+                        self.s,
+                        r##"<text class="prio" x="{:.1}" y="{:.1}" fill="#333" font-size="9">→{}<title>priority → {} at {}</title></text>"##,
+                        xx + 1.0,
+                        ty + 7.0,
+                        esc(label),
+                        esc(label),
+                        m.t
+                    );
+                    self.label_end[m.task] =
+                        xx + 1.0 + LABEL_CHAR * (label.chars().count() + 1) as f64;
+                }
             }
         }
     }
@@ -713,7 +736,7 @@ impl<'a> Chart<'a> {
         }
         let _ = writeln!(
             self.s,
-            r##"<text x="{LEFT}" y="{:.1}" fill="#555">▲ release   ▼ deadline   | job done   →label: effective priority from then on</text>"##,
+            r##"<text x="{LEFT}" y="{:.1}" fill="#555">▲ release   ▼ deadline   | job done   →label: effective priority from then on (a tick where labels would overlap: hover it)</text>"##,
             ly2 + 26.0
         );
         if !self.threads.is_empty() {
@@ -789,6 +812,55 @@ mod tests {
                 .any(|(&a, &c)| c.saturating_sub(a) == r && a >= w.from && c <= w.to),
             "{w:?}"
         );
+    }
+
+    /// Priority labels on one lane never overlap: where one would start
+    /// inside the last one's text, it is a tick whose hover holds it.
+    /// Every priority change in the window is drawn, as one or the other.
+    /// (The bundled example under DPCP: a job boosted for its agent and
+    /// back at base within a pixel printed "→boosted 1" and "→base" on
+    /// top of each other.)
+    #[test]
+    fn priority_labels_on_a_lane_never_overlap() {
+        let text = include_str!("../../../examples/rtems-table1.toml");
+        let sys = rtsync_model::load_str(text, None).unwrap().0;
+        let (_, _, rec) = run(&sys, Time::from_ms(200));
+        let svg = render(&sys, &rec, Window::whole(Time::from_ms(200)));
+        let changes = (rec.marks.iter())
+            .filter(|m| matches!(m.kind, MarkKind::Priority(_)))
+            .count();
+        let (mut texts, mut ticks) = (0, 0);
+        // Per lane (its y), the right end of the last label's text.
+        let mut ends: Vec<(String, f64)> = Vec::new();
+        for line in svg.lines() {
+            let attr = |key: &str| -> &str {
+                let at = line.find(key).unwrap() + key.len();
+                line[at..].split('"').next().unwrap()
+            };
+            if line.starts_with(r#"<text class="prio""#) {
+                texts += 1;
+                let x: f64 = attr(" x=\"").parse().unwrap();
+                let y = attr(" y=\"").to_string();
+                let label = line[line.find('→').unwrap()..line.find("<title>").unwrap()]
+                    .chars()
+                    .count();
+                if let Some(e) = ends.iter_mut().find(|e| e.0 == y) {
+                    assert!(
+                        x >= e.1,
+                        "a label at {x} starts inside one ending at {}",
+                        e.1
+                    );
+                    e.1 = x + LABEL_CHAR * label as f64;
+                } else {
+                    ends.push((y, x + LABEL_CHAR * label as f64));
+                }
+            } else if line.starts_with(r#"<line class="prio""#) {
+                ticks += 1;
+                assert!(line.contains("<title>priority → "), "{line}");
+            }
+        }
+        assert_eq!(texts + ticks, changes);
+        assert!(ticks > 0 && texts > 0, "{texts} labels, {ticks} ticks");
     }
 
     /// A window draws what it covers and nothing else: every shape within

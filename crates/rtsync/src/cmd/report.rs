@@ -6,6 +6,7 @@
 use super::{BAD_INPUT, NOT_SCHEDULABLE, OK};
 use rtsync_analysis::{BoundForm, Heuristic};
 use rtsync_model::Time;
+use rtsync_report::gantt::Window;
 use rtsync_report::html::{Measured, Page, Simulated};
 use rtsync_sim::search::{SearchOptions, search};
 use rtsync_sim::{Options, simulate};
@@ -200,15 +201,10 @@ pub fn run(a: Args) -> u8 {
     };
     let rec = rec.expect("recording was asked for");
     let worst = worst.unwrap_or_else(|| res.tasks.iter().map(|t| t.max_response).collect());
-    let (window, narrowed) = rtsync_report::gantt::default_window(sys, &rec, res.end);
-    let gantt = rtsync_report::gantt::render(sys, &rec, window);
-    let how = match narrowed {
-        Some(why) => format!(
-            "{how} The chart shows {} .. {} of the {} simulated, {why}.",
-            window.from, window.to, res.end
-        ),
-        None => how,
-    };
+    // Drawn whole: the page's chart zooms and scrolls, and the schedule
+    // it shows is the one found for the task it names (one hyperperiod,
+    // or the plan's reach), not a run to find the worst job in.
+    let gantt = rtsync_report::gantt::render(sys, &rec, Window::whole(res.end));
     let measured = measure(sys, run_for);
     let measured_worst = match &measured {
         Measured::Ran { worst, .. } => Some(worst.clone()),
