@@ -255,7 +255,13 @@ fn run_within_bounds() -> Result<(), String> {
     }
     let mut rows = 0;
     for line in out.lines() {
-        let cells: Vec<&str> = line.split_whitespace().collect();
+        let mut cells: Vec<&str> = line.split_whitespace().collect();
+        // A bound past the deadline shows as `> D` (the costs measured
+        // on a noisy VM can push the lowest tasks' there): the job is
+        // then held to its deadline, with the same margin.
+        if cells.get(3) == Some(&">") {
+            cells.remove(3);
+        }
         let [task, _, _, bound, _, measured, ref rest @ ..] = cells[..] else {
             continue;
         };
