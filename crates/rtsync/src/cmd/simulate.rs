@@ -242,6 +242,17 @@ pub fn run(a: Args) -> u8 {
             return BAD_INPUT;
         }
     };
+    // Refused before the run, not after it: a long horizon's whole
+    // simulation would be spent on a chart that cannot be drawn.
+    if let Some((from, to)) = a.gantt_window
+        && to > horizon
+    {
+        eprintln!(
+            "error: --gantt-window {from}..{to} ends after the run, which ends at {horizon}; \
+             give a window within it or a longer --horizon"
+        );
+        return BAD_INPUT;
+    }
     let mut offsets: Vec<Time> = sys.tasks.iter().map(|t| t.offset).collect();
     for o in &a.offsets {
         let parsed = o
@@ -332,14 +343,6 @@ pub fn run(a: Args) -> u8 {
         }
         if let Some(path) = &a.gantt {
             let (window, why) = match a.gantt_window {
-                Some((from, to)) if to > res.end => {
-                    eprintln!(
-                        "error: --gantt-window {from}..{to} ends after the run, which ends at {}; \
-                         give a window within it or a longer --horizon",
-                        res.end
-                    );
-                    return BAD_INPUT;
-                }
                 Some((from, to)) => (Window { from, to }, None),
                 None => rtsync_report::gantt::default_window(sys, rec, res.end),
             };
