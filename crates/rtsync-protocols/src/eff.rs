@@ -1,6 +1,7 @@
 //! Effective priorities: what the kernel's dispatcher compares.
 
 use std::cmp::Reverse;
+use std::fmt;
 
 /// The band a thread runs in. A higher band beats any priority of a lower
 /// one: `Boosted` is "above every normal priority" (MPCP global sections,
@@ -36,13 +37,21 @@ impl Eff {
     /// (EDF, where keys are deadlines), `boosted 3`, `boosted (FIFO)`,
     /// `non-preemptive`.
     pub fn label(self, base: u64, edf: bool) -> String {
+        self.shown(base, edf).to_string()
+    }
+
+    /// What [`Eff::label`] names, without making the string: two
+    /// priorities get equal labels exactly when these are equal. The
+    /// runtime keeps this under its bookkeeping lock, where nothing may
+    /// allocate, and makes the label when the log is read.
+    pub fn shown(self, base: u64, edf: bool) -> Label {
         match self.tier {
-            Tier::NonPreemptive => "non-preemptive".into(),
-            Tier::Boosted if self.key == 0 => "boosted (FIFO)".into(),
-            Tier::Boosted => format!("boosted {}", self.key),
-            Tier::Normal if self.key == base => "base".into(),
-            Tier::Normal if edf => "inherited".into(),
-            Tier::Normal => format!("{}", self.key),
+            Tier::NonPreemptive => Label::NonPreemptive,
+            Tier::Boosted if self.key == 0 => Label::BoostedFifo,
+            Tier::Boosted => Label::Boosted(self.key),
+            Tier::Normal if self.key == base => Label::Base,
+            Tier::Normal if edf => Label::Inherited,
+            Tier::Normal => Label::Key(self.key),
         }
     }
 
@@ -52,6 +61,98 @@ impl Eff {
             tier: Tier::Normal,
             key,
             seq: Reverse(seq),
+        }
+    }
+}
+
+/// An effective priority as traces name it ([`Eff::shown`]), its
+/// [`Display`](fmt::Display) the label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Label {
+    /// `non-preemptive`.
+    NonPreemptive,
+    /// `boosted (FIFO)`: boosted, ordered by request time (FMLP).
+    BoostedFifo,
+    /// `boosted 3`: boosted at that priority (MPCP, DPCP, DFLP agents).
+    Boosted(u64),
+    /// `base`: the thread's own priority.
+    Base,
+    /// `inherited`: another's deadline (EDF).
+    Inherited,
+    /// `5`: another fixed priority, inherited or a ceiling.
+    Key(u64),
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Label::NonPreemptive => f.write_str("non-preemptive"),
+            Label::BoostedFifo => f.write_str("boosted (FIFO)"),
+            Label::Boosted(k) => write!(f, "boosted {k}"),
+            Label::Base => f.write_str("base"),
+            Label::Inherited => f.write_str("inherited"),
+            Label::Key(k) => write!(f, "{k}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eff(tier: Tier, key: u64) -> Eff {
+        Eff {
+            tier,
+            key,
+            seq: Reverse(0),
+        }
+    }
+
+    /// The names the scenario files and the simulator's traces use.
+    #[test]
+    fn labels_are_the_scenario_names() {
+        let cases = [
+            (eff(Tier::NonPreemptive, 4), false, "non-preemptive"),
+            (eff(Tier::Boosted, 0), false, "boosted (FIFO)"),
+            (eff(Tier::Boosted, 3), false, "boosted 3"),
+            (eff(Tier::Normal, 2), false, "base"),
+            (eff(Tier::Normal, 7), false, "7"),
+            (eff(Tier::Normal, 7), true, "inherited"),
+            (eff(Tier::Normal, 2), true, "base"),
+        ];
+        for (e, edf, want) in cases {
+            assert_eq!(e.label(2, edf), want, "{e:?}, edf {edf}");
+        }
+    }
+
+    /// The runtime compares `shown` where it used to compare labels: the
+    /// two must agree on every pair.
+    #[test]
+    fn equal_shown_is_equal_label() {
+        let mut all = Vec::new();
+        for tier in [Tier::Normal, Tier::Boosted, Tier::NonPreemptive] {
+            for key in 0..5 {
+                for seq in 0..2 {
+                    all.push(Eff {
+                        tier,
+                        key,
+                        seq: Reverse(seq),
+                    });
+                }
+            }
+        }
+        for edf in [false, true] {
+            for base in 0..5 {
+                for &a in &all {
+                    for &b in &all {
+                        assert_eq!(
+                            a.shown(base, edf) == b.shown(base, edf),
+                            a.label(base, edf) == b.label(base, edf),
+                            "{a:?} and {b:?}, base {base}, edf {edf}"
+                        );
+                    }
+                }
+            }
         }
     }
 }

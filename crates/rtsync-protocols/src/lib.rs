@@ -37,7 +37,7 @@ pub mod rule;
 
 pub use config::Config;
 pub use dispatch::{Ready, Slot};
-pub use eff::{Eff, Tier};
+pub use eff::{Eff, Label, Tier};
 pub use error::LockError;
 pub use machine::{Granted, Locks, Outcome, Tid};
 pub use rule::{Arbitration, Hold, Order, Rule, Wait};

@@ -6,10 +6,12 @@
 //!
 //! The case that used to allocate: MrsP's helping decision, remade at
 //! every job start and end while a waiter spins (`Shared::replan`), and
-//! SRP's dispatch gate inside it. The allocator here counts the calls of
-//! the thread being measured; no log (the default). Each test runs
-//! logic only, then with priorities and CPUs applied (SCHED_FIFO) where
-//! that is permitted: the two take different paths. With
+//! SRP's dispatch gate inside it; and recording (`Options::record`),
+//! whose log entries were named with fresh strings under the lock. The
+//! allocator here counts the calls of the thread being measured. Each
+//! test runs logic only, then with priorities and CPUs applied
+//! (SCHED_FIFO) where that is permitted, each with no log, a recorded
+//! log and a trace: all take different paths. With
 //! `RTSYNC_ALLOC_TRACE=1` it prints where each counted allocation was
 //! made.
 
@@ -77,9 +79,19 @@ fn allocations<T>(f: impl FnOnce() -> T) -> (u64, T) {
     (n, out)
 }
 
-/// A domain for `src` that keeps no log; with `realtime`, its system CPUs
-/// on the process's CPUs in turn.
-fn domain(src: &str, realtime: bool) -> Domain {
+/// What a domain keeps of its run: each takes other paths (recording
+/// turns off the fast path and the kernel's PI futex, and writes its log
+/// under the bookkeeping lock; tracing writes each thread's own buffer).
+#[derive(Clone, Copy, Debug)]
+enum Log {
+    None,
+    Record,
+    Trace,
+}
+
+/// A domain for `src` keeping `log`; with `realtime`, its system CPUs on
+/// the process's CPUs in turn.
+fn domain(src: &str, realtime: bool, log: Log) -> Domain {
     let sys = system(src);
     let cpu_map = realtime.then(|| placement::default_map(sys.platform.cpus, &sys::allowed_cpus()));
     Domain::new(
@@ -88,19 +100,24 @@ fn domain(src: &str, realtime: bool) -> Domain {
             realtime,
             cpu_map,
             wait_limit: Duration::from_secs(5),
+            record: matches!(log, Log::Record),
+            trace: matches!(log, Log::Trace),
             ..Options::default()
         },
     )
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Logic only, and with SCHED_FIFO where permitted (else said why not).
-fn modes(test: &str) -> Vec<bool> {
-    let mut modes = vec![false];
+/// Logic only, and with SCHED_FIFO where permitted (else said why not),
+/// each with no log, a recorded log and a trace.
+fn modes(test: &str) -> Vec<(bool, Log)> {
+    let mut rts = vec![false];
     if realtime(test) {
-        modes.push(true);
+        rts.push(true);
     }
-    modes
+    rts.into_iter()
+        .flat_map(|rt| [Log::None, Log::Record, Log::Trace].map(|log| (rt, log)))
+        .collect()
 }
 
 /// How long any step of a test waits for another thread.
@@ -184,13 +201,13 @@ body = [ { lock = "G", hold = "1ms" } ]
 /// thread may), in the first round or later ones.
 #[test]
 fn mrsp_helping_decisions_allocate_nothing() {
-    for rt in modes("mrsp_helping_decisions_allocate_nothing") {
-        mrsp_helping(rt);
+    for (rt, log) in modes("mrsp_helping_decisions_allocate_nothing") {
+        mrsp_helping(rt, log);
     }
 }
 
-fn mrsp_helping(rt: bool) {
-    let d = domain(MRSP, rt);
+fn mrsp_helping(rt: bool, log: Log) {
+    let d = domain(MRSP, rt, log);
     let g = d.resource("G").unwrap();
     let b_task = d.task("B").unwrap();
     for round in 0..3 {
@@ -213,7 +230,7 @@ fn mrsp_helping(rt: bool) {
         assert_eq!(
             [begin, end, a_locks, a_unlocks, b_all],
             [0; 5],
-            "real-time {rt}, round {round}: allocations in H's job_begin, H's job_end, \
+            "real-time {rt}, log {log:?}, round {round}: allocations in H's job_begin, H's job_end, \
              A's job_begin and lock, A's unlock and job_end, B's job (spinning for G)"
         );
     }
@@ -225,12 +242,12 @@ fn mrsp_helping(rt: bool) {
 /// job (binding aside), in the first round or later ones.
 #[test]
 fn contended_sections_allocate_nothing_under_any_protocol() {
-    for rt in modes("contended_sections_allocate_nothing_under_any_protocol") {
-        contended(rt);
+    for (rt, log) in modes("contended_sections_allocate_nothing_under_any_protocol") {
+        contended(rt, log);
     }
 }
 
-fn contended(rt: bool) {
+fn contended(rt: bool, log: Log) {
     for protocol in [
         "npcs", "pip", "pcp", "ipcp", "srp", "mpcp", "dpcp", "dflp", "fmlp-s", "fmlp-l", "msrp",
         "mrsp",
@@ -264,7 +281,7 @@ cpu = {b_cpu}
 body = [ {{ lock = "G", hold = "1ms" }} ]
 "#
         );
-        let d = domain(&src, rt);
+        let d = domain(&src, rt, log);
         let g = d.resource("G").unwrap();
         let b_task = d.task("B").unwrap();
         for round in 0..3 {
@@ -282,7 +299,7 @@ body = [ {{ lock = "G", hold = "1ms" }} ]
             assert_eq!(
                 [a, b],
                 [0, 0],
-                "{protocol}, real-time {rt}, round {round}: allocations in A's job, B's job"
+                "{protocol}, real-time {rt}, log {log:?}, round {round}: allocations in A's job, B's job"
             );
         }
     }

@@ -1156,12 +1156,13 @@ impl<'a> Sim<'a> {
                 let was_raised = shown.is_some_and(|s| s.tier != Tier::Normal || s.key != base);
                 let raised = e.tier != Tier::Normal || e.key != base;
                 self.shown_eff[t] = Some(e);
-                let label = e.label(base, self.edf);
                 // The same label again (a raised job resuming from a
                 // self-suspension takes a new place in its level) is no
                 // change to show.
-                let same = shown.is_some_and(|s| s.label(base, self.edf) == label);
+                let same =
+                    shown.is_some_and(|s| s.shown(base, self.edf) == e.shown(base, self.edf));
                 if (raised || was_raised) && !same {
+                    let label = e.label(base, self.edf);
                     self.emit(|s| Event::Priority {
                         t: s.now,
                         task: s.name(t),

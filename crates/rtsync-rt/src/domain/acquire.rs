@@ -161,10 +161,7 @@ impl Shared {
 
     pub(super) fn granted(&self, st: &mut Books<'_>, t: Tid, r: usize) -> bool {
         if self.opts.record {
-            st.record(Record::Granted {
-                task: self.tasks[t].clone(),
-                resource: self.resources[r].clone(),
-            });
+            st.record(Entry::Granted(t, r));
         }
         self.inconsistent[r].load(Ordering::Relaxed)
     }
@@ -197,10 +194,7 @@ impl Shared {
                     self.set_own_priority(t, self.paths.base_fifo[t])?;
                 }
                 if let Some(st) = st.as_mut() {
-                    st.record(Record::Released {
-                        task: self.tasks[t].clone(),
-                        resource: self.resources[r].clone(),
-                    });
+                    st.record(Entry::Released(t, r));
                 }
                 return Ok(());
             }
@@ -254,10 +248,7 @@ impl Shared {
             self.inconsistent[r].store(m, Ordering::Relaxed);
         }
         if self.opts.record {
-            st.record(Record::Released {
-                task: self.tasks[t].clone(),
-                resource: self.resources[r].clone(),
-            });
+            st.record(Entry::Released(t, r));
         }
         self.apply(st, t, Phase::Raise)?;
         for g in handed {

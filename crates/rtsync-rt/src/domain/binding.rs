@@ -76,9 +76,7 @@ impl Binding {
         done.map_err(|e| self.sh.refused(self.t, None, e))?;
         st.active[self.t] = false;
         if self.sh.opts.record {
-            st.record(Record::Completed {
-                task: self.sh.tasks[self.t].clone(),
-            });
+            st.record(Entry::Completed(self.t));
         }
         // The holder this job preempted may be running in a spinner's
         // place: it comes home (MrsP's helping).

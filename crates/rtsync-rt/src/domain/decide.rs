@@ -49,17 +49,10 @@ impl Shared {
         if phase == Phase::Raise && self.opts.record {
             for i in 0..st.pending.len() {
                 let t = st.pending[i];
-                let e = st.locks.eff(t);
-                if e != st.shown[t] {
-                    let was = st.shown[t].label(self.base[t], false);
-                    let now = e.label(self.base[t], false);
-                    st.shown[t] = e;
-                    if was != now {
-                        st.record(Record::Priority {
-                            task: self.tasks[t].clone(),
-                            label: now,
-                        });
-                    }
+                let now = st.locks.eff(t).shown(self.base[t], false);
+                if now != st.shown[t] {
+                    st.shown[t] = now;
+                    st.record(Entry::Priority(t, now));
                 }
             }
         }
@@ -234,10 +227,7 @@ impl Shared {
                 && self.opts.record
                 && st.lent[t] != *p
             {
-                st.record(Record::Helping {
-                    task: self.tasks[t].clone(),
-                    cpu: l.cpu,
-                });
+                st.record(Entry::Helping(t, l.cpu));
             }
         }
         std::mem::swap(&mut st.lent, &mut plan.places);

@@ -80,7 +80,7 @@ use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
 use rtsync_model::{Scheduler, System};
-use rtsync_protocols::{Arbitration, Config, Eff, Locks, Outcome, Tid};
+use rtsync_protocols::{Arbitration, Config, Eff, Label, Locks, Outcome, Tid};
 use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -116,6 +116,13 @@ pub struct Options {
     /// events correctly. Changes no path (priority changes made inside the
     /// kernel or by a fast raise are not in it; `record` has them).
     pub trace: bool,
+    /// Entries the log (`record`) and each thread's trace (`trace`) hold
+    /// before they grow. Their space is reserved when the domain is made
+    /// (address space only: pages are touched as entries are written), so
+    /// recording allocates nothing in a job until a log passes this;
+    /// past it, the log grows, the one allocation recording makes under
+    /// the bookkeeping lock, at each doubling. Size it for the run.
+    pub log_capacity: usize,
     /// Take the fast path (module documentation) where the protocol
     /// allows it. Off: every operation goes through the machine.
     pub fast_path: bool,
@@ -136,6 +143,7 @@ impl Default for Options {
             spin_limit: Duration::from_millis(50),
             record: false,
             trace: false,
+            log_capacity: 1 << 16,
             fast_path: true,
             kernel_pi: true,
         }
@@ -211,7 +219,8 @@ struct Slot {
     /// letting go the bookkeeping lock: a decision for it is recorded in
     /// `applied`, not applied (`books`); written with `prio_lock` held.
     in_books: AtomicBool,
-    /// With [`Options::trace`]: this thread's events (only it writes).
+    /// With [`Options::trace`]: this thread's events (only it writes;
+    /// its space reserved when the domain is made).
     trace: std::sync::Mutex<Vec<(Instant, Traced)>>,
 }
 
@@ -221,6 +230,53 @@ enum Traced {
     Granted(usize),
     Released(usize),
     Completed,
+}
+
+/// One entry of the log as it is kept under the bookkeeping lock: indices
+/// and a priority's [`Label`], nothing that allocates. Names and labels
+/// are made when the log is read ([`Shared::named`]).
+#[derive(Clone, Copy, Debug)]
+enum Entry {
+    Granted(Tid, usize),
+    Released(Tid, usize),
+    Completed(Tid),
+    Priority(Tid, Label),
+    Helping(Tid, usize),
+}
+
+impl Traced {
+    /// The log's entry for this event of task `t`.
+    fn entry(self, t: Tid) -> Entry {
+        match self {
+            Traced::Granted(r) => Entry::Granted(t, r),
+            Traced::Released(r) => Entry::Released(t, r),
+            Traced::Completed => Entry::Completed(t),
+        }
+    }
+}
+
+/// A copy of the entries `read` shows under a lock, into space allocated
+/// outside it: a reader of the log or a trace allocates nothing while it
+/// holds a lock a real-time thread may be waiting for. Should the entries
+/// outgrow the space between a look and the copy, it looks again.
+fn copy_out<T: Copy>(mut read: impl FnMut(&mut dyn FnMut(&[T]))) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    loop {
+        let mut short = None;
+        read(&mut |src: &[T]| {
+            if src.len() <= out.capacity() {
+                out.clear();
+                out.extend_from_slice(src);
+            } else {
+                short = Some(src.len());
+            }
+        });
+        match short {
+            None => return out,
+            // Room for what arrives before the next look.
+            Some(n) => out.reserve(n + n / 4 + 16),
+        }
+    }
 }
 
 /// A decision about one thread's SCHED_FIFO priority and CPU, each part
@@ -277,7 +333,7 @@ struct State {
     prio: Vec<Option<i32>>,
     cpu: Vec<Option<usize>>,
     /// The last effective priority logged per task.
-    shown: Vec<Eff>,
+    shown: Vec<Label>,
     /// Threads waiting in [`Binding::job_begin`] for SRP's start test.
     starting: Vec<bool>,
     /// Threads with a job in progress ([`Binding::job_begin`] to
@@ -308,8 +364,8 @@ struct State {
     /// retried yet, with their scope (see [`Shared::wake_next`]).
     signaled: Vec<(Tid, usize)>,
     seq: u64,
-    /// Records with their time since the domain was made.
-    log: Vec<(Duration, Record)>,
+    /// Entries with their time since the domain was made.
+    log: Vec<(Duration, Entry)>,
     made: Instant,
 }
 
@@ -472,37 +528,29 @@ impl Domain {
     /// The log of grants, releases, priority changes and job ends (with
     /// `Options::record`).
     pub fn log(&self) -> Vec<Record> {
-        self.sh
-            .observe(|st| st.log.iter().map(|(_, r)| r.clone()).collect())
+        let entries = copy_out(|f| self.sh.observe(|st| f(&st.log)));
+        entries.into_iter().map(|(_, e)| self.sh.named(e)).collect()
     }
 
     /// The log (with `Options::record`) and the trace (with
     /// `Options::trace`), merged in time order, each entry with its time
     /// since the domain was made.
     pub fn timed_log(&self) -> Vec<(Duration, Record)> {
-        let (mut out, made) = self.sh.observe(|st| (st.log.clone(), st.made));
+        let mut all = copy_out(|f| self.sh.observe(|st| f(&st.log)));
         if self.sh.opts.trace {
+            let made = self.made();
             for (t, slot) in self.sh.slots.iter().enumerate() {
-                let task = &self.sh.tasks[t];
-                let evs = slot.trace.lock().unwrap_or_else(|e| e.into_inner());
-                out.extend(evs.iter().map(|&(at, ev)| {
-                    let r = match ev {
-                        Traced::Granted(r) => Record::Granted {
-                            task: task.clone(),
-                            resource: self.sh.resources[r].clone(),
-                        },
-                        Traced::Released(r) => Record::Released {
-                            task: task.clone(),
-                            resource: self.sh.resources[r].clone(),
-                        },
-                        Traced::Completed => Record::Completed { task: task.clone() },
-                    };
-                    (at.saturating_duration_since(made), r)
-                }));
+                let evs = copy_out(|f| f(&slot.trace.lock().unwrap_or_else(|e| e.into_inner())));
+                all.extend(
+                    evs.iter()
+                        .map(|&(at, ev)| (at.saturating_duration_since(made), ev.entry(t))),
+                );
             }
-            out.sort_by_key(|e| e.0);
+            all.sort_by_key(|e| e.0);
         }
-        out
+        all.into_iter()
+            .map(|(at, e)| (at, self.sh.named(e)))
+            .collect()
     }
 
     /// When the domain was made: the zero of its log's times.
@@ -547,9 +595,34 @@ enum Phase {
     LowerDeferOwn,
 }
 
+impl Shared {
+    /// The log's record of entry `e`, with the names of its task and
+    /// resource: made outside the bookkeeping lock.
+    fn named(&self, e: Entry) -> Record {
+        let task = |t: Tid| self.tasks[t].clone();
+        let resource = |r: usize| self.resources[r].clone();
+        match e {
+            Entry::Granted(t, r) => Record::Granted {
+                task: task(t),
+                resource: resource(r),
+            },
+            Entry::Released(t, r) => Record::Released {
+                task: task(t),
+                resource: resource(r),
+            },
+            Entry::Completed(t) => Record::Completed { task: task(t) },
+            Entry::Priority(t, label) => Record::Priority {
+                task: task(t),
+                label: label.to_string(),
+            },
+            Entry::Helping(t, cpu) => Record::Helping { task: task(t), cpu },
+        }
+    }
+}
+
 impl State {
-    fn record(&mut self, r: Record) {
-        self.log.push((self.made.elapsed(), r));
+    fn record(&mut self, e: Entry) {
+        self.log.push((self.made.elapsed(), e));
     }
 
     /// Marks `t` for [`Shared::apply`] to reconcile.
@@ -582,4 +655,33 @@ pub struct Binding {
     sh: Arc<Shared>,
     t: Tid,
     _not_send: std::marker::PhantomData<*const ()>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::copy_out;
+
+    /// A log that grows between the reader's looks (a task still
+    /// recording) is copied whole as it stood at the last look, the space
+    /// for it reserved between looks, outside the lock.
+    #[test]
+    fn a_growing_log_is_copied_whole_at_the_last_look() {
+        let mut log: Vec<u32> = (0..10).collect();
+        let mut looks = 0;
+        let out = copy_out(|f| {
+            looks += 1;
+            if looks <= 3 {
+                // Outgrows whatever the reader reserved after the last look.
+                let n = log.len() as u32;
+                log.extend(n..3 * n + 100);
+            }
+            f(&log);
+        });
+        assert_eq!(out, log);
+        assert!(
+            looks >= 4,
+            "every look but the last found the log grown: {looks}"
+        );
+        assert_eq!(copy_out(|f| f(&[] as &[u32])), Vec::<u32>::new());
+    }
 }

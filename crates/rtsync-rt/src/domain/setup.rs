@@ -100,7 +100,7 @@ impl Domain {
         let nesting = rtsync_model::Facts::new(sys).nesting;
         let kernel = kernel_pi::resources(locks.config(), &nesting, &opts)
             .map(|on| kernel_pi::KernelPi::new(n, on));
-        let shown = (0..n).map(|t| locks.eff(t)).collect();
+        let shown = (0..n).map(|t| locks.eff(t).shown(base[t], false)).collect();
         let state = State {
             locks,
             tid: vec![None; n],
@@ -121,7 +121,9 @@ impl Domain {
             granted: Vec::with_capacity(n),
             signaled: Vec::with_capacity(n),
             seq: n as u64,
-            log: Vec::new(),
+            // Reserved (not touched) here, so that recording allocates
+            // nothing under the lock until the log passes its capacity.
+            log: Vec::with_capacity(if opts.record { opts.log_capacity } else { 0 }),
             made: Instant::now(),
         };
         Ok(Domain {
@@ -141,7 +143,11 @@ impl Domain {
                                 .map_err(mutex_init)?,
                             applied: AtomicI32::new(0),
                             in_books: AtomicBool::new(false),
-                            trace: std::sync::Mutex::new(Vec::new()),
+                            trace: std::sync::Mutex::new(Vec::with_capacity(if opts.trace {
+                                opts.log_capacity
+                            } else {
+                                0
+                            })),
                         })
                     })
                     .collect::<Result<_, RtError>>()?,
