@@ -336,6 +336,8 @@ pub fn refute(sys: &System, i: usize, bound: u64) -> Option<Time> {
     bounds[i] = Time::from_ns(bound);
     let opts = rtsync_sim::search::SearchOptions {
         budget: REFUTE_BUDGET,
+        // Only the worst response is read, not the violation's plan.
+        shrink: false,
         ..Default::default()
     };
     let out = rtsync_sim::search::search(sys, &bounds, &opts);

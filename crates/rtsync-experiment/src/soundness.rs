@@ -321,7 +321,7 @@ pub fn check_system(
         for f in found.findings {
             c.violations.push(Violation {
                 what: f.what,
-                how: "search".into(),
+                how: format!("search; its plan: {}", f.choices),
                 plan: Some(f.plan),
             });
         }

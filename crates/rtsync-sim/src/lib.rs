@@ -27,6 +27,7 @@ pub mod program;
 pub mod result;
 pub mod search;
 mod serve;
+pub mod shrink;
 pub mod trace;
 
 pub use kernel::{Sim, SimError, simulate};

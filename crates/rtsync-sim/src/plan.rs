@@ -133,8 +133,9 @@ impl Plan {
 
 impl Plan {
     /// The plan as a TOML file a person can read and `rtsync simulate
-    /// --plan` replays: one `[[task]]` per task by name, times with units,
-    /// only the choices that differ from the default.
+    /// --plan` replays: one `[[task]]` by name per task with a choice that
+    /// differs from the default (the others are left out), times with
+    /// units.
     pub fn to_toml(&self, sys: &System) -> String {
         let list = |v: &[Time]| {
             let parts: Vec<String> = v.iter().map(|t| format!("\"{t}\"")).collect();
@@ -144,8 +145,14 @@ impl Plan {
             "# Release offsets, arrival delays, jitter and durations of the first jobs\n\
              # (rtsync simulate SPEC --plan THIS); later jobs are periodic at their worst case.\n",
         );
+        let mut any = false;
         for (t, task) in sys.tasks.iter().enumerate() {
             let p = self.task(t);
+            if *p == TaskPlan::default() {
+                // Named or not, a task keeps the defaults.
+                continue;
+            }
+            any = true;
             out.push_str(&format!(
                 "\n[[task]]\nname = \"{}\"\noffset = \"{}\"\n",
                 task.name, p.offset
@@ -160,6 +167,9 @@ impl Plan {
                 let jobs: Vec<String> = p.exec.iter().map(|j| list(j)).collect();
                 out.push_str(&format!("exec = [{}]\n", jobs.join(", ")));
             }
+        }
+        if !any {
+            out.push_str("\n# Every task: the defaults (released together at 0).\n");
         }
         out
     }

@@ -54,6 +54,7 @@ use crate::options::Options;
 use crate::plan::{Plan, TaskPlan};
 use crate::program::{Op, flatten};
 pub use crate::result::Kind;
+use crate::shrink::{Choices, Keep, shrink};
 use crate::trace::{Event, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -88,6 +89,11 @@ pub struct SearchOptions {
     pub jobs: usize,
     /// Consecutive moves without gain before a climb restarts.
     pub patience: u32,
+    /// Cut each violation's plan down to the choices it needs
+    /// ([`crate::shrink`]), spending up to `budget` events more per
+    /// violation. Off where violations are the point and many (the
+    /// search's own benchmark plants bounds to break).
+    pub shrink: bool,
 }
 
 impl Default for SearchOptions {
@@ -97,6 +103,7 @@ impl Default for SearchOptions {
             seed: 1,
             jobs: 3,
             patience: 40,
+            shrink: true,
         }
     }
 }
@@ -111,8 +118,12 @@ pub struct Finding {
     /// What broke, in words (task, response and bound; a miss; a deadlock;
     /// a broken invariant).
     pub what: String,
-    /// The plan that reproduces it (`simulate --plan`).
+    /// The plan that reproduces it (`simulate --plan`), cut down to the
+    /// choices it needs where [`SearchOptions::shrink`] is on.
     pub plan: Plan,
+    /// How far the plan was cut ([`Choices::default`] where shrinking
+    /// was off).
+    pub choices: Choices,
 }
 
 /// What a search found.
@@ -163,11 +174,11 @@ impl Outcome {
 
 /// The facts of one task the moves need: its period, its timed
 /// operations' worst cases, when each request is issued if it runs alone.
-struct Shape {
+pub(crate) struct Shape {
     period: Time,
     jitter: Time,
     /// Worst case of each timed operation, in program order.
-    worst: Vec<Time>,
+    pub(crate) worst: Vec<Time>,
     /// Each request when running alone from its release.
     requests: Vec<Request>,
     cpu: Option<usize>,
@@ -188,7 +199,7 @@ struct Request {
     ops: usize,
 }
 
-fn shapes(sys: &System) -> Vec<Shape> {
+pub(crate) fn shapes(sys: &System) -> Vec<Shape> {
     sys.tasks
         .iter()
         .map(|t| {
@@ -239,7 +250,19 @@ fn shapes(sys: &System) -> Vec<Shape> {
 pub fn search(sys: &System, bounds: &[Time], opts: &SearchOptions) -> Outcome {
     let mut s = Searcher::new(sys, bounds, opts);
     s.run();
-    s.out
+    let mut out = s.out;
+    if opts.shrink {
+        for f in &mut out.findings {
+            if f.kind == Kind::Unsimulable {
+                continue;
+            }
+            let keep = Keep::Broken(f.task, f.kind);
+            let cut = shrink(sys, bounds, keep, &f.plan, opts.budget);
+            f.plan = cut.plan;
+            f.choices = cut.choices;
+        }
+    }
+    out
 }
 
 /// One evaluated plan for a target: the target's ratio, and its worst job
@@ -1101,6 +1124,7 @@ impl<'a> Searcher<'a> {
             kind,
             what,
             plan: plan.clone(),
+            choices: Choices::default(),
         };
         match self
             .out

@@ -11,7 +11,7 @@ use common::{bounds, run_plan, sys};
 use rtsync_analysis::{Options as AOpts, analyze};
 use rtsync_model::{System, Time};
 use rtsync_sim::Plan;
-use rtsync_sim::search::{SearchOptions, search};
+use rtsync_sim::search::{Kind, SearchOptions, search};
 
 /// A system of rtsync-analysis's hand-worked examples (`tests/data`).
 fn data(name: &str) -> System {
@@ -244,13 +244,44 @@ fn the_search_finds_the_mpcp_schedule_on_its_own() {
     let found = search(&s, &old, &opts);
     let (worst, plan) = found.worst[0].clone().unwrap();
     assert!(worst > Time::from_ms(13), "search reached only {worst}");
-    assert!(
-        found.findings.iter().any(|f| f.task == Some(0)),
-        "reported as a violation of the old bound"
-    );
+    let f = (found.findings.iter())
+        .find(|f| f.task == Some(0) && f.kind == Kind::AboveBound)
+        .expect("reported as a violation of the old bound");
     // The plan it returns reproduces the response.
     let res = run_plan(&s, plan);
     assert_eq!(res.tasks[0].max_response, Some(worst));
+    // The violation's plan, cut down to what it needs, still breaks the
+    // old bound, and each choice left is needed: put back alone, H is
+    // within 13 ms again. The schedule worked out by hand above needs
+    // the offsets of H, M and R (Lo's is 0) and nothing else.
+    assert!(f.choices.minimal, "{}", f.choices);
+    assert!(
+        f.choices.kept <= 3 && f.choices.kept < f.choices.given,
+        "{}",
+        f.choices
+    );
+    let over = |p: &Plan| run_plan(&s, p.clone()).tasks[0].max_response > Some(Time::from_ms(13));
+    assert!(over(&f.plan), "{:?}", f.plan);
+    let mut needed = 0;
+    for (t, p) in f.plan.tasks.iter().enumerate() {
+        assert!(
+            p.delays.iter().chain(&p.jitter).all(|d| d.is_zero()),
+            "{:?}",
+            f.plan
+        );
+        if !p.offset.is_zero() {
+            let mut without = f.plan.clone();
+            without.tasks[t].offset = Time::ZERO;
+            assert!(
+                !over(&without),
+                "{}'s offset is not needed: {:?}",
+                s.tasks[t].name,
+                f.plan
+            );
+            needed += 1;
+        }
+    }
+    assert_eq!(needed, f.choices.kept, "{:?}", f.plan);
     // Against the corrected bounds: nothing.
     let found = search(&s, &b, &opts);
     assert!(found.findings.is_empty(), "{:?}", found.findings);

@@ -1022,59 +1022,75 @@ fn a_thin_search_says_so_and_how_to_strengthen_it() {
     );
 }
 
-/// `simulate --search` shows the worst schedule found and saves its plan;
-/// `--plan` replays it to the same worst; a bad plan is refused with the
-/// file and what is wrong.
+/// `simulate --search` shows the worst schedule found and saves its plan,
+/// cut down to the choices it needs; `--plan` replays it to the same
+/// worst, or to the later one the cut reached (the run says which); a bad
+/// plan is refused with the file and what is wrong.
 #[test]
 fn simulate_searches_saves_and_replays_a_plan() {
     let dir = std::env::temp_dir().join(format!("rtsync-plan-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let plan = dir.join("worst.plan.toml");
-    let o = rtsync(&[
-        "simulate",
-        "pip-chained",
-        "--search",
-        "30000",
-        "--save-plan",
-        plan.to_str().unwrap(),
-    ]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    assert!(
-        out.contains("schedules simulated") && out.contains("found / bound"),
-        "{out}"
-    );
-    assert!(
-        out.contains("showing the worst schedule found for"),
-        "{out}"
-    );
-    // The worst found for the task shown is the replay's simulated max.
-    let shown = out
-        .lines()
-        .find_map(|l| l.strip_prefix("showing the worst schedule found for "))
-        .unwrap()
-        .trim_end_matches(':')
-        .to_string();
-    let found = out
-        .lines()
-        .find(|l| l.split_whitespace().next() == Some(shown.as_str()))
-        .unwrap()
-        .split_whitespace()
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let o = rtsync(&["simulate", "pip-chained", "--plan", plan.to_str().unwrap()]);
-    let (out2, err2) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out2}{err2}");
-    let row = out2
-        .lines()
-        .find(|l| l.split_whitespace().next() == Some(shown.as_str()))
-        .unwrap();
-    assert_eq!(
-        row.split_whitespace().nth(3),
-        Some(found.as_str()),
-        "{out}\n{out2}"
-    );
+    for spec in ["pip-chained", "rtems-table1"] {
+        let o = rtsync(&[
+            "simulate",
+            spec,
+            "--search",
+            "30000",
+            "--save-plan",
+            plan.to_str().unwrap(),
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        assert!(
+            out.contains("schedules simulated") && out.contains("found / bound"),
+            "{out}"
+        );
+        // "showing the worst schedule found for TASK (RESPONSE); CHOICES:"
+        let line = out
+            .lines()
+            .find_map(|l| l.strip_prefix("showing the worst schedule found for "))
+            .unwrap_or_else(|| panic!("{out}"));
+        let (shown, rest) = line.split_once(" (").unwrap();
+        let (response, choices) = rest.split_once("); ").unwrap();
+        let found = out
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(shown))
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap();
+        assert_eq!(response, found, "{out}");
+        // Where putting choices back made the response later, the run
+        // says how much, and that is what the replay shows.
+        let later = out.lines().find_map(|l| {
+            let l = l.strip_prefix(&format!("note: with choices put back {shown} responds in "))?;
+            Some(l.split_once(',').unwrap().0.to_string())
+        });
+        let o = rtsync(&["simulate", spec, "--plan", plan.to_str().unwrap()]);
+        let (out2, err2) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out2}{err2}");
+        let row = out2
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(shown))
+            .unwrap();
+        let want = later.as_deref().unwrap_or(found);
+        assert_eq!(row.split_whitespace().nth(3), Some(want), "{out}\n{out2}");
+        let saved = std::fs::read_to_string(&plan).unwrap();
+        if spec == "rtems-table1" {
+            // The climb's leftovers are cut: a few choices kept, each
+            // needed, and only their tasks named in the saved plan.
+            assert!(choices.contains("kept, each one needed"), "{choices}");
+            let named = saved.matches("[[task]]").count();
+            assert!((1..15).contains(&named), "{saved}");
+        } else {
+            assert!(
+                choices.starts_with("the plan makes no choice")
+                    || choices.contains("each one needed"),
+                "{choices}"
+            );
+        }
+    }
     std::fs::write(&plan, "[[task]]\nname = \"nobody\"\n").unwrap();
     let o = rtsync(&["simulate", "pip-chained", "--plan", plan.to_str().unwrap()]);
     let (_, err3) = text(&o);

@@ -7,6 +7,7 @@ use rtsync_model::{System, Time};
 use rtsync_report::Table;
 use rtsync_report::gantt::Window;
 use rtsync_sim::search::{SearchOptions, search};
+use rtsync_sim::shrink::{Keep, shrink};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -209,12 +210,24 @@ pub fn run(a: Args) -> u8 {
         // Show the schedule of the task that came closest to its bound
         // (past it, if any did).
         let pick = super::closest_to_bound(&tight);
-        plan = pick.and_then(|i| found.worst[i].as_ref().map(|(_, p)| p.clone()));
-        if let Some(i) = pick {
+        if let Some((i, (r, p))) = pick.and_then(|i| found.worst[i].as_ref().map(|w| (i, w))) {
+            // The choices the climb left that this response does not need
+            // are put back to their defaults: the plan shown and saved is
+            // the schedule's cause, not the climb's path.
+            let keep = Keep::ResponseAtLeast(i, *r);
+            let cut = shrink(sys, &bounds, keep, p, budget);
+            let name = &sys.tasks[i].name;
             println!(
-                "showing the worst schedule found for {}:",
-                sys.tasks[i].name
+                "showing the worst schedule found for {name} ({r}); {}:",
+                cut.choices
             );
+            if let Some(later) = cut.response.filter(|x| x > r) {
+                println!(
+                    "note: with choices put back {name} responds in {later}, later than the search found: a default can be worse than the climb's choice"
+                );
+            }
+            let p = cut.plan;
+            plan = Some(p);
         }
         if let (Some(path), Some(p)) = (&a.save_plan, &plan) {
             if let Err(e) = std::fs::write(path, p.to_toml(sys)) {
