@@ -52,6 +52,11 @@ fn report(spec: &str, name: &str) -> PathBuf {
     assert_eq!(html.matches("<tr class=\"task\">").count(), tasks);
     assert_eq!(html.matches("class=\"lane\"").count(), cpus + tasks);
     assert!(html.trim_end().ends_with("</html>"));
+    // The chart's plan is cut down to its choices, and the page says how.
+    assert!(
+        html.contains("the plan makes no choice") || html.contains("choice(s) kept"),
+        "the page does not say which choices its chart's schedule needs"
+    );
     // Self-contained: no script, style or image from elsewhere (the SVG
     // namespace is a name, not a fetch).
     for needle in ["src=", "<link", "href=\"http", "url(http", "@import"] {

@@ -9,6 +9,7 @@ use rtsync_model::Time;
 use rtsync_report::gantt::Window;
 use rtsync_report::html::{Measured, Page, Simulated};
 use rtsync_sim::search::{SearchOptions, search};
+use rtsync_sim::shrink::{Keep, shrink};
 use rtsync_sim::{Options, simulate};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -151,25 +152,46 @@ pub fn run(a: Args) -> u8 {
         );
         let tight = found.tightness(&bounds);
         let pick = super::closest_to_bound(&tight);
-        let worst: Vec<Option<Time>> = found
+        let mut worst: Vec<Option<Time>> = found
             .worst
             .iter()
             .map(|w| w.as_ref().map(|(r, _)| *r))
             .collect();
-        let plan = pick.and_then(|i| found.worst[i].as_ref().map(|(_, p)| p.clone()));
+        // The chart's plan cut down to the choices its response needs
+        // (as `simulate --search` shows it): the schedule's cause.
+        let cut = pick.and_then(|i| {
+            let (r, p) = found.worst[i].as_ref()?;
+            let keep = Keep::ResponseAtLeast(i, *r);
+            Some((i, *r, shrink(sys, &bounds, keep, p, a.search)))
+        });
         let thin = super::thin_search(&found, a.search);
         if let Some(note) = &thin {
             eprintln!("note: {note}");
         }
+        let shown = cut.as_ref().map_or(String::new(), |(i, r, c)| {
+            let name = &sys.tasks[*i].name;
+            let later = c.response.filter(|x| x > r).map_or(String::new(), |x| {
+                format!(
+                    "; with choices put back {name} responds in {x}, later than the search \
+                     found, as the column and the chart show"
+                )
+            });
+            format!(" for {name}: {}{later}", c.choices)
+        });
+        if let Some((i, _, c)) = &cut
+            && let Some(x) = c.response
+        {
+            worst[*i] = Some(worst[*i].map_or(x, |w| w.max(x)));
+        }
+        let plan = cut.map(|(_, _, c)| c.plan);
         let how = format!(
             "The simulator's search tried {} schedules ({} events, seed {}; offsets, arrival \
              delays, jitter and execution times) for the one that brings each task closest to \
              its bound. The simulated worst column is the worst it saw per task; the chart shows \
-             the worst schedule it found{}.{}",
+             the worst schedule it found{shown}.{}",
             found.simulations,
             found.events,
             a.seed,
-            pick.map_or(String::new(), |i| format!(" for {}", sys.tasks[i].name)),
             thin.map_or(String::new(), |t| format!(" Note: {t}"))
         );
         (Some(worst), plan, how)
