@@ -23,6 +23,19 @@ pub fn flatten(body: &[Segment]) -> Vec<Op> {
     out
 }
 
+/// The worst-case duration of each timed operation of `body`
+/// (computations and self-suspensions), in program order: what a plan's
+/// `exec` lists are indexed by ([`crate::plan::TaskPlan::exec`]).
+pub fn timed_worst(body: &[Segment]) -> Vec<Time> {
+    flatten(body)
+        .into_iter()
+        .filter_map(|op| match op {
+            Op::Compute(w) | Op::Suspend(w) => Some(w),
+            Op::Lock(..) | Op::Unlock(_) => None,
+        })
+        .collect()
+}
+
 /// For each operation of [`flatten`]`(body)`, the preorder number
 /// ([`rtsync_model::preorder`]) of the segment it belongs to (a section's
 /// lock and unlock both belong to the section).

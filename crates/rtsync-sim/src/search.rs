@@ -174,11 +174,11 @@ impl Outcome {
 
 /// The facts of one task the moves need: its period, its timed
 /// operations' worst cases, when each request is issued if it runs alone.
-pub(crate) struct Shape {
+struct Shape {
     period: Time,
     jitter: Time,
     /// Worst case of each timed operation, in program order.
-    pub(crate) worst: Vec<Time>,
+    worst: Vec<Time>,
     /// Each request when running alone from its release.
     requests: Vec<Request>,
     cpu: Option<usize>,
@@ -199,7 +199,7 @@ struct Request {
     ops: usize,
 }
 
-pub(crate) fn shapes(sys: &System) -> Vec<Shape> {
+fn shapes(sys: &System) -> Vec<Shape> {
     sys.tasks
         .iter()
         .map(|t| {

@@ -27,8 +27,8 @@
 use crate::kernel::simulate;
 use crate::options::Options;
 use crate::plan::{Plan, TaskPlan};
+use crate::program::timed_worst;
 use crate::result::{Kind, SimResult};
-use crate::search::shapes;
 use rtsync_model::{System, Time};
 use std::fmt;
 use std::sync::Arc;
@@ -108,7 +108,7 @@ pub struct Shrunk {
 /// spending at most `budget` simulated events. A plan that does not show
 /// `keep` comes back as given.
 pub fn shrink(sys: &System, bounds: &[Time], keep: Keep, plan: &Plan, budget: u64) -> Shrunk {
-    let worst: Vec<Vec<Time>> = shapes(sys).into_iter().map(|s| s.worst).collect();
+    let worst: Vec<Vec<Time>> = sys.tasks.iter().map(|t| timed_worst(&t.body)).collect();
     let mut tries = Tries {
         sys,
         bounds,
