@@ -7,7 +7,9 @@
 //! DIR` (a port built by `scripts/schedcat/build.sh`), SchedCAT analyses the
 //! very same sets in the same run: its time gives the speed ratio, its
 //! bounds are set beside rtsync's set by set and task by task
-//! ([`crate::schedcat`]).
+//! ([`crate::schedcat`]), and each side's time is also summed over the
+//! sets of each pair of verdicts (the time by verdict: where a row's
+//! ratio comes from).
 
 use crate::Error;
 use crate::schedcat::{self, Peer, PeerRun, Relation, Why};
@@ -137,6 +139,10 @@ struct PeerRow {
     looser: Vec<String>,
     /// Up to a few tasks whose SchedCAT bound a simulated schedule breaks.
     broken: Vec<String>,
+    /// Sets by (rtsync's verdict, SchedCAT's) -> (sets, rtsync's seconds,
+    /// SchedCAT's seconds), each side timed set by set; empty where the
+    /// port gives no per-set times.
+    by_verdict: BTreeMap<(bool, bool), (usize, f64, f64)>,
 }
 
 /// Timed passes over the sets per row, single-threaded, on each side
@@ -237,6 +243,8 @@ pub fn run(a: Config) -> Result<(), Error> {
             // analyses, slow, run in the first round only.
             let mut single = f64::INFINITY;
             let mut theirs: Option<(f64, PeerRun)> = None;
+            // Per set, SchedCAT's fastest time over the passes.
+            let mut their_sets = vec![f64::INFINITY; sets.len()];
             for pass in 0..PASSES {
                 // Untimed, right before the clock: SchedCAT's run in
                 // between leaves this process's caches, predictors and
@@ -260,6 +268,9 @@ pub fn run(a: Config) -> Result<(), Error> {
                     && (pass == 0 || !lp)
                 {
                     let run = peer.run(name, &sets, 1)?;
+                    for (m, &t) in their_sets.iter_mut().zip(&run.set_seconds) {
+                        *m = m.min(t);
+                    }
                     let best = theirs.as_ref().map_or(f64::INFINITY, |t| t.0);
                     theirs = Some((best.min(run.seconds), run));
                 }
@@ -274,7 +285,24 @@ pub fn run(a: Config) -> Result<(), Error> {
             };
             let peer = match (theirs, name) {
                 (Some((seconds, run)), Some(name)) => {
-                    Some(beside(name, seconds, run, p, &sets, a.form)?)
+                    // Each side's time set by set, for the time by verdict:
+                    // rtsync's after an untimed pass (SchedCAT ran last).
+                    let ours: Vec<f64> = if run.set_seconds.len() == sets.len() {
+                        for s in &sets {
+                            std::hint::black_box(once(s, a.form));
+                        }
+                        sets.iter()
+                            .map(|s| {
+                                let t0 = Instant::now();
+                                std::hint::black_box(once(s, a.form));
+                                t0.elapsed().as_secs_f64()
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let times = (!ours.is_empty()).then_some((ours, their_sets));
+                    Some(beside(name, seconds, run, p, &sets, a.form, times)?)
                 }
                 _ => None,
             };
@@ -304,6 +332,8 @@ pub fn run(a: Config) -> Result<(), Error> {
 /// SchedCAT's `analysis` on the sets (its fastest pass took `seconds`,
 /// `run` its answers) beside rtsync's full analysis (per-task rows,
 /// outside the clock).
+/// `times`: each side's seconds per set (rtsync's, SchedCAT's), where
+/// the port gives SchedCAT's.
 fn beside(
     analysis: &'static str,
     seconds: f64,
@@ -311,6 +341,7 @@ fn beside(
     p: Protocol,
     sets: &[System],
     form: BoundForm,
+    times: Option<(Vec<f64>, Vec<f64>)>,
 ) -> Result<PeerRow, Error> {
     let mut row = PeerRow {
         analysis,
@@ -319,6 +350,7 @@ fn beside(
         tasks: BTreeMap::new(),
         looser: Vec::new(),
         broken: Vec::new(),
+        by_verdict: BTreeMap::new(),
     };
     let o = Options {
         tests: TestSelection::Rta,
@@ -327,9 +359,12 @@ fn beside(
     };
     for (k, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {
         let ours = analyze_result(sys, &o).map_err(|d| Error::Environment(d.to_string()))?;
-        *row.sets
-            .entry(schedcat::verdicts(&ours, theirs))
-            .or_default() += 1;
+        let both = schedcat::verdicts(&ours, theirs);
+        *row.sets.entry(both).or_default() += 1;
+        if let Some((us, them)) = &times {
+            let e = row.by_verdict.entry(both).or_default();
+            *e = (e.0 + 1, e.1 + us[k], e.2 + them[k]);
+        }
         let cx = rtsync_analysis::Context::new(sys);
         // SchedCAT lists the tasks in priority order.
         let mut rank = vec![0; sys.tasks.len()];
@@ -420,6 +455,51 @@ fn print_speed(rows: &[Row], n: u64) {
     print!("{}", tb.render());
 }
 
+/// The time by verdict: each side's time per set over the sets of each
+/// (rtsync, SchedCAT) verdict pair, timed set by set, so that a row's
+/// ratio can be read apart from the sets where one side does work the
+/// other does not (rtsync climbing to accept a set SchedCAT rejects).
+fn print_by_verdict(rows: &[Row]) {
+    if rows
+        .iter()
+        .all(|r| r.peer.as_ref().is_none_or(|p| p.by_verdict.is_empty()))
+    {
+        return;
+    }
+    println!(
+        "\nTime by verdict (each side's sets timed one by one, rtsync after an untimed pass; \
+         the ratio of the sums):"
+    );
+    let mut tb = rtsync_report::table::Table::new(&[
+        "shape",
+        "protocol",
+        "verdicts (rtsync / SchedCAT)",
+        "sets",
+        "rtsync us/set",
+        "SchedCAT us/set",
+        "rtsync / SchedCAT",
+    ])
+    .left(0)
+    .left(1)
+    .left(2);
+    for r in rows {
+        let Some(p) = &r.peer else { continue };
+        for (&(ours, theirs), &(n, us, them)) in &p.by_verdict {
+            let word = |ok: bool| if ok { "schedulable" } else { "not" };
+            tb.row(vec![
+                r.shape.into(),
+                r.protocol.to_string(),
+                format!("{} / {}", word(ours), word(theirs)),
+                n.to_string(),
+                format!("{:.1}", 1e6 * us / n as f64),
+                format!("{:.1}", 1e6 * them / n as f64),
+                format!("{:.1}x", them / us),
+            ]);
+        }
+    }
+    print!("{}", tb.render());
+}
+
 fn print_agreement(rows: &[Row], n: u64) {
     println!("\nVerdicts on the same {n} sets (rtsync / SchedCAT):");
     let mut tb = rtsync_report::table::Table::new(&[
@@ -448,6 +528,7 @@ fn print_agreement(rows: &[Row], n: u64) {
         ]);
     }
     print!("{}", tb.render());
+    print_by_verdict(rows);
     println!("\nPer task, rtsync's bound against SchedCAT's:");
     let kinds = [
         Relation::Equal,

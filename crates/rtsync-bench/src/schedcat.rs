@@ -174,6 +174,11 @@ struct Answer {
 pub struct PeerRun {
     /// Seconds for all repeats, the analysis alone.
     pub seconds: f64,
+    /// Per set, in the order given, its fastest repeat's seconds (empty
+    /// from a port built before the script timed sets one by one: build
+    /// it again to get the time by verdict).
+    #[serde(default)]
+    pub set_seconds: Vec<f64>,
     /// Per set, in the order given.
     pub sets: Vec<PeerAnswer>,
 }

@@ -138,3 +138,28 @@ fn rtsync_bounds_are_at_most_schedcats() {
         }
     }
 }
+
+/// The port times each set as well as the whole run (the bench's time by
+/// verdict): one time per set, each positive, together within the run's
+/// (which holds them), and each repeat's fastest kept.
+#[test]
+fn schedcat_times_each_set() {
+    let Some(peer) = peer() else { return };
+    let sets = sets(Protocol::Dpcp, 1);
+    let run = peer
+        .run(peer_of(Protocol::Dpcp, false).unwrap(), &sets, 2)
+        .unwrap();
+    assert_eq!(run.set_seconds.len(), sets.len());
+    assert!(
+        run.set_seconds.iter().all(|&t| t > 0.0),
+        "{:?}",
+        run.set_seconds
+    );
+    let sum: f64 = run.set_seconds.iter().sum();
+    // Two repeats: the fastest of each set's two is at most half their sum.
+    assert!(
+        sum <= run.seconds / 2.0 * 1.0001,
+        "{sum} against {}",
+        run.seconds
+    );
+}
