@@ -66,11 +66,13 @@ pub struct Args {
     pub plan: Option<PathBuf>,
     /// Search this many simulated events for the schedule that brings
     /// each task closest to its analytic bound (offsets, delays, jitter,
-    /// execution times), then show the worst schedule found.
+    /// execution times), then show the worst schedule found, its plan cut
+    /// down to the choices that response needs (every other choice put
+    /// back: offset 0, periodic, no jitter, worst case).
     #[arg(long, value_name = "EVENTS")]
     pub search: Option<u64>,
-    /// With --search: write the worst schedule's plan here (replay it
-    /// with --plan).
+    /// With --search: write the worst schedule's plan here, cut down as
+    /// shown (replay it with --plan).
     #[arg(long, value_name = "FILE", requires = "search")]
     pub save_plan: Option<PathBuf>,
     /// How to place tasks that have no CPU (as in `rtsync analyze`).
