@@ -176,8 +176,9 @@ pub struct SoundnessArgs {
     pub verbose: bool,
     /// Write each system with a violation here: the spec
     /// (`<protocol>-<scheduler>-<shape>-<index>.toml`, partitioned as
-    /// simulated) and the plan that reproduces it (`.plan.toml`, replay
-    /// with `rtsync simulate SPEC --plan PLAN`).
+    /// simulated) and the plan that reproduces it (`.plan.toml`, cut down
+    /// to the choices the violation needs; replay with `rtsync simulate
+    /// SPEC --plan PLAN`).
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,
     /// Where to write the tightness histogram (`tightness.svg`) and the
