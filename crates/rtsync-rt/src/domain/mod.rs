@@ -332,7 +332,7 @@ struct State {
     /// Applied SCHED_FIFO priority and machine CPU per bound task.
     prio: Vec<Option<i32>>,
     cpu: Vec<Option<usize>>,
-    /// The last effective priority logged per task.
+    /// The label of the last effective priority logged per task.
     shown: Vec<Label>,
     /// Threads waiting in [`Binding::job_begin`] for SRP's start test.
     starting: Vec<bool>,

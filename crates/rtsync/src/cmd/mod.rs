@@ -127,6 +127,27 @@ pub fn closest_to_bound(tightness: &[Option<f64>]) -> Option<usize> {
         })
 }
 
+/// The schedule a search's run shows (`simulate --search`, `report`):
+/// the worst found for the task closest to its bound, with that worst
+/// response, its plan cut down to the choices the response needs
+/// (spending at most `budget` events more). The plan shown is then the
+/// schedule's cause, not the climb's path.
+pub fn worst_to_show(
+    sys: &rtsync_model::System,
+    bounds: &[rtsync_model::Time],
+    found: &rtsync_sim::search::Outcome,
+    budget: u64,
+) -> Option<(usize, rtsync_model::Time, rtsync_sim::shrink::Shrunk)> {
+    use rtsync_sim::shrink::{Keep, shrink};
+    let i = closest_to_bound(&found.tightness(bounds))?;
+    let (r, p) = found.worst[i].as_ref()?;
+    Some((
+        i,
+        *r,
+        shrink(sys, bounds, Keep::ResponseAtLeast(i, *r), p, budget),
+    ))
+}
+
 /// What to tell the user after a search that its budget bought few
 /// simulations per task searched for ([`Outcome::thin`]), or `None`.
 ///

@@ -9,7 +9,6 @@ use rtsync_model::Time;
 use rtsync_report::gantt::Window;
 use rtsync_report::html::{Measured, Page, Simulated};
 use rtsync_sim::search::{SearchOptions, search};
-use rtsync_sim::shrink::{Keep, shrink};
 use rtsync_sim::{Options, simulate};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -150,20 +149,12 @@ pub fn run(a: Args) -> u8 {
                 ..SearchOptions::default()
             },
         );
-        let tight = found.tightness(&bounds);
-        let pick = super::closest_to_bound(&tight);
         let mut worst: Vec<Option<Time>> = found
             .worst
             .iter()
             .map(|w| w.as_ref().map(|(r, _)| *r))
             .collect();
-        // The chart's plan cut down to the choices its response needs
-        // (as `simulate --search` shows it): the schedule's cause.
-        let cut = pick.and_then(|i| {
-            let (r, p) = found.worst[i].as_ref()?;
-            let keep = Keep::ResponseAtLeast(i, *r);
-            Some((i, *r, shrink(sys, &bounds, keep, p, a.search)))
-        });
+        let cut = super::worst_to_show(sys, &bounds, &found, a.search);
         let thin = super::thin_search(&found, a.search);
         if let Some(note) = &thin {
             eprintln!("note: {note}");

@@ -7,7 +7,6 @@ use rtsync_model::{System, Time};
 use rtsync_report::Table;
 use rtsync_report::gantt::Window;
 use rtsync_sim::search::{SearchOptions, search};
-use rtsync_sim::shrink::{Keep, shrink};
 use rtsync_sim::{Arrivals, Exec, Options, Plan, simulate};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -210,26 +209,19 @@ pub fn run(a: Args) -> u8 {
             println!("note: {note}");
         }
         // Show the schedule of the task that came closest to its bound
-        // (past it, if any did).
-        let pick = super::closest_to_bound(&tight);
-        if let Some((i, (r, p))) = pick.and_then(|i| found.worst[i].as_ref().map(|w| (i, w))) {
-            // The choices the climb left that this response does not need
-            // are put back to their defaults: the plan shown and saved is
-            // the schedule's cause, not the climb's path.
-            let keep = Keep::ResponseAtLeast(i, *r);
-            let cut = shrink(sys, &bounds, keep, p, budget);
+        // (past it, if any did), its plan cut down to what it needs.
+        if let Some((i, r, cut)) = super::worst_to_show(sys, &bounds, &found, budget) {
             let name = &sys.tasks[i].name;
             println!(
                 "showing the worst schedule found for {name} ({r}); {}:",
                 cut.choices
             );
-            if let Some(later) = cut.response.filter(|x| x > r) {
+            if let Some(later) = cut.response.filter(|&x| x > r) {
                 println!(
                     "note: with choices put back {name} responds in {later}, later than the search found: a default can be worse than the climb's choice"
                 );
             }
-            let p = cut.plan;
-            plan = Some(p);
+            plan = Some(cut.plan);
         }
         if let (Some(path), Some(p)) = (&a.save_plan, &plan) {
             if let Err(e) = std::fs::write(path, p.to_toml(sys)) {
