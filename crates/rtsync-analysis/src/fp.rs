@@ -32,7 +32,7 @@
 //! 2011). Should that not settle within the round limit, the analysis is
 //! redone with the fixed forms alone.
 
-use crate::blocking::{DemandTable, foreign_loads};
+use crate::blocking::{Demand, DemandTable, foreign_loads};
 use crate::context::Context;
 use crate::recurrence::{self, Term};
 use crate::result::Response;
@@ -392,6 +392,11 @@ struct Engine<'a> {
     /// [`Engine::hp`] leaves the task out.
     at_or_above: Vec<&'a [TaskId]>,
     foreign: Vec<Vec<(TaskId, Time)>>,
+    /// Beside each entry of `foreign`: whether its task is on that CPU
+    /// (the only entries that can be a task below another of the CPU,
+    /// [`Engine::agents_below`]), asked once here rather than at every
+    /// term of every recurrence.
+    home: Vec<Vec<bool>>,
     /// Per task, its own sections that agents run on its own CPU (DPCP
     /// and DFLP resources synchronized there): part of its `remote`
     /// demand, but not a suspension, and charged to the tasks below it
@@ -423,6 +428,11 @@ impl<'a> Engine<'a> {
             }
         }
         let (arrivals, home_longest) = lower_agent_counts(cx, &foreign);
+        let home = foreign
+            .iter()
+            .enumerate()
+            .map(|(c, agents)| agents.iter().map(|&(x, _)| cx.cpu(x) == Some(c)).collect())
+            .collect();
         let mut e = Engine {
             cx,
             d,
@@ -437,6 +447,7 @@ impl<'a> Engine<'a> {
                 })
                 .collect(),
             foreign,
+            home,
             at_home,
             arrivals,
             home_longest,
@@ -461,18 +472,37 @@ impl<'a> Engine<'a> {
     /// charged for them through the agents' interference, so counting
     /// them in `h`'s suspension too would charge them twice (and make `h`
     /// a suspending task with jitter where it never leaves its CPU).
-    fn suspension(&self, h: TaskId) -> Time {
-        self.d.get(h).remote.saturating_sub(self.at_home[h])
+    /// `d` is `h`'s demand, read once by the caller for every use.
+    fn suspension(&self, h: TaskId, d: &Demand) -> Time {
+        d.remote.saturating_sub(self.at_home[h])
     }
 
     /// Whether `h` can suspend (remote blocking elsewhere, or its own
     /// suspensions).
     fn suspends(&self, h: TaskId) -> bool {
-        !self.suspension(h).is_zero() || self.cx.f.tasks[h].suspensions > 0
+        self.suspends_in(h, &self.d.get(h))
+    }
+
+    /// [`Engine::suspends`] from `h`'s demand `d`, already read.
+    fn suspends_in(&self, h: TaskId, d: &Demand) -> bool {
+        !self.suspension(h, d).is_zero() || self.cx.f.tasks[h].suspensions > 0
     }
 
     fn agents(&self, i: TaskId) -> &[(TaskId, Time)] {
         self.cx.cpu(i).map_or(&[], |c| &self.foreign[c])
+    }
+
+    /// [`Engine::agents`], each entry with whether it is a task below `i`
+    /// on `i`'s CPU.
+    fn agents_below(&self, i: TaskId) -> impl Iterator<Item = (TaskId, Time, bool)> + '_ {
+        let (agents, home): (&[_], &[bool]) = match self.cx.cpu(i) {
+            Some(c) => (&self.foreign[c], &self.home[c]),
+            None => (&[], &[]),
+        };
+        agents
+            .iter()
+            .zip(home)
+            .map(move |(&(x, load), &h)| (x, load, h && self.cx.is_lower(x, i)))
     }
 
     /// The job's own demand: execution, spin, blocking, suspension; with
@@ -492,8 +522,7 @@ impl<'a> Engine<'a> {
     /// What a job of `h` above `i` executes on their CPU as `i` is
     /// charged for it: its execution and spin, or its execution alone
     /// where `i`'s joint bound holds the spin of the jobs above.
-    fn above(&self, i_joint: bool, h: TaskId) -> Time {
-        let d = self.d.get(h);
+    fn above(i_joint: bool, d: &Demand) -> Time {
         if i_joint { d.exec } else { d.cpu_time() }
     }
 
@@ -506,7 +535,7 @@ impl<'a> Engine<'a> {
     /// long the window (Brandenburg 2013, RTAS, the LP's constraint on
     /// local lower-priority tasks, which SchedCAT's `lp_dpcp.cpp` applies
     /// to DPCP and DFLP alike). `None`: the periodic term. `x` must be
-    /// below `i` on its CPU ([`Engine::lower_local`]).
+    /// below `i` on its CPU ([`Engine::agents_below`]).
     fn lower_agents(&self, i: TaskId, x: TaskId, load: Time) -> Option<Time> {
         let cap = self.once_per_arrival(i, x);
         (cap <= load).then_some(cap)
@@ -528,8 +557,8 @@ impl<'a> Engine<'a> {
     /// at their least (one job each), and replaces them.
     fn lower_agents_at_once(&self, i: TaskId) -> Option<Time> {
         let (mut longest, mut each, mut any) = (Time::ZERO, Time::ZERO, false);
-        for &(x, load) in self.agents(i) {
-            if x == i || !self.lower_local(i, x) {
+        for (x, load, lower) in self.agents_below(i) {
+            if x == i || !lower {
                 continue;
             }
             any = true;
@@ -538,12 +567,6 @@ impl<'a> Engine<'a> {
         }
         let all = longest.checked_mul(self.arrivals[i]).unwrap_or(Time::MAX);
         (any && all <= each).then_some(all)
-    }
-
-    /// Whether `x` is a task of `i`'s CPU below it.
-    fn lower_local(&self, i: TaskId, x: TaskId) -> bool {
-        let cx = self.cx;
-        cx.cpu(x).is_some() && cx.cpu(x) == cx.cpu(i) && cx.is_lower(x, i)
     }
 
     /// The latest the busy window may end: deadline minus release jitter.
@@ -579,9 +602,10 @@ impl<'a> Engine<'a> {
         let cx = self.cx;
         let joint = self.d.get(i).joint.is_some();
         self.fixed_point(i, self.own(i), from, limit, resp, |h| {
-            let c = self.above(joint, h);
-            let c = if self.suspends(h) {
-                c.saturating_add(self.suspension(h))
+            let d = self.d.get(h);
+            let c = Engine::above(joint, &d);
+            let c = if self.suspends_in(h, &d) {
+                c.saturating_add(self.suspension(h, &d))
                     .saturating_add(cx.f.tasks[h].suspension)
             } else {
                 c
@@ -630,8 +654,9 @@ impl<'a> Engine<'a> {
             let joint = self.d.get(i).joint.is_some();
             let mut jitter_form = |cap: Time| {
                 self.fixed_point(i, base, w1, cap, resp, |h| {
-                    let c = self.above(joint, h);
-                    let j = if self.suspends(h) {
+                    let d = self.d.get(h);
+                    let c = Engine::above(joint, &d);
+                    let j = if self.suspends_in(h, &d) {
                         resp[h].saturating_sub(c).max(cx.jitter[h])
                     } else {
                         cx.jitter[h]
@@ -693,11 +718,10 @@ impl<'a> Engine<'a> {
         if let Some(all) = at_once {
             base = base.saturating_add(all);
         }
-        for &(x, load) in self.agents(i) {
+        for (x, load, lower) in self.agents_below(i) {
             if x == i {
                 continue;
             }
-            let lower = self.lower_local(i, x);
             if lower && at_once.is_some() {
                 continue;
             }
