@@ -12,7 +12,8 @@
 //! 33 ms against an 18.35 ms bound); this experiment looks at many
 //! systems the same way. A measured worst within its bound plus this
 //! machine's noise (the worst timer lateness measured, and the time the
-//! hypervisor stole from that CPU during the run) is noise; beyond it, it
+//! hypervisor took during the run from the CPUs the task depends on) is
+//! noise; beyond it, it
 //! is listed with the spec written out to repeat it (`rtsync run FILE`).
 
 use crate::Error;
@@ -77,7 +78,8 @@ pub struct Beyond {
     pub measured: Time,
     /// Its bound.
     pub bound: Time,
-    /// Time the hypervisor stole from its CPU during the run.
+    /// Time the hypervisor took during the run from the CPUs it depends
+    /// on (`Stolen::reaching`).
     pub stolen: Time,
     /// The spec written out, to repeat it with `rtsync run`.
     pub spec: PathBuf,
@@ -101,7 +103,8 @@ pub struct Row {
     /// Tasks beyond the noise in the first run but not in a run after
     /// ([`CONFIRM`]).
     pub transient: u64,
-    /// The most the hypervisor stole from a task's CPU during a first run.
+    /// The most the hypervisor took from the CPUs a task depends on
+    /// during a first run.
     pub stolen: Time,
     /// Tasks beyond it.
     pub beyond: Vec<Beyond>,
@@ -202,7 +205,7 @@ fn one(
                 continue;
             };
             let w = Time::from_ns(w.as_nanos().min(u64::MAX as u128) as u64);
-            let stolen = stolen.on(task.cpu.unwrap_or(0));
+            let stolen = stolen.reaching(task.cpu.unwrap_or(0));
             let stolen = Time::from_ns(stolen.as_nanos().min(u64::MAX as u128) as u64);
             out.push((i, w, b, stolen, costs.judge(w, b, stolen)));
         }

@@ -49,20 +49,85 @@ pub fn as_it_runs(
     Ok((placement, analysis))
 }
 
-/// The time the hypervisor stole from each machine CPU while a placed
-/// system ran (`/proc/stat`; zero where it does not say).
+/// The time the hypervisor took, while a placed system ran, from the
+/// CPUs each task's response depends on (`/proc/stat`; zero where it
+/// does not say).
 pub struct Stolen {
     before: Option<Vec<Duration>>,
     after: Option<Vec<Duration>>,
     machine: Vec<usize>,
+    /// Per system CPU, the machine CPUs whose lost time can hold up its
+    /// tasks ([`reach`]).
+    reach: Vec<Vec<usize>>,
 }
 
 impl Stolen {
-    /// Stolen from the machine CPU that system CPU `cpu` ran on.
-    pub fn on(&self, cpu: usize) -> Duration {
-        let m = rtsync_rt::placement::machine_cpu(&self.machine, cpu);
-        sys::steal_between(&self.before, &self.after, m)
+    /// What the hypervisor took during the run, as /proc/stat counts it,
+    /// from the machine CPUs that the tasks of system CPU `cpu` depend
+    /// on: their own and every one [`reach`] finds.
+    pub fn reaching(&self, cpu: usize) -> Duration {
+        let own = [rtsync_rt::placement::machine_cpu(&self.machine, cpu)];
+        let cpus = self.reach.get(cpu).map_or(&own[..], |r| &r[..]);
+        cpus.iter()
+            .map(|&m| sys::steal_between(&self.before, &self.after, m))
+            .sum()
     }
+
+    /// Where a CPU of the run has a steal clock ([`sys::steal_clock`]),
+    /// the counter's tick: up to that much per CPU can have been taken
+    /// without being counted. `None` where no CPU of the run has one.
+    pub fn uncounted(&self) -> Option<Duration> {
+        let mut cpus = self.machine.iter();
+        let any = if self.machine.is_empty() {
+            sys::steal_clock(&self.after, 0)
+        } else {
+            cpus.any(|&m| sys::steal_clock(&self.after, m))
+        };
+        any.then(sys::steal_tick)
+    }
+}
+
+/// Per system CPU of `sys` (placed), the machine CPUs (`machine`, as
+/// [`rtsync_rt::placement::machine_cpu`] maps them, each once) whose lost
+/// time can hold up a task there: its own, and every CPU joined to it by
+/// a resource, the CPUs of its users and the one that serves its sections
+/// (DPCP, DFLP): a holder or an agent that is not running holds its
+/// waiters up, spinning or suspended, and what holds that holder up
+/// (its own wait, a job preempting it that waits) reaches further the
+/// same way, so the joined CPUs are taken whole.
+pub fn reach(sys: &System, machine: &[usize]) -> Vec<Vec<usize>> {
+    let cpus = sys.platform.cpus;
+    let mut group: Vec<usize> = (0..cpus).collect();
+    fn root(g: &mut [usize], mut x: usize) -> usize {
+        while g[x] != x {
+            g[x] = g[g[x]];
+            x = g[x];
+        }
+        x
+    }
+    let f = rtsync_model::Facts::new(sys);
+    for r in 0..sys.resources.len() {
+        let placed = f.users(r).iter().filter_map(|&t| f.cpu_of[t]);
+        let mut joined = placed.chain(sys.serving_cpu(r)).filter(|&c| c < cpus);
+        if let Some(first) = joined.next() {
+            for c in joined {
+                let (a, b) = (root(&mut group, first), root(&mut group, c));
+                group[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let roots: Vec<usize> = (0..cpus).map(|c| root(&mut group, c)).collect();
+    (0..cpus)
+        .map(|c| {
+            let mut out: Vec<usize> = (0..cpus)
+                .filter(|&x| roots[x] == roots[c])
+                .map(|x| rtsync_rt::placement::machine_cpu(machine, x))
+                .collect();
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect()
 }
 
 /// Runs the placed system on real threads for `duration`: SCHED_FIFO,
@@ -90,6 +155,7 @@ pub fn run_placed(
         before,
         after: sys::steal_per_cpu(),
         machine: p.machine.clone(),
+        reach: reach(&p.system, &p.machine),
     };
     Ok((r, stolen))
 }
@@ -107,6 +173,33 @@ mod tests {
             );
         }
         rtsync_model::load_str(&s, None).unwrap().0
+    }
+
+    /// A task's lost time can come from every CPU a resource joins to
+    /// its own (DPCP): CPUs 0 and 1 share `g`, CPU 2's `d` is served on
+    /// CPU 3, CPU 4's `l` is its own and served there. Folded onto fewer machine CPUs,
+    /// each machine CPU counts once.
+    #[test]
+    fn lost_time_reaches_the_cpus_a_resource_joins() {
+        let text = "[platform]\ncpus = 5\nprotocol = \"dpcp\"\n\
+            [[resource]]\nname = \"g\"\nsync_cpu = 0\n\
+            [[resource]]\nname = \"d\"\nsync_cpu = 3\n\
+            [[resource]]\nname = \"l\"\nsync_cpu = 4\n\
+            [[task]]\nname = \"a\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ { lock = \"g\", hold = \"1ms\" } ]\n\
+            [[task]]\nname = \"b\"\nperiod = \"10ms\"\ncpu = 1\nbody = [ { lock = \"g\", hold = \"1ms\" } ]\n\
+            [[task]]\nname = \"c\"\nperiod = \"10ms\"\ncpu = 2\nbody = [ { lock = \"d\", hold = \"1ms\" } ]\n\
+            [[task]]\nname = \"e\"\nperiod = \"10ms\"\ncpu = 4\nbody = [ { lock = \"l\", hold = \"1ms\" } ]\n";
+        let sys = rtsync_model::load_str(text, None).unwrap().0;
+        let identity = [0, 1, 2, 3, 4];
+        assert_eq!(
+            reach(&sys, &identity),
+            vec![vec![0, 1], vec![0, 1], vec![2, 3], vec![2, 3], vec![4]]
+        );
+        // CPUs 0 and 2 on machine CPU 0, 1 and 3 on 1, 4 on 0.
+        assert_eq!(
+            reach(&sys, &[0, 1]),
+            vec![vec![0, 1], vec![0, 1], vec![0, 1], vec![0, 1], vec![0]]
+        );
     }
 
     #[test]

@@ -211,8 +211,36 @@ pub fn prefault_stack(bytes: usize) {
     touch(bytes);
 }
 
+/// Whether CPU `cpu` has a steal clock in `sample` ([`steal_per_cpu`]):
+/// its counter has moved since boot. The kernel keeps steal in
+/// nanoseconds but /proc/stat shows it in whole ticks ([`steal_tick`], 10
+/// ms at the usual USER_HZ of 100), each reading rounded down, so on such
+/// a CPU up to a tick of steal between two readings goes uncounted: on
+/// the development VM a SCHED_FIFO thread spinning for 0.6 s lost up to
+/// 3.2 ms at once while the counter did not move. A CPU whose counter
+/// never moved (bare metal, a hypervisor that reports none) has none.
+pub fn steal_clock(sample: &Option<Vec<std::time::Duration>>, cpu: usize) -> bool {
+    sample
+        .as_ref()
+        .and_then(|s| s.get(cpu))
+        .is_some_and(|s| !s.is_zero())
+}
+
+/// One tick of /proc/stat's counters (`1 / CLK_TCK` s).
+pub fn steal_tick() -> std::time::Duration {
+    std::time::Duration::from_nanos(1_000_000_000 / clock_ticks())
+}
+
+/// Ticks per second of /proc/stat's counters.
+fn clock_ticks() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64
+}
+
 /// Time the hypervisor took from CPU `cpu` between two samples of
-/// [`steal_per_cpu`] (zero where either could not be read).
+/// [`steal_per_cpu`] as the counter shows it, in whole ticks (zero
+/// where either could not be read; where the CPU has a [`steal_clock`],
+/// up to a tick more can have gone uncounted).
 pub fn steal_between(
     before: &Option<Vec<std::time::Duration>>,
     after: &Option<Vec<std::time::Duration>>,
@@ -235,8 +263,7 @@ pub fn steal_per_cpu() -> Option<Vec<std::time::Duration>> {
 }
 
 fn parse_steal(stat: &str) -> Vec<std::time::Duration> {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    let hz = clock_ticks();
     let mut out = Vec::new();
     for line in stat.lines() {
         let mut f = line.split_whitespace();
@@ -517,5 +544,18 @@ mod tests {
         assert_eq!(s[0].as_nanos() as u64, 100 * 1_000_000_000 / hz);
         assert_eq!(s[1].as_nanos() as u64, 200 * 1_000_000_000 / hz);
         assert!(steal_per_cpu().is_some_and(|v| !v.is_empty()));
+    }
+
+    /// A CPU whose counter has moved since boot has a steal clock, one
+    /// whose counter never moved (or that a sample lacks) has none.
+    #[test]
+    fn a_cpu_has_a_steal_clock_once_its_counter_moved() {
+        let ms = std::time::Duration::from_millis;
+        let sample = Some(vec![ms(0), ms(70)]);
+        assert!(!steal_clock(&sample, 0));
+        assert!(steal_clock(&sample, 1));
+        assert!(!steal_clock(&sample, 2));
+        assert!(!steal_clock(&None, 1));
+        assert!(steal_tick() > std::time::Duration::ZERO);
     }
 }

@@ -147,9 +147,9 @@ pub enum Against {
     /// At or below the bound.
     Within,
     /// Above it by no more than the noise measured: the worst timer
-    /// lateness plus what the hypervisor stole from the task's CPU during
-    /// the run (a virtual machine's real-time threads are not always on a
-    /// real CPU).
+    /// lateness plus what the hypervisor took during the run from the
+    /// CPUs the task depends on (a virtual machine's real-time threads
+    /// are not always on a real CPU).
     Noise,
     /// Above it by more: a cost the analysis does not charge here
     /// (interrupts, caches) or a defect.
@@ -157,8 +157,9 @@ pub enum Against {
 }
 
 impl MachineCosts {
-    /// How `measured` stands against `bound` with `stolen` taken from the
-    /// task's CPU during the run.
+    /// How `measured` stands against `bound` with `stolen` taken during
+    /// the run from the CPUs the task depends on
+    /// (`rtsync_experiment::as_it_runs::Stolen::reaching`).
     pub fn judge(&self, measured: Time, bound: Time, stolen: Time) -> Against {
         if measured <= bound {
             Against::Within
@@ -173,12 +174,13 @@ impl MachineCosts {
         }
     }
 
-    /// [`MachineCosts::judge`] for a measured worst and the time stolen
-    /// from its CPU as the runner and `/proc/stat` give them, with the
-    /// mark a table shows after the value: nothing within the bound, ` ~`
-    /// within the noise, ` >` beyond it, each followed by ` +stolen X`
-    /// where the hypervisor stole from that CPU. `rtsync run` and `rtsync
-    /// demo` mark their measured cells with it.
+    /// [`MachineCosts::judge`] for a measured worst and the time the
+    /// hypervisor took from the CPUs the task depends on, with the mark a
+    /// table shows after the value: nothing within the bound, ` ~` within
+    /// the noise, ` >` beyond it, each followed by ` +stolen X` where the
+    /// hypervisor took some. `rtsync run` and `rtsync demo` mark their
+    /// measured cells with it, and explain the marks with
+    /// [`MachineCosts::noise_explained`] and [`above_explained`].
     pub fn mark(&self, measured: Duration, bound: Time, stolen: Duration) -> (Against, String) {
         let ns = |d: Duration| Time::from_ns(d.as_nanos().min(u64::MAX as u128) as u64);
         let a = self.judge(ns(measured), bound, ns(stolen));
@@ -194,6 +196,37 @@ impl MachineCosts {
         };
         (a, format!(" {sign}{note}"))
     }
+
+    /// What a ` ~` mark says, for the legend under a table of measured
+    /// worsts ([`MachineCosts::mark`]).
+    pub fn noise_explained(&self) -> String {
+        format!(
+            "above the bound by no more than this machine's measured noise: the worst timer lateness, {}, \
+             plus what the hypervisor took during the run from the CPUs the task depends on (its own, and \
+             those joined to it by a shared resource), shown as +stolen. A virtual machine's real-time \
+             threads are not always on a real CPU.",
+            self.worst_timer_lateness
+        )
+    }
+}
+
+/// What a ` >` mark says ([`MachineCosts::mark`]), for the legend under a
+/// table of measured worsts; `uncounted`: the steal counter's tick where
+/// a CPU of the run has a steal clock (`Stolen::uncounted`), which the
+/// allowance for stolen time cannot include.
+pub fn above_explained(uncounted: Option<Duration>) -> String {
+    let unseen = uncounted.map_or(String::new(), |tick| {
+        format!(
+            ", or time the hypervisor took uncounted (/proc/stat counts it in ticks of {}, so up to a tick \
+             per CPU goes unseen: a VM's host can take a running real-time thread's CPU for milliseconds with no \
+             tick counted)",
+            rtsync_report::table::duration(tick)
+        )
+    });
+    format!(
+        "above the bound by more than the noise measured: a cost the analysis does not charge here \
+         (interrupts, caches){unseen}, or a defect"
+    )
 }
 
 pub fn quick_costs() -> Result<MachineCosts, String> {
@@ -526,5 +559,12 @@ mod tests {
             c.mark(us(11_500), bound, us(0)),
             (Against::Above, " >".into())
         );
+        // The legends name the lateness allowed, and where a CPU has a
+        // steal clock the tick that can go uncounted.
+        let legend = c.noise_explained();
+        assert!(legend.contains("lateness, 1ms,"), "{legend}");
+        let tick = us(10_000);
+        assert!(above_explained(Some(tick)).contains("ticks of 10.000ms"));
+        assert!(!above_explained(None).contains("uncounted"));
     }
 }

@@ -3,7 +3,7 @@
 use super::{OK, bad_input};
 use crate::bundled;
 use rtsync_analysis::{Analysis, Options, Verdict, analyze};
-use rtsync_bench::locks::Against;
+use rtsync_bench::locks::{Against, above_explained};
 use rtsync_experiment::as_it_runs::run_placed;
 use rtsync_model::{Protocol, Time, load_str};
 use rtsync_report::Table;
@@ -36,6 +36,9 @@ struct Marks {
     simulated_above: bool,
     measured_noise: bool,
     measured_above: bool,
+    /// A run's CPUs have a steal clock: its tick can go uncounted
+    /// (`Stolen::uncounted`).
+    uncounted: Option<std::time::Duration>,
 }
 
 pub fn run(a: Args) -> u8 {
@@ -261,17 +264,12 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
         && (m.measured_noise || m.measured_above)
     {
         if m.measured_noise {
-            println!(
-                "'~' in a measured table: above the bound by no more than this machine's measured noise \
-                 (the worst timer lateness, {}, plus what the hypervisor stole from that CPU during the run, shown as +stolen): \
-                 a virtual machine's real-time threads are not always on a real CPU.",
-                c.worst_timer_lateness
-            );
+            println!("'~' in a measured table: {}", c.noise_explained());
         }
         if m.measured_above {
             println!(
-                "'>' in a measured table: above the bound by more than the noise measured: a cost the analysis does \
-                 not charge here (interrupts, caches) or a defect; `rtsync run` with the spec and `--protocol` repeats it alone."
+                "'>' in a measured table: {}; `rtsync run` with the spec and `--protocol` repeats it alone.",
+                above_explained(m.uncounted)
             );
         }
     }
@@ -395,11 +393,14 @@ fn measured(
                     };
                     let w = Time::from_ns(measured.as_nanos().min(u64::MAX as u128) as u64);
                     let share = format!("{shown} ({:.0}%)", 100.0 * w.ratio(b));
-                    let (a, mark) = costs.mark(measured, b, stolen.on(task.cpu.unwrap_or(0)));
+                    let (a, mark) = costs.mark(measured, b, stolen.reaching(task.cpu.unwrap_or(0)));
                     match a {
                         Against::Within => {}
                         Against::Noise => marks.measured_noise = true,
-                        Against::Above => marks.measured_above = true,
+                        Against::Above => {
+                            marks.measured_above = true;
+                            marks.uncounted = marks.uncounted.or(stolen.uncounted());
+                        }
                     }
                     format!("{share}{mark}")
                 })

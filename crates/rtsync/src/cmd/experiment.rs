@@ -293,9 +293,11 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
     println!(
         "(rejected: the analysis does not accept the system, which is not run. worst / bound: the largest measured worst \
          response over its bound. within noise: above the bound by no more than the worst timer lateness measured plus the \
-         time the hypervisor stole from that CPU during the run. once beyond: beyond the noise in the first run, within it \
+         time the hypervisor took during the run from the CPUs the task depends on (its own, and those joined to it by a \
+         shared resource). once beyond: beyond the noise in the first run, within it \
          in a run after (the system runs up to {} more times): a latency spike. beyond noise: beyond it in every run. \
-         most stolen: the most time the hypervisor took from a task's CPU during one run, which a measured worst carries)",
+         most stolen: the most the hypervisor took from the CPUs a task depends on during one run, which a measured worst \
+         carries; /proc/stat counts it in ticks, so up to a tick per CPU can go uncounted)",
         ot::CONFIRM
     );
     let mut beyond = 0;

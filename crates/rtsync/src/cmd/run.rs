@@ -4,7 +4,7 @@
 use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions};
-use rtsync_bench::locks::Against;
+use rtsync_bench::locks::{Against, above_explained};
 use rtsync_experiment::as_it_runs::{Unplaced, as_it_runs, run_placed};
 use rtsync_model::{Protocol, Time};
 use rtsync_report::Table;
@@ -241,7 +241,7 @@ pub fn run(a: Args) -> u8 {
         let (Some(c), Some(b)) = (&costs, analysis.result.tasks[i].response.bounded()) else {
             return shown;
         };
-        let (a, mark) = c.mark(w, b, stolen.on(sys.tasks[i].cpu.unwrap_or(0)));
+        let (a, mark) = c.mark(w, b, stolen.reaching(sys.tasks[i].cpu.unwrap_or(0)));
         match a {
             Against::Within => {}
             Against::Noise => noise_shown = true,
@@ -274,17 +274,12 @@ pub fn run(a: Args) -> u8 {
     );
     if let Some(c) = &costs {
         if noise_shown {
-            println!(
-                "'~': above the bound by no more than this machine's measured noise (the worst timer lateness, {}, \
-                 plus what the hypervisor stole from that CPU during the run, shown as +stolen): \
-                 a virtual machine's real-time threads are not always on a real CPU.",
-                c.worst_timer_lateness
-            );
+            println!("'~': {}", c.noise_explained());
         }
         if above_shown {
             println!(
-                "'>': above the bound by more than the noise measured: a cost the analysis does not charge here \
-                 (interrupts, caches) or a defect; a longer --duration shows whether it repeats."
+                "'>': {}; a longer --duration shows whether it repeats.",
+                above_explained(stolen.uncounted())
             );
         }
     } else if !a.no_realtime {
