@@ -77,13 +77,15 @@ impl Stolen {
     /// the counter's tick: up to that much per CPU can have been taken
     /// without being counted. `None` where no CPU of the run has one.
     pub fn uncounted(&self) -> Option<Duration> {
-        let mut cpus = self.machine.iter();
-        let any = if self.machine.is_empty() {
-            sys::steal_clock(&self.after, 0)
+        // An empty map runs everything on machine CPU 0 (`machine_cpu`).
+        let cpus: &[usize] = if self.machine.is_empty() {
+            &[0]
         } else {
-            cpus.any(|&m| sys::steal_clock(&self.after, m))
+            &self.machine
         };
-        any.then(sys::steal_tick)
+        cpus.iter()
+            .any(|&m| sys::steal_clock(&self.after, m))
+            .then(sys::steal_tick)
     }
 }
 
@@ -177,8 +179,8 @@ mod tests {
 
     /// A task's lost time can come from every CPU a resource joins to
     /// its own (DPCP): CPUs 0 and 1 share `g`, CPU 2's `d` is served on
-    /// CPU 3, CPU 4's `l` is its own and served there. Folded onto fewer machine CPUs,
-    /// each machine CPU counts once.
+    /// CPU 3, CPU 4's `l` is its own and served there. Folded onto fewer
+    /// machine CPUs, each machine CPU counts once.
     #[test]
     fn lost_time_reaches_the_cpus_a_resource_joins() {
         let text = "[platform]\ncpus = 5\nprotocol = \"dpcp\"\n\
