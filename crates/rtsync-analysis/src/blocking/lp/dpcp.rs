@@ -104,7 +104,7 @@ pub fn bound(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> Tim
     let mut delay = Time::ZERO;
     let mut left = n_s;
     // Longest sections first, for the knapsack of (7).
-    for &(p, x, count, len, r) in &tb.users_on[s] {
+    for &(p, x, count, len, r) in &tb.users_on(cx)[s] {
         if x == i || cx.f.ceiling[r] < pi {
             continue;
         }
@@ -130,7 +130,7 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, s: Cpu, resp: &[Time]) -> P
     let caps = wait_jobs(cx, tb, i, s, &mine, resp);
     let mut p = Program::default();
     let mut lower = Vec::new();
-    for &(prio, x, count, len, r) in &tb.users_on[s] {
+    for &(prio, x, count, len, r) in &tb.users_on(cx)[s] {
         if x == i {
             continue;
         }
