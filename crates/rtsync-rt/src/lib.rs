@@ -24,6 +24,7 @@ pub mod domain;
 pub mod error;
 pub mod gate;
 mod helping;
+mod journal;
 pub mod mutex;
 pub mod pi;
 pub mod placement;

@@ -92,6 +92,11 @@ enum Log {
 /// A domain for `src` keeping `log`; with `realtime`, its system CPUs on
 /// the process's CPUs in turn.
 fn domain(src: &str, realtime: bool, log: Log) -> Domain {
+    domain_chunked(src, realtime, log, Options::default().log_chunk)
+}
+
+/// [`domain`], its log and traces in chunks of `chunk` entries.
+fn domain_chunked(src: &str, realtime: bool, log: Log, chunk: usize) -> Domain {
     let sys = system(src);
     let cpu_map = realtime.then(|| placement::default_map(sys.platform.cpus, &sys::allowed_cpus()));
     Domain::new(
@@ -102,6 +107,7 @@ fn domain(src: &str, realtime: bool, log: Log) -> Domain {
             wait_limit: Duration::from_secs(5),
             record: matches!(log, Log::Record),
             trace: matches!(log, Log::Trace),
+            log_chunk: chunk,
             ..Options::default()
         },
     )
@@ -302,5 +308,76 @@ body = [ {{ lock = "G", hold = "1ms" }} ]
                 "{protocol}, real-time {rt}, log {log:?}, round {round}: allocations in A's job, B's job"
             );
         }
+    }
+}
+
+/// A log past many chunks (four entries each here, against 4096 by
+/// default): the thread whose append took a chunk's spare makes the next
+/// after it lets the lock go, so no chunk is made with the bookkeeping
+/// lock held (`Domain::late_chunks`), a job allocates at most one chunk
+/// per chunk it filled, and every entry is kept.
+#[test]
+fn a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry() {
+    let name = "a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry";
+    for (rt, log) in modes(name) {
+        if matches!(log, Log::None) {
+            continue;
+        }
+        const CHUNK: usize = 4;
+        let d = domain_chunked(
+            r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+[[resource]]
+name = "G"
+[[task]]
+name = "A"
+period = "1s"
+priority = 1
+cpu = 0
+body = [ { lock = "G", hold = "1ms" } ]
+"#,
+            rt,
+            log,
+            CHUNK,
+        );
+        let g = d.resource("G").unwrap();
+        let d2 = d.clone();
+        const JOBS: u64 = 300;
+        let allocs = std::thread::spawn(move || {
+            let a = d2.bind("A").unwrap();
+            let (n, r) = allocations(|| {
+                for _ in 0..JOBS {
+                    a.job_begin()?;
+                    a.lock(g, 1)?;
+                    a.unlock(g)?;
+                    a.job_end()?;
+                }
+                Ok::<(), rtsync_rt::RtError>(())
+            });
+            r.unwrap();
+            n
+        })
+        .join()
+        .unwrap();
+        let entries = d.timed_log();
+        let granted = entries
+            .iter()
+            .filter(|(_, e)| matches!(e, rtsync_rt::Record::Granted { .. }))
+            .count() as u64;
+        assert_eq!(granted, JOBS, "real-time {rt}, log {log:?}: grants kept");
+        assert_eq!(
+            d.late_chunks(),
+            0,
+            "real-time {rt}, log {log:?}: chunks made late"
+        );
+        let chunks = entries.len() as u64 / CHUNK as u64 + 1;
+        assert!(
+            allocs <= chunks,
+            "real-time {rt}, log {log:?}: {allocs} allocations for {} entries in chunks of {CHUNK}",
+            entries.len()
+        );
+        assert!(allocs > 0, "the chunks past the first two were made");
     }
 }

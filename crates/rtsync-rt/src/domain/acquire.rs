@@ -19,11 +19,19 @@ impl Shared {
     #[inline]
     pub(super) fn trace(&self, t: Tid, ev: Traced) {
         if self.opts.trace {
-            let mut v = self.slots[t]
-                .trace
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
+            let trace = &self.slots[t].trace;
+            let lock = || trace.lock().unwrap_or_else(|e| e.into_inner());
+            let mut v = lock();
             v.push((Instant::now(), ev));
+            let spare = v.wants_spare().then(|| v.chunk());
+            drop(v);
+            // The append took the spare chunk: the next is made outside
+            // the trace's lock, which a reader may be waiting for.
+            if let Some(chunk) = spare {
+                let made = journal::fresh(chunk, (Instant::now(), ev));
+                let unused = lock().give_spare(made);
+                drop(unused);
+            }
         }
     }
 

@@ -179,7 +179,12 @@ impl Shared {
         let raised = st.raised;
         let guard = st.guard.as_mut().expect("the bookkeeping lock is held");
         let own = guard.own.take();
+        let spare = guard.log_wants_spare();
         guard.unlocked(|| {
+            // Before a wait that may be long, as at `finish`.
+            if let Some(chunk) = spare {
+                self.refill_log(chunk);
+            }
             own.map_or(Ok(()), |d| self.carry_out(d))?;
             if let Some(me) = raised {
                 self.lower_from_books(me)?;
@@ -220,7 +225,11 @@ impl Books<'_> {
             return Ok(());
         };
         let own = guard.own.take();
+        let spare = guard.log_wants_spare();
         drop(guard);
+        if let Some(chunk) = spare {
+            self.sh.refill_log(chunk);
+        }
         let done = own.map_or(Ok(()), |d| self.sh.carry_out(d));
         let lowered = self
             .raised

@@ -76,6 +76,7 @@ mod wake;
 use crate::error::RtError;
 use crate::gate::{self, Epoch, Gate};
 use crate::helping::{self, Lent, Plan};
+use crate::journal::{self, Journal};
 use crate::pi::{PiGuard, PiLock, RawMutex};
 use crate::prio::PrioMap;
 use crate::sys;
@@ -116,13 +117,13 @@ pub struct Options {
     /// events correctly. Changes no path (priority changes made inside the
     /// kernel or by a fast raise are not in it; `record` has them).
     pub trace: bool,
-    /// Entries the log (`record`) and each thread's trace (`trace`) hold
-    /// before they grow. Their space is reserved when the domain is made
-    /// (address space only: pages are touched as entries are written), so
-    /// recording allocates nothing in a job until a log passes this;
-    /// past it, the log grows, the one allocation recording makes under
-    /// the bookkeeping lock, at each doubling. Size it for the run.
-    pub log_capacity: usize,
+    /// Entries per chunk of the log (`record`) and of each thread's trace
+    /// (`trace`). Each keeps its entries in chunks of this size and the
+    /// next chunk made ahead, its pages touched, so that an append under
+    /// the bookkeeping lock (or in a job) neither allocates nor faults a
+    /// page in: the thread whose append took the spare makes the next one
+    /// after it lets the lock go. Two chunks per log are resident.
+    pub log_chunk: usize,
     /// Take the fast path (module documentation) where the protocol
     /// allows it. Off: every operation goes through the machine.
     pub fast_path: bool,
@@ -143,7 +144,7 @@ impl Default for Options {
             spin_limit: Duration::from_millis(50),
             record: false,
             trace: false,
-            log_capacity: 1 << 16,
+            log_chunk: crate::journal::CHUNK,
             fast_path: true,
             kernel_pi: true,
         }
@@ -219,9 +220,9 @@ struct Slot {
     /// letting go the bookkeeping lock: a decision for it is recorded in
     /// `applied`, not applied (`books`); written with `prio_lock` held.
     in_books: AtomicBool,
-    /// With [`Options::trace`]: this thread's events (only it writes;
-    /// its space reserved when the domain is made).
-    trace: std::sync::Mutex<Vec<(Instant, Traced)>>,
+    /// With [`Options::trace`]: this thread's events (only it writes; its
+    /// first chunk and a spare made when the domain is made).
+    trace: std::sync::Mutex<Journal<(Instant, Traced)>>,
 }
 
 /// One traced event of a slot's thread (resources by index).
@@ -255,20 +256,24 @@ impl Traced {
     }
 }
 
-/// A copy of the entries `read` shows under a lock, into space allocated
-/// outside it: a reader of the log or a trace allocates nothing while it
-/// holds a lock a real-time thread may be waiting for. Should the entries
-/// outgrow the space between a look and the copy, it looks again.
-fn copy_out<T: Copy>(mut read: impl FnMut(&mut dyn FnMut(&[T]))) -> Vec<T> {
+/// A copy of the entries of the journal `read` shows under a lock, into
+/// space allocated outside it: a reader of the log or a trace allocates
+/// nothing while it holds a lock a real-time thread may be waiting for.
+/// Should the entries outgrow the space between a look and the copy, it
+/// looks again.
+fn copy_out<T: Copy>(mut read: impl FnMut(&mut dyn FnMut(&Journal<T>))) -> Vec<T> {
     let mut out: Vec<T> = Vec::new();
     loop {
         let mut short = None;
-        read(&mut |src: &[T]| {
-            if src.len() <= out.capacity() {
+        read(&mut |src: &Journal<T>| {
+            let n = src.len();
+            if n <= out.capacity() {
                 out.clear();
-                out.extend_from_slice(src);
+                for part in src.parts() {
+                    out.extend_from_slice(part);
+                }
             } else {
-                short = Some(src.len());
+                short = Some(n);
             }
         });
         match short {
@@ -365,7 +370,7 @@ struct State {
     signaled: Vec<(Tid, usize)>,
     seq: u64,
     /// Entries with their time since the domain was made.
-    log: Vec<(Duration, Entry)>,
+    log: Journal<(Duration, Entry)>,
     made: Instant,
 }
 
@@ -553,6 +558,23 @@ impl Domain {
             .collect()
     }
 
+    /// How many times recording or tracing had to allocate where it must
+    /// not (a chunk of the log made under the bookkeeping lock, or of a
+    /// thread's trace within its append): a whole chunk
+    /// (`Options::log_chunk`) filled between the append that took the
+    /// spare and its thread handing the next one over, microseconds
+    /// later, once it let the lock go. Zero unless chunks are tiny.
+    pub fn late_chunks(&self) -> u64 {
+        let log = self.sh.observe(|st| st.log.made_late());
+        self.sh.slots.iter().fold(log, |n, slot| {
+            n + slot
+                .trace
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .made_late()
+        })
+    }
+
     /// When the domain was made: the zero of its log's times.
     pub fn made(&self) -> Instant {
         self.sh.observe(|st| st.made)
@@ -625,6 +647,13 @@ impl State {
         self.log.push((self.made.elapsed(), e));
     }
 
+    /// Where the log took its spare chunk: its chunk size, for the holder
+    /// to make the next one once it lets the lock go
+    /// ([`Shared::refill_log`]).
+    fn log_wants_spare(&self) -> Option<usize> {
+        self.log.wants_spare().then(|| self.log.chunk())
+    }
+
     /// Marks `t` for [`Shared::apply`] to reconcile.
     #[inline]
     fn mark(&mut self, t: Tid) {
@@ -636,6 +665,18 @@ impl State {
 }
 
 impl Shared {
+    /// Hands the log a spare chunk of `chunk` entries, made here, outside
+    /// the bookkeeping lock, by the thread whose append took the last one
+    /// ([`State::log_wants_spare`]); at the bookkeeping level still, where
+    /// the domain has one, so the short hold that installs it is one like
+    /// any other.
+    fn refill_log(&self, chunk: usize) {
+        let spare = journal::fresh(chunk, (Duration::ZERO, Entry::Completed(0)));
+        let unused = self.state.lock().log.give_spare(spare);
+        // Dropped once the lock is let go.
+        drop(unused);
+    }
+
     pub(crate) fn id(&self) -> u64 {
         self.id
     }
@@ -660,28 +701,37 @@ pub struct Binding {
 #[cfg(test)]
 mod tests {
     use super::copy_out;
+    use crate::journal::Journal;
 
     /// A log that grows between the reader's looks (a task still
-    /// recording) is copied whole as it stood at the last look, the space
-    /// for it reserved between looks, outside the lock.
+    /// recording) is copied whole as it stood at the last look, chunk
+    /// after chunk, the space for it reserved between looks, outside the
+    /// lock.
     #[test]
     fn a_growing_log_is_copied_whole_at_the_last_look() {
-        let mut log: Vec<u32> = (0..10).collect();
+        let mut log = Journal::new(7, 0u32);
+        let mut n = 0u32;
+        for _ in 0..10 {
+            log.push(n);
+            n += 1;
+        }
         let mut looks = 0;
         let out = copy_out(|f| {
             looks += 1;
             if looks <= 3 {
                 // Outgrows whatever the reader reserved after the last look.
-                let n = log.len() as u32;
-                log.extend(n..3 * n + 100);
+                for _ in 0..2 * n + 100 {
+                    log.push(n);
+                    n += 1;
+                }
             }
             f(&log);
         });
-        assert_eq!(out, log);
+        assert_eq!(out, (0..n).collect::<Vec<_>>());
         assert!(
             looks >= 4,
             "every look but the last found the log grown: {looks}"
         );
-        assert_eq!(copy_out(|f| f(&[] as &[u32])), Vec::<u32>::new());
+        assert_eq!(copy_out(|f| f(&Journal::<u32>::off())), Vec::<u32>::new());
     }
 }

@@ -121,9 +121,14 @@ impl Domain {
             granted: Vec::with_capacity(n),
             signaled: Vec::with_capacity(n),
             seq: n as u64,
-            // Reserved (not touched) here, so that recording allocates
-            // nothing under the lock until the log passes its capacity.
-            log: Vec::with_capacity(if opts.record { opts.log_capacity } else { 0 }),
+            // Its first chunk and a spare made and touched here, so that
+            // recording neither allocates nor faults a page in under the
+            // lock (`journal`).
+            log: if opts.record {
+                Journal::new(opts.log_chunk, (Duration::ZERO, Entry::Completed(0)))
+            } else {
+                Journal::off()
+            },
             made: Instant::now(),
         };
         Ok(Domain {
@@ -143,11 +148,11 @@ impl Domain {
                                 .map_err(mutex_init)?,
                             applied: AtomicI32::new(0),
                             in_books: AtomicBool::new(false),
-                            trace: std::sync::Mutex::new(Vec::with_capacity(if opts.trace {
-                                opts.log_capacity
+                            trace: std::sync::Mutex::new(if opts.trace {
+                                Journal::new(opts.log_chunk, (Instant::now(), Traced::Completed))
                             } else {
-                                0
-                            })),
+                                Journal::off()
+                            }),
                         })
                     })
                     .collect::<Result<_, RtError>>()?,
