@@ -311,21 +311,30 @@ body = [ {{ lock = "G", hold = "1ms" }} ]
     }
 }
 
-/// A log past many chunks (four entries each here, against 4096 by
-/// default): the thread whose append took a chunk's spare makes the next
-/// after it lets the lock go, so no chunk is made with the bookkeeping
-/// lock held (`Domain::late_chunks`), a job allocates at most one chunk
-/// per chunk it filled, and every entry is kept.
+/// A log past its chunks (of four entries, then of the default 4096):
+/// the thread whose append took a chunk's spare makes the next after it
+/// lets the lock go, so no chunk is made with the bookkeeping lock held
+/// (`Domain::late_chunks`), the jobs allocate at most one chunk per chunk
+/// they filled, and every entry is kept.
 #[test]
 fn a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry() {
     let name = "a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry";
+    let default = Options::default().log_chunk;
     for (rt, log) in modes(name) {
-        if matches!(log, Log::None) {
-            continue;
+        for (chunk, jobs) in [(4, 300), (default, default as u64 / 2)] {
+            past_chunks(rt, log, chunk, jobs);
         }
-        const CHUNK: usize = 4;
-        let d = domain_chunked(
-            r#"
+    }
+}
+
+/// One run of [`a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry`]:
+/// `jobs` jobs with the log, if any, in chunks of `chunk` entries.
+fn past_chunks(rt: bool, log: Log, chunk: usize, jobs: u64) {
+    if matches!(log, Log::None) {
+        return;
+    }
+    let d = domain_chunked(
+        r#"
 [platform]
 cpus = 1
 protocol = "pcp"
@@ -338,46 +347,47 @@ priority = 1
 cpu = 0
 body = [ { lock = "G", hold = "1ms" } ]
 "#,
-            rt,
-            log,
-            CHUNK,
-        );
-        let g = d.resource("G").unwrap();
-        let d2 = d.clone();
-        const JOBS: u64 = 300;
-        let allocs = std::thread::spawn(move || {
-            let a = d2.bind("A").unwrap();
-            let (n, r) = allocations(|| {
-                for _ in 0..JOBS {
-                    a.job_begin()?;
-                    a.lock(g, 1)?;
-                    a.unlock(g)?;
-                    a.job_end()?;
-                }
-                Ok::<(), rtsync_rt::RtError>(())
-            });
-            r.unwrap();
-            n
-        })
-        .join()
-        .unwrap();
-        let entries = d.timed_log();
-        let granted = entries
-            .iter()
-            .filter(|(_, e)| matches!(e, rtsync_rt::Record::Granted { .. }))
-            .count() as u64;
-        assert_eq!(granted, JOBS, "real-time {rt}, log {log:?}: grants kept");
-        assert_eq!(
-            d.late_chunks(),
-            0,
-            "real-time {rt}, log {log:?}: chunks made late"
-        );
-        let chunks = entries.len() as u64 / CHUNK as u64 + 1;
-        assert!(
-            allocs <= chunks,
-            "real-time {rt}, log {log:?}: {allocs} allocations for {} entries in chunks of {CHUNK}",
-            entries.len()
-        );
-        assert!(allocs > 0, "the chunks past the first two were made");
-    }
+        rt,
+        log,
+        chunk,
+    );
+    let g = d.resource("G").unwrap();
+    let d2 = d.clone();
+    let allocs = std::thread::spawn(move || {
+        let a = d2.bind("A").unwrap();
+        let (n, r) = allocations(|| {
+            for _ in 0..jobs {
+                a.job_begin()?;
+                a.lock(g, 1)?;
+                a.unlock(g)?;
+                a.job_end()?;
+            }
+            Ok::<(), rtsync_rt::RtError>(())
+        });
+        r.unwrap();
+        n
+    })
+    .join()
+    .unwrap();
+    let entries = d.timed_log();
+    let granted = entries
+        .iter()
+        .filter(|(_, e)| matches!(e, rtsync_rt::Record::Granted { .. }))
+        .count() as u64;
+    assert_eq!(granted, jobs, "real-time {rt}, log {log:?}: grants kept");
+    assert_eq!(
+        d.late_chunks(),
+        0,
+        "real-time {rt}, log {log:?}: chunks made late"
+    );
+    let chunks = entries.len() as u64 / chunk as u64 + 1;
+    assert!(
+        allocs <= chunks,
+        "real-time {rt}, log {log:?}: {allocs} allocations for {} entries in chunks of {chunk}",
+        entries.len()
+    );
+    assert!(
+        entries.len() > chunk && allocs > 0,
+        "the run went past its first chunk, and the next were made"
+    );
 }
