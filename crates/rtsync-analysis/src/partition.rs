@@ -125,15 +125,7 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
     if let Some(facts) = facts.as_ref().filter(|_| h == Heuristic::SyncAware) {
         // Bundles: union-find over shared resources, among unplaced tasks.
         let n = sys.tasks.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        fn root(p: &mut [usize], x: usize) -> usize {
-            let mut r = x;
-            while p[r] != r {
-                r = p[r];
-            }
-            p[x] = r;
-            r
-        }
+        let mut bundle = rtsync_model::disjoint::Disjoint::new(n);
         for r in 0..facts.n_resources {
             let us: Vec<usize> = facts
                 .users(r)
@@ -142,13 +134,12 @@ pub fn partition(sys: &System, h: Heuristic) -> System {
                 .filter(|u| sys.tasks[*u].cpu.is_none())
                 .collect();
             for w in us.windows(2) {
-                let (a, b) = (root(&mut parent, w[0]), root(&mut parent, w[1]));
-                parent[a.max(b)] = a.min(b);
+                bundle.join(w[0], w[1]);
             }
         }
         let mut bundles: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
         for &i in &free {
-            let r = root(&mut parent, i);
+            let r = bundle.root(i);
             bundles.entry(r).or_default().push(i);
         }
         let mut bundles: Vec<Vec<usize>> = bundles.into_values().collect();

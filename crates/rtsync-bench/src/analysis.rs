@@ -118,6 +118,8 @@ fn once(s: &System, form: BoundForm) -> bool {
 /// it ran beside.
 struct Row {
     shape: &'static str,
+    /// The shape's `--shape` key, for the rows a short line names.
+    key: &'static str,
     protocol: Protocol,
     ok: usize,
     /// Seconds of rtsync's fastest single-threaded pass.
@@ -308,6 +310,7 @@ pub fn run(a: Config) -> Result<(), Error> {
             };
             rows.push(Row {
                 shape: shape.name,
+                key: shape.key,
                 protocol: p,
                 ok,
                 single,
@@ -323,10 +326,7 @@ pub fn run(a: Config) -> Result<(), Error> {
         .iter()
         .filter_map(|r| {
             let p = r.peer.as_ref()?;
-            Some((
-                format!("{} {}", short_shape(r.shape), r.protocol),
-                p.seconds / r.single,
-            ))
+            Some((format!("({}) {}", r.key, r.protocol), p.seconds / r.single))
         })
         .collect();
     if !ratios.is_empty() {
@@ -436,11 +436,6 @@ fn beside(
 /// run, single-threaded: its classic analyses, and its LP ones (GLPK).
 const TARGET: f64 = 30.0;
 const LP_TARGET: f64 = 100.0;
-
-/// A shape's row label shortened to its key, `(a)` or `(b)`.
-fn short_shape(name: &str) -> &str {
-    name.split_whitespace().next().unwrap_or(name)
-}
 
 /// The line under the speed table that says how the rows stand against
 /// the speed target: every `(row, rtsync / SchedCAT)` at or above
@@ -654,6 +649,5 @@ mod tests {
         let line = super::against_target(&rows[..1], 30.0);
         assert!(line.ends_with("met on all 1 rows."), "{line}");
         assert!(super::against_target(&rows, 100.0).contains("met on 0 of 2 rows"));
-        assert_eq!(super::short_shape("(b) m=8 n=80 U=5.6 8 res"), "(b)");
     }
 }

@@ -99,26 +99,18 @@ impl Stolen {
 /// same way, so the joined CPUs are taken whole.
 pub fn reach(sys: &System, machine: &[usize]) -> Vec<Vec<usize>> {
     let cpus = sys.platform.cpus;
-    let mut group: Vec<usize> = (0..cpus).collect();
-    fn root(g: &mut [usize], mut x: usize) -> usize {
-        while g[x] != x {
-            g[x] = g[g[x]];
-            x = g[x];
-        }
-        x
-    }
+    let mut joined = rtsync_model::disjoint::Disjoint::new(cpus);
     let f = rtsync_model::Facts::new(sys);
     for r in 0..sys.resources.len() {
         let placed = f.users(r).iter().filter_map(|&t| f.cpu_of[t]);
-        let mut joined = placed.chain(sys.serving_cpu(r)).filter(|&c| c < cpus);
-        if let Some(first) = joined.next() {
-            for c in joined {
-                let (a, b) = (root(&mut group, first), root(&mut group, c));
-                group[a.max(b)] = a.min(b);
+        let mut on = placed.chain(sys.serving_cpu(r)).filter(|&c| c < cpus);
+        if let Some(first) = on.next() {
+            for c in on {
+                joined.join(first, c);
             }
         }
     }
-    let roots: Vec<usize> = (0..cpus).map(|c| root(&mut group, c)).collect();
+    let roots = joined.roots();
     (0..cpus)
         .map(|c| {
             let mut out: Vec<usize> = (0..cpus)

@@ -267,36 +267,17 @@ impl Facts {
                 remote_ceiling[r * cpus + c] = elsewhere.max(unplaced);
             }
         }
-        // Nesting groups by union-find.
-        let mut group: Vec<usize> = (0..nr).collect();
-        fn find(g: &mut [usize], x: usize) -> usize {
-            let mut r = x;
-            while g[r] != r {
-                r = g[r];
-            }
-            let mut y = x;
-            while g[y] != r {
-                let n = g[y];
-                g[y] = r;
-                y = n;
-            }
-            r
-        }
-        // Only resources of one protocol share a group: FMLP groups its
-        // short resources and its long ones apart (Block et al. 2007), a
-        // long section nesting a short one locks both groups in turn.
+        // Nesting groups. Only resources of one protocol share a group:
+        // FMLP groups its short resources and its long ones apart (Block
+        // et al. 2007), a long section nesting a short one locks both
+        // groups in turn.
+        let mut groups = crate::disjoint::Disjoint::new(nr);
         for &(a, b, _) in &nesting {
-            if sys.resources[a].protocol != sys.resources[b].protocol {
-                continue;
-            }
-            let (ra, rb) = (find(&mut group, a), find(&mut group, b));
-            if ra != rb {
-                group[ra.max(rb)] = ra.min(rb);
+            if sys.resources[a].protocol == sys.resources[b].protocol {
+                groups.join(a, b);
             }
         }
-        for r in 0..nr {
-            group[r] = find(&mut group, r);
-        }
+        let group = groups.roots();
         let by_priority = priority_order(&priority);
         let on_cpu = Lists::gather(
             cpus,

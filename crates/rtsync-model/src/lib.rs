@@ -10,6 +10,7 @@
 pub mod component;
 pub mod derived;
 pub mod diag;
+pub mod disjoint;
 mod include;
 pub mod interface;
 pub mod lockorder;

@@ -152,7 +152,8 @@ pub enum Against {
     /// are not always on a real CPU).
     Noise,
     /// Above it by more: a cost the analysis does not charge here
-    /// (interrupts, caches) or a defect.
+    /// (interrupts, caches), time the hypervisor took that its counter
+    /// did not show ([`above_explained`]), or a defect.
     Above,
 }
 
