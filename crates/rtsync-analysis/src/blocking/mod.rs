@@ -286,6 +286,14 @@ impl<'c> DemandTable<'c> {
         }
     }
 
+    /// Whether the job-window form's waits are served in priority order
+    /// (DPCP's agents), not FIFO: its misses then come at the bottom of a
+    /// CPU, and the verdict's rounds look there first
+    /// ([`crate::fp::schedulable`]).
+    pub fn served_by_priority(&self) -> bool {
+        matches!(self.rule, Method::Dpcp(_))
+    }
+
     /// Refines `i`'s demand with the job-window form at the response-time
     /// estimates `resp` (`resp[i]` the job's own window): each term the
     /// smaller of the fixed and the job-window bound, as the protocol's
