@@ -305,6 +305,16 @@ fn iterate(
             || e.agents(i).iter().any(|&(x, _)| x != i && rose[x] > since)
     };
     let mut last_rise = 0u64;
+    // Under DPCP a task's job window grows with its own estimate (its
+    // requests wait for every higher agent's jobs in that window): a look
+    // whose estimate rose refines its demand at once and solves again,
+    // until the two agree, rather than a round later. Another look in
+    // the order, so sound as any (see `settle`). Measured on the bench's
+    // shape (b): DPCP rejected sets 652k to 594k instructions each,
+    // accepted 2.60M to 1.98M; FMLP+ 462k to 538k and 2.06M to 2.20M (its
+    // FIFO waits hardly grow with the job's own window, and its job
+    // window costs more), so FMLP+ waits for the next round.
+    let climb = windowed && e.climb;
     let max_rounds = 4 * n + 8;
     let (mut rounds, mut phase, mut phase_rounds) = (0, 0, 0);
     loop {
@@ -350,58 +360,66 @@ fn iterate(
                     first_look(x, &mut resp);
                 }
             }
-            if windowed {
-                let before = demands.computed(i);
-                let d = demands.refine(i, &resp);
-                if before != Some(d) {
-                    moved[i] = clock;
-                } else if since != 0 && !moved_since(i, since, &rose, &moved) {
-                    continue;
-                }
-            }
-            let obl = if !windowed && e.agents(i).is_empty() {
-                Some(*oblivious[i].get_or_insert_with(|| {
-                    let mut cold = Time::ZERO;
-                    e.oblivious(i, &no_resp, e.limit(i), &mut cold)
-                }))
-            } else {
-                None
-            };
-            // The last estimate is below every form's least solution now
-            // (every input only rose since), and so is where each form's
-            // recurrence stopped at the last look: it resumes from the
-            // higher of the two instead of climbing again from its base.
-            let low = resp[i].saturating_sub(cx.jitter[i]);
-            for w in &mut warm[i] {
-                *w = (*w).max(low);
-            }
-            let r = e.response(i, &resp, obl, &mut warm[i]);
-            out[i] = r;
-            if first_miss && !matches!(r, Response::Bounded(_)) {
-                // The verdict is known; the other tasks are not analysed.
-                for (k, o) in out.iter_mut().enumerate() {
-                    if k != i {
-                        *o = Response::Unbounded;
+            let mut again = false;
+            loop {
+                if windowed {
+                    let before = demands.computed(i);
+                    let d = demands.refine(i, &resp);
+                    if before != Some(d) {
+                        moved[i] = clock;
+                    } else if again || (since != 0 && !moved_since(i, since, &rose, &moved)) {
+                        break;
                     }
                 }
-                return Some(Pass {
-                    responses: out,
-                    rounds,
-                    missed: Some(i),
-                });
-            }
-            let v = match r {
-                Response::Bounded(t) => t,
-                // Past its deadline the task's bound no longer matters to
-                // the verdict; hold it at the deadline for others' jitter.
-                Response::Exceeds(_) | Response::Unbounded => cx.deadline[i],
-            };
-            if v > resp[i] {
-                resp[i] = v;
-                clock += 1;
-                rose[i] = clock;
-                last_rise = clock;
-                any = true;
+                let obl = if !windowed && e.agents(i).is_empty() {
+                    Some(*oblivious[i].get_or_insert_with(|| {
+                        let mut cold = Time::ZERO;
+                        e.oblivious(i, &no_resp, e.limit(i), &mut cold)
+                    }))
+                } else {
+                    None
+                };
+                // The last estimate is below every form's least solution now
+                // (every input only rose since), and so is where each form's
+                // recurrence stopped at the last look: it resumes from the
+                // higher of the two instead of climbing again from its base.
+                let low = resp[i].saturating_sub(cx.jitter[i]);
+                for w in &mut warm[i] {
+                    *w = (*w).max(low);
+                }
+                let r = e.response(i, &resp, obl, &mut warm[i]);
+                out[i] = r;
+                if first_miss && !matches!(r, Response::Bounded(_)) {
+                    // The verdict is known; the other tasks are not analysed.
+                    for (k, o) in out.iter_mut().enumerate() {
+                        if k != i {
+                            *o = Response::Unbounded;
+                        }
+                    }
+                    return Some(Pass {
+                        responses: out,
+                        rounds,
+                        missed: Some(i),
+                    });
+                }
+                let v = match r {
+                    Response::Bounded(t) => t,
+                    // Past its deadline the task's bound no longer matters to
+                    // the verdict; hold it at the deadline for others' jitter.
+                    Response::Exceeds(_) | Response::Unbounded => cx.deadline[i],
+                };
+                if v > resp[i] {
+                    resp[i] = v;
+                    clock += 1;
+                    rose[i] = clock;
+                    last_rise = clock;
+                    any = true;
+                    if climb {
+                        again = true;
+                        continue;
+                    }
+                }
+                break;
             }
         }
         if phase < lead.len() {
@@ -468,6 +486,9 @@ struct Engine<'a> {
     at_once: Vec<Option<Time>>,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
+    /// Whether a job-window look whose estimate rose looks again at once
+    /// ([`iterate`]): where the waits are served by priority.
+    climb: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -508,6 +529,7 @@ impl<'a> Engine<'a> {
             home_longest,
             at_once: Vec::new(),
             scratch: RefCell::new(Vec::new()),
+            climb: d.served_by_priority(),
         };
         e.at_once = (0..n).map(|i| e.lower_agents_at_once(i)).collect();
         e
@@ -926,6 +948,18 @@ mod tests {
         );
     }
 
+    /// `sys` with pairs of equal priorities where `ties` (served FIFO,
+    /// each in the other's `hp`): debug builds check that no recurrence
+    /// resumes above its least solution.
+    fn tied(mut sys: rtsync_model::System, ties: bool) -> rtsync_model::System {
+        if ties {
+            for k in (1..sys.tasks.len()).step_by(2) {
+                sys.tasks[k].priority = sys.tasks[k - 1].priority;
+            }
+        }
+        sys
+    }
+
     proptest! {
         /// Where the rounds settle, with the job windows or the fixed
         /// forms, the bounds are a fixed point of the equations: every
@@ -946,15 +980,7 @@ mod tests {
             util in 0.3f64..0.9,
             ties in any::<bool>(),
         ) {
-            let mut sys = partitioned(p, seed, cpus, 4, util, 4, |c| c.suspend_prob = 0.2);
-            if ties {
-                // Pairs of equal priorities (served FIFO, each in the
-                // other's `hp`): debug builds check that no recurrence
-                // resumes above its least solution.
-                for k in (1..sys.tasks.len()).step_by(2) {
-                    sys.tasks[k].priority = sys.tasks[k - 1].priority;
-                }
-            }
+            let sys = tied(partitioned(p, seed, cpus, 4, util, 4, |c| c.suspend_prob = 0.2), ties);
             let form = if lp { crate::BoundForm::Lp } else { crate::BoundForm::Classic };
             let cx = Context::with_form(&sys, form);
             let demands = DemandTable::new(&cx);
@@ -1005,6 +1031,34 @@ mod tests {
             let full = analyse(&cx, false);
             let meets = (0..cx.n()).all(|i| full.responses[i].meets(cx.deadline[i]));
             prop_assert_eq!(schedulable(&cx), meets);
+        }
+
+        /// A look that climbs (under DPCP: its demand refined again at
+        /// once where its estimate rose, and solved again) ends at the
+        /// bounds of the rounds without it, the least fixed point, in
+        /// both bound forms and with tied priorities. A climb resumed
+        /// from above a recurrence's least solution would end above it.
+        #[test]
+        fn climbing_ends_at_the_same_bounds(
+            lp in any::<bool>(),
+            seed in 0u64..100_000,
+            cpus in 2usize..5,
+            util in 0.3f64..0.9,
+            ties in any::<bool>(),
+        ) {
+            let sys = tied(partitioned(Protocol::Dpcp, seed, cpus, 4, util, 4, |c| c.suspend_prob = 0.2), ties);
+            let form = if lp { crate::BoundForm::Lp } else { crate::BoundForm::Classic };
+            let cx = Context::with_form(&sys, form);
+            let demands = DemandTable::new(&cx);
+            let mut e = Engine::new(&cx, &demands);
+            prop_assert!(e.climb);
+            let climbed = iterate(&e, &[], &cx.f.by_priority, false, true, Start::Floor);
+            demands.unrefine();
+            e.climb = false;
+            let plain = iterate(&e, &[], &cx.f.by_priority, false, true, Start::Floor);
+            if let (Some(a), Some(b)) = (climbed, plain) {
+                prop_assert_eq!(a.responses, b.responses);
+            }
         }
 
         /// The job-window rounds end at the same bounds whether each
