@@ -287,9 +287,12 @@ impl<'c> DemandTable<'c> {
     }
 
     /// Whether the job-window form's waits are served in priority order
-    /// (DPCP's agents), not FIFO: its misses then come at the bottom of a
-    /// CPU, and the verdict's rounds look there first
-    /// ([`crate::fp::schedulable`]).
+    /// (DPCP's agents), not FIFO. Its misses then come at the bottom of a
+    /// CPU, so the verdict's rounds look there first
+    /// ([`crate::fp::schedulable`]); and a job's demand grows with its own
+    /// window (it waits for every higher agent's jobs there), so a look
+    /// whose estimate rose refines and solves again at once
+    /// ([`crate::fp`]'s climb).
     pub fn served_by_priority(&self) -> bool {
         matches!(self.rule, Method::Dpcp(_))
     }
