@@ -424,8 +424,13 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
             remote = remote.saturating_add(per_request);
             continue;
         }
+        // The window is only ever read as `min(w, per_request)`: once the
+        // sum reaches the per-request wait the rest cannot lower it.
         let mut w = sections;
         for &(_, period, load, x) in tb.load[s].iter().take_while(|e| e.0 >= pi) {
+            if w >= per_request {
+                break;
+            }
             if x != i {
                 w = w.saturating_add(times(load, jobs(r_i, resp[x], period)));
             }
