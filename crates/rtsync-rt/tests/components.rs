@@ -100,9 +100,9 @@ fn as_task<R: Send + 'static>(
 #[test]
 fn a_propagated_handler_runs_at_each_requesters_priority() {
     let _serial = serial();
-    if !realtime("a_propagated_handler_runs_at_each_requesters_priority") {
+    let Some(_rt) = realtime("a_propagated_handler_runs_at_each_requesters_priority") else {
         return;
-    }
+    };
     let mut b = Builder::new();
     let p = b.serve("P.api", Kind::Propagated, Spot::default());
     b.task("hi", 3, &["P.api"]).task("lo", 1, &["P.api"]);
@@ -122,9 +122,9 @@ fn a_propagated_handler_runs_at_each_requesters_priority() {
 #[test]
 fn a_fixed_interface_serves_at_its_ceiling() {
     let _serial = serial();
-    if !realtime("a_fixed_interface_serves_at_its_ceiling") {
+    let Some(_rt) = realtime("a_fixed_interface_serves_at_its_ceiling") else {
         return;
-    }
+    };
     let mut b = Builder::new();
     let f = b.serve("F.api", Kind::Fixed, Spot::default());
     b.task("hi", 3, &["F.api"]).task("lo", 1, &["F.api"]);
@@ -144,9 +144,9 @@ fn a_fixed_interface_serves_at_its_ceiling() {
 #[test]
 fn inheritance_passes_down_a_chain_of_requests() {
     let _serial = serial();
-    if !realtime("inheritance_passes_down_a_chain_of_requests") {
+    let Some(_rt) = realtime("inheritance_passes_down_a_chain_of_requests") else {
         return;
-    }
+    };
     let mut b = Builder::new();
     let a = b.serve("A.api", Kind::Inherited, Spot::default());
     let bb = b.serve("B.api", Kind::Inherited, Spot::default());
@@ -241,9 +241,9 @@ fn a_panicking_handler_answers_with_an_error_and_its_thread_serves_on() {
 #[test]
 fn a_requester_that_gives_up_leaks_neither_thread_nor_priority() {
     let _serial = serial();
-    if !realtime("a_requester_that_gives_up_leaks_neither_thread_nor_priority") {
+    let Some(_rt) = realtime("a_requester_that_gives_up_leaks_neither_thread_nor_priority") else {
         return;
-    }
+    };
     let mut b = Builder::new();
     let p = b.serve("P.api", Kind::Inherited, Spot::default());
     b.task("t", 2, &["P.api"]);

@@ -324,9 +324,9 @@ fn net_changes(log: &[(Duration, Record)]) -> Vec<Vec<String>> {
 /// completions on different CPUs 1 ms apart (before the scale was 4).
 #[test]
 fn scenarios_on_real_threads() {
-    if !realtime("scenarios_on_real_threads") {
+    let Some(_rt) = realtime("scenarios_on_real_threads") else {
         return;
-    }
+    };
     let files = files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios"));
     let mut ran = 0;
     let mut bad = Vec::new();

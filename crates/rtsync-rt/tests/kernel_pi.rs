@@ -146,9 +146,9 @@ fn hold_while_queued(
 
 #[test]
 fn the_path_is_taken_only_where_it_fits() {
-    if !common::realtime("the_path_is_taken_only_where_it_fits") {
+    let Some(_rt) = common::realtime("the_path_is_taken_only_where_it_fits") else {
         return;
-    }
+    };
     let src = three(USES_A, USES_A, USES_A, [1, 2, 3]);
     let with = |o: Options| {
         Domain::new(
@@ -188,9 +188,11 @@ fn the_path_is_taken_only_where_it_fits() {
 
 #[test]
 fn in_a_mix_only_pip_resources_nested_with_pip_alone_take_the_kernel() {
-    if !common::realtime("in_a_mix_only_pip_resources_nested_with_pip_alone_take_the_kernel") {
+    let Some(_rt) =
+        common::realtime("in_a_mix_only_pip_resources_nested_with_pip_alone_take_the_kernel")
+    else {
         return;
-    }
+    };
     let domain = |src: &str| {
         Domain::new(
             &system(src),
@@ -234,9 +236,9 @@ fn in_a_mix_only_pip_resources_nested_with_pip_alone_take_the_kernel() {
 
 #[test]
 fn in_a_mix_the_kernel_still_hands_over_and_boosts() {
-    if !common::realtime("in_a_mix_the_kernel_still_hands_over_and_boosts") {
+    let Some(_rt) = common::realtime("in_a_mix_the_kernel_still_hands_over_and_boosts") else {
         return;
-    }
+    };
     // M also takes B (IPCP, in the machine) after A: A stays the kernel's.
     let q = queue_in(
         &mixed(USES_A, A_THEN_B, USES_A, [1, 2, 3], "ipcp"),
@@ -251,9 +253,9 @@ fn in_a_mix_the_kernel_still_hands_over_and_boosts() {
 
 #[test]
 fn an_undeclared_nesting_across_the_paths_is_refused() {
-    if !common::realtime("an_undeclared_nesting_across_the_paths_is_refused") {
+    let Some(_rt) = common::realtime("an_undeclared_nesting_across_the_paths_is_refused") else {
         return;
-    }
+    };
     for b_protocol in ["ipcp", "pcp", "npcs"] {
         let d = kernel_domain(
             &mixed(A_THEN_B, USES_A, USES_B, [1, 2, 3], b_protocol),
@@ -339,9 +341,11 @@ fn queue_in(src: &str, m: (&'static str, Option<&'static str>), h: &'static str)
 
 #[test]
 fn a_release_hands_over_to_the_highest_waiter_and_ends_the_boost() {
-    if !common::realtime("a_release_hands_over_to_the_highest_waiter_and_ends_the_boost") {
+    let Some(_rt) =
+        common::realtime("a_release_hands_over_to_the_highest_waiter_and_ends_the_boost")
+    else {
         return;
-    }
+    };
     // M queues first: a FIFO hand-over would pick it.
     let q = queue_behind_l([USES_A, USES_A, USES_A], ("A", None), "A");
     let [l, _, h] = q.base;
@@ -353,9 +357,9 @@ fn a_release_hands_over_to_the_highest_waiter_and_ends_the_boost() {
 
 #[test]
 fn a_chain_of_holders_inherits_transitively() {
-    if !common::realtime("a_chain_of_holders_inherits_transitively") {
+    let Some(_rt) = common::realtime("a_chain_of_holders_inherits_transitively") else {
         return;
-    }
+    };
     // L holds A; M holds B and waits for A; H waits for B: L runs at H's
     // priority through M.
     let q = queue_behind_l([USES_A, B_THEN_A, USES_B], ("B", Some("A")), "B");
@@ -368,9 +372,9 @@ fn a_chain_of_holders_inherits_transitively() {
 
 #[test]
 fn a_wait_past_the_limit_is_withdrawn() {
-    if !common::realtime("a_wait_past_the_limit_is_withdrawn") {
+    let Some(_rt) = common::realtime("a_wait_past_the_limit_is_withdrawn") else {
         return;
-    }
+    };
     let d = kernel_domain(
         &three(USES_A, USES_A, USES_A, [1, 2, 3]),
         Duration::from_millis(30),
@@ -413,9 +417,9 @@ fn a_wait_past_the_limit_is_withdrawn() {
 
 #[test]
 fn misuse_is_refused_as_on_the_machine() {
-    if !common::realtime("misuse_is_refused_as_on_the_machine") {
+    let Some(_rt) = common::realtime("misuse_is_refused_as_on_the_machine") else {
         return;
-    }
+    };
     let d = kernel_domain(
         &three(B_THEN_A, USES_A, USES_A, [1, 2, 3]),
         Duration::from_secs(5),
@@ -460,9 +464,9 @@ fn misuse_is_refused_as_on_the_machine() {
 /// that its read-modify-write is not lost.
 #[test]
 fn sections_exclude_each_other() {
-    if !common::realtime("sections_exclude_each_other") {
+    let Some(_rt) = common::realtime("sections_exclude_each_other") else {
         return;
-    }
+    };
     let src = three(B_THEN_A, B_THEN_A, B_THEN_A, [2, 2, 2]);
     let d = kernel_domain(&src, Duration::from_secs(5));
     const ITER: u32 = 2000;
@@ -520,9 +524,9 @@ fn sections_exclude_each_other() {
 /// or loses an update.
 #[test]
 fn mixed_sections_exclude_each_other() {
-    if !common::realtime("mixed_sections_exclude_each_other") {
+    let Some(_rt) = common::realtime("mixed_sections_exclude_each_other") else {
         return;
-    }
+    };
     let src = mixed(A_THEN_B, A_THEN_B, A_THEN_B, [2, 2, 2], "pcp");
     let d = kernel_domain(&src, Duration::from_secs(5));
     let (ra, rb) = (d.resource("A").unwrap(), d.resource("B").unwrap());

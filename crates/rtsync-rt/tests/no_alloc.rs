@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{realtime, system};
+use common::{RealTime, realtime, system};
 use rtsync_rt::{Domain, Options, placement, sys};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -115,15 +115,19 @@ fn domain_chunked(src: &str, realtime: bool, log: Log, chunk: usize) -> Domain {
 }
 
 /// Logic only, and with SCHED_FIFO where permitted (else said why not),
-/// each with no log, a recorded log and a trace.
-fn modes(test: &str) -> Vec<(bool, Log)> {
+/// each with no log, a recorded log and a trace; and the real-time
+/// tests' hold on the machine, for the caller to keep while it runs them.
+fn modes(test: &str) -> (Option<RealTime>, Vec<(bool, Log)>) {
+    let held = realtime(test);
     let mut rts = vec![false];
-    if realtime(test) {
+    if held.is_some() {
         rts.push(true);
     }
-    rts.into_iter()
+    let modes = rts
+        .into_iter()
         .flat_map(|rt| [Log::None, Log::Record, Log::Trace].map(|log| (rt, log)))
-        .collect()
+        .collect();
+    (held, modes)
 }
 
 /// How long any step of a test waits for another thread.
@@ -207,7 +211,8 @@ body = [ { lock = "G", hold = "1ms" } ]
 /// thread may), in the first round or later ones.
 #[test]
 fn mrsp_helping_decisions_allocate_nothing() {
-    for (rt, log) in modes("mrsp_helping_decisions_allocate_nothing") {
+    let (_rt, runs) = modes("mrsp_helping_decisions_allocate_nothing");
+    for (rt, log) in runs {
         mrsp_helping(rt, log);
     }
 }
@@ -248,7 +253,8 @@ fn mrsp_helping(rt: bool, log: Log) {
 /// job (binding aside), in the first round or later ones.
 #[test]
 fn contended_sections_allocate_nothing_under_any_protocol() {
-    for (rt, log) in modes("contended_sections_allocate_nothing_under_any_protocol") {
+    let (_rt, runs) = modes("contended_sections_allocate_nothing_under_any_protocol");
+    for (rt, log) in runs {
         contended(rt, log);
     }
 }
@@ -320,7 +326,8 @@ body = [ {{ lock = "G", hold = "1ms" }} ]
 fn a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry() {
     let name = "a_log_past_its_chunks_makes_them_outside_the_lock_and_keeps_every_entry";
     let default = Options::default().log_chunk;
-    for (rt, log) in modes(name) {
+    let (_rt, runs) = modes(name);
+    for (rt, log) in runs {
         for (chunk, jobs) in [(4, 300), (default, default as u64 / 2)] {
             past_chunks(rt, log, chunk, jobs);
         }

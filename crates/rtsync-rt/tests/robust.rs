@@ -40,10 +40,12 @@ body = [ { compute = "1ms" } ]
 "#;
 
 /// The PIP system on each runtime path: the machine without SCHED_FIFO,
-/// and, where SCHED_FIFO is permitted, the kernel's PI futex.
-fn two_pip(test: &str) -> Vec<Domain> {
+/// and, where SCHED_FIFO is permitted, the kernel's PI futex; with the
+/// real-time tests' hold on the machine, for the caller to keep.
+fn two_pip(test: &str) -> (Option<common::RealTime>, Vec<Domain>) {
     let mut out = vec![two("pip")];
-    if common::realtime(&format!("{test} on the kernel's PI futex")) {
+    let held = common::realtime(&format!("{test} on the kernel's PI futex"));
+    if held.is_some() {
         let d = Domain::new(
             &system_unchecked(&TWO.replace("PROTO", "pip")),
             Options {
@@ -56,7 +58,7 @@ fn two_pip(test: &str) -> Vec<Domain> {
         assert!(d.kernel_pi(), "a real-time PIP domain with no log");
         out.push(d);
     }
-    out
+    (held, out)
 }
 
 fn two(proto: &str) -> rtsync_rt::Domain {
@@ -126,7 +128,8 @@ fn a_caller_above_the_ceiling_is_refused() {
 
 #[test]
 fn pip_deadlock_is_refused_not_entered() {
-    for d in two_pip("pip_deadlock_is_refused_not_entered") {
+    let (_rt, domains) = two_pip("pip_deadlock_is_refused_not_entered");
+    for d in domains {
         deadlock_refused(d);
     }
 }
@@ -236,9 +239,8 @@ fn cpus_of(src: &str) -> usize {
 #[test]
 fn every_protocol_tells_the_next_owner_when_its_owner_dies() {
     let mut paths = vec![false];
-    if common::realtime("owner death on the default real-time paths")
-        && rtsync_rt::sys::allowed_cpus().len() >= 2
-    {
+    let held = common::realtime("owner death on the default real-time paths");
+    if held.is_some() && rtsync_rt::sys::allowed_cpus().len() >= 2 {
         paths.push(true);
     }
     for (p, realtime) in rtsync_model::Protocol::ALL
@@ -339,7 +341,8 @@ body = [ { lock = "S", hold = "1ms" }, { lock = "L", hold = "1ms" } ]
 #[test]
 fn a_suspending_request_inside_a_non_preemptive_section_is_refused() {
     let mut domains = vec![domain_of(&common::system(FMLP_MIX), false, &[last_cpu()])];
-    if common::realtime("the refused nesting on the default path") {
+    let held = common::realtime("the refused nesting on the default path");
+    if held.is_some() {
         domains.push(common::unrecorded(FMLP_MIX, &[last_cpu(), last_cpu()]));
     }
     for d in domains {

@@ -201,9 +201,9 @@ fn stress(p: Protocol, record: bool) -> (u64, Vec<String>) {
 
 #[test]
 fn random_operations_on_real_threads_break_no_canary() {
-    if !realtime("random_operations_on_real_threads_break_no_canary") {
+    let Some(_rt) = realtime("random_operations_on_real_threads_break_no_canary") else {
         return;
-    }
+    };
     let mut bad = Vec::new();
     let mut total = 0;
     for p in Protocol::ALL {

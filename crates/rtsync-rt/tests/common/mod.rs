@@ -5,15 +5,34 @@
 
 use rtsync_model::{System, load_str, parse_str};
 use rtsync_rt::{Domain, Options, sys};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-/// Whether SCHED_FIFO may be used; prints why a test skips otherwise.
-pub fn realtime(test: &str) -> bool {
+/// A real-time test's hold on the machine: the real-time tests of one
+/// test binary run one at a time. Each pins its threads to the same few
+/// CPUs at SCHED_FIFO priorities and checks what ran where and when, and
+/// the test harness runs a binary's tests side by side: on a 2-CPU
+/// machine another test's real-time threads on the last CPU kept an MrsP
+/// spinner off it long enough that the holder was never helped there (a
+/// failure seen once in CI, never when the test ran alone).
+pub struct RealTime {
+    _one_at_a_time: MutexGuard<'static, ()>,
+}
+
+/// `Some` where SCHED_FIFO may be used, holding the machine for the test
+/// (keep it until the test ends); `None`, after printing why the test
+/// skips, where it may not.
+pub fn realtime(test: &str) -> Option<RealTime> {
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+    // A test that failed while holding it poisons nothing the next needs.
+    let guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     match sys::probe_realtime() {
-        Ok(()) => true,
+        Ok(()) => Some(RealTime {
+            _one_at_a_time: guard,
+        }),
         Err(why) => {
             eprintln!("skipped {test}: {why}");
-            false
+            None
         }
     }
 }
