@@ -123,11 +123,11 @@ fn modes(test: &str) -> (Option<RealTime>, Vec<(bool, Log)>) {
     if held.is_some() {
         rts.push(true);
     }
-    let modes = rts
+    let runs = rts
         .into_iter()
         .flat_map(|rt| [Log::None, Log::Record, Log::Trace].map(|log| (rt, log)))
         .collect();
-    (held, modes)
+    (held, runs)
 }
 
 /// How long any step of a test waits for another thread.
