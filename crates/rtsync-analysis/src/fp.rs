@@ -74,7 +74,7 @@ pub fn schedulable(cx: &Context) -> bool {
     let e = Engine::new(cx, &demands);
     let order = cpu_major(cx);
     if demands.windowed() {
-        let fixed = iterate(&e, &[], &order, true, false, Start::Floor)
+        let fixed = iterate(&e, None, &order, true, false, Start::Floor)
             .expect("the fixed forms always end");
         if meets(&fixed.responses) {
             return true;
@@ -100,10 +100,9 @@ pub fn schedulable(cx: &Context) -> bool {
                 .filter(|&m| e.hp(m).next().is_some())
                 .and_then(|m| cx.cpu(m))
             {
-                let lead = [cx.f.on_cpu(c)];
-                return meets(&settle(&e, &lead, &order, true).responses);
+                return meets(&settle(&e, Some(cx.f.on_cpu(c)), &order, true).responses);
             }
-            return meets(&settle(&e, &[], &cx.f.by_priority, true).responses);
+            return meets(&settle(&e, None, &cx.f.by_priority, true).responses);
         }
         // FIFO queues (FMLP+), whose waits hardly depend on priority,
         // miss first where deadlines are shortest. Below the middle of
@@ -115,9 +114,9 @@ pub fn schedulable(cx: &Context) -> bool {
             2 * cx.f.by_priority.iter().position(|&t| t == m).unwrap_or(0) >= cx.n()
         });
         let order = if low { &order } else { &cx.f.by_priority };
-        return meets(&settle(&e, &[], order, true).responses);
+        return meets(&settle(&e, None, order, true).responses);
     }
-    meets(&settle(&e, &[], &order, true).responses)
+    meets(&settle(&e, None, &order, true).responses)
 }
 
 /// The CPUs in decreasing utilization, the likeliest to miss first.
@@ -154,7 +153,7 @@ pub fn analyse_fixed<'c>(cx: &'c Context<'c>) -> Vec<Response> {
     let demands = DemandTable::new(cx);
     iterate(
         &Engine::new(cx, &demands),
-        &[],
+        None,
         &cx.f.by_priority,
         false,
         false,
@@ -176,7 +175,7 @@ pub fn analyse_with<'c>(
 ) -> FpAnalysis<'c> {
     let pass = settle(
         &Engine::new(cx, &demands),
-        &[],
+        None,
         &cx.f.by_priority,
         first_miss,
     );
@@ -188,7 +187,7 @@ pub fn analyse_with<'c>(
 }
 
 /// The fixed point, the tasks looked at in `order` each round (after the
-/// rounds of each `lead` group alone, see [`iterate`]): with the job
+/// rounds of the `lead` tasks alone, see [`iterate`]): with the job
 /// windows where the protocol has them, with the fixed forms alone should
 /// those rounds not settle (then without the lead).
 ///
@@ -202,12 +201,13 @@ pub fn analyse_with<'c>(
 /// above it on its CPU as last refined; their fixed forms are larger, so
 /// they must have been looked at first for the look to stay below the
 /// fixed point.)
-fn settle(e: &Engine, lead: &[&[TaskId]], order: &[TaskId], first_miss: bool) -> Pass {
+fn settle(e: &Engine, lead: Option<&[TaskId]>, order: &[TaskId], first_miss: bool) -> Pass {
     let windowed = e.d.windowed();
     iterate(e, lead, order, first_miss, windowed, Start::Floor).unwrap_or_else(|| {
         // The job-window rounds did not settle: the fixed forms.
         e.d.unrefine();
-        iterate(e, &[], order, first_miss, false, Start::Floor).expect("the fixed forms always end")
+        iterate(e, None, order, first_miss, false, Start::Floor)
+            .expect("the fixed forms always end")
     })
 }
 
@@ -237,15 +237,15 @@ enum Start {
 /// The system-wide fixed point; `None` when the job-window rounds
 /// (`windowed`) reached the round limit unsettled.
 ///
-/// Each `lead` group's tasks are first looked at alone, round after
-/// round until their own estimates settle (or the round limit), then
-/// the next group's, then `order`'s until nothing moves. A lead only
+/// The `lead` tasks are first looked at alone, round after round until
+/// their own estimates settle (or the round limit), then `order`'s until
+/// nothing moves. A lead only
 /// reorders looks: the others' estimates stay below the fixed point
 /// meanwhile (see [`settle`]), so a miss met in a lead round is a miss,
 /// and the rounds of `order` still end at the fixed point.
 fn iterate(
     e: &Engine,
-    lead: &[&[TaskId]],
+    lead: Option<&[TaskId]>,
     order: &[TaskId],
     first_miss: bool,
     windowed: bool,
@@ -316,13 +316,19 @@ fn iterate(
     // window costs more), so FMLP+ waits for the next round.
     let climb = windowed && e.climb;
     let max_rounds = 4 * n + 8;
-    let (mut rounds, mut phase, mut phase_rounds) = (0, 0, 0);
+    // Whether the rounds are still the lead's, and how many rounds the
+    // current set of tasks (the lead's, then the order's) has had.
+    let (mut rounds, mut leading, mut phase_rounds) = (0, lead.is_some(), 0);
     loop {
         rounds += 1;
         phase_rounds += 1;
         let round_start = clock;
         let mut any = false;
-        let this = lead.get(phase).copied().unwrap_or(order);
+        let this = if leading {
+            lead.unwrap_or(order)
+        } else {
+            order
+        };
         for &i in this {
             if looked[i] != 0
                 && if windowed {
@@ -422,12 +428,11 @@ fn iterate(
                 break;
             }
         }
-        if phase < lead.len() {
-            // A lead group's rounds end where its own estimates settle
-            // (or at the round limit): the next group, then the whole
-            // order, go on from its estimates.
+        if leading {
+            // The lead's rounds end where its own estimates settle (or at
+            // the round limit): the whole order goes on from them.
             if !any || phase_rounds >= max_rounds {
-                phase += 1;
+                leading = false;
                 phase_rounds = 0;
             }
             continue;
@@ -909,7 +914,7 @@ mod tests {
         let bounds = |order: &[TaskId]| {
             let demands = DemandTable::new(&cx);
             let e = Engine::new(&cx, &demands);
-            iterate(&e, &[], order, false, true, Start::Floor)
+            iterate(&e, None, order, false, true, Start::Floor)
                 .expect("settles")
                 .responses
         };
@@ -986,7 +991,7 @@ mod tests {
             let demands = DemandTable::new(&cx);
             prop_assume!(!windowed || demands.windowed());
             let e = Engine::new(&cx, &demands);
-            let Some(pass) = iterate(&e, &[], &cx.f.by_priority, false, windowed, Start::Floor) else {
+            let Some(pass) = iterate(&e, None, &cx.f.by_priority, false, windowed, Start::Floor) else {
                 return Ok(());
             };
             let resp: Vec<Time> = pass
@@ -1052,10 +1057,10 @@ mod tests {
             let demands = DemandTable::new(&cx);
             let mut e = Engine::new(&cx, &demands);
             prop_assert!(e.climb);
-            let climbed = iterate(&e, &[], &cx.f.by_priority, false, true, Start::Floor);
+            let climbed = iterate(&e, None, &cx.f.by_priority, false, true, Start::Floor);
             demands.unrefine();
             e.climb = false;
-            let plain = iterate(&e, &[], &cx.f.by_priority, false, true, Start::Floor);
+            let plain = iterate(&e, None, &cx.f.by_priority, false, true, Start::Floor);
             if let (Some(a), Some(b)) = (climbed, plain) {
                 prop_assert_eq!(a.responses, b.responses);
             }
@@ -1078,9 +1083,9 @@ mod tests {
             prop_assume!(demands.windowed());
             let order = &cx.f.by_priority;
             let e = Engine::new(&cx, &demands);
-            let floor = iterate(&e, &[], order, false, true, Start::Floor);
+            let floor = iterate(&e, None, order, false, true, Start::Floor);
             demands.unrefine();
-            let exec = iterate(&e, &[], order, false, true, Start::Execution);
+            let exec = iterate(&e, None, order, false, true, Start::Execution);
             if let (Some(a), Some(b)) = (floor, exec) {
                 prop_assert_eq!(a.responses, b.responses);
             }
