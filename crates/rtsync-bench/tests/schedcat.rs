@@ -13,12 +13,10 @@
 //! The LP forms (`--analysis lp`) against SchedCAT's LP analyses (GLPK):
 //! no set `lp-dpcp`, `lp-fmlp+`, `lp-dflp` or `lp-msrp` accepts is refused by rtsync,
 //! and no task's bound is above SchedCAT's LP bound. `lp-mpcp` is reported,
-//! not asserted: on 34 of these 180 sets some rtsync LP MPCP bound is above
-//! SchedCAT's. On 9 of them that is SchedCAT's wait recurrence stopped short
-//! of its solution (`scripts/schedcat/converge-mpcp-waits.sh` lets it
-//! converge); on the other 25 the cause is not found yet: the exact
-//! program with rtsync's constraint 11', solved by a general LP solver in
-//! place of the flow greedy, leaves them as they are (docs/ANALYSIS.md,
+//! not asserted: on 19 of these 180 sets some rtsync LP MPCP bound is above
+//! SchedCAT's. On 10 of them that is SchedCAT's wait recurrence stopped
+//! short of its solution (`scripts/schedcat/converge-mpcp-waits.sh` lets
+//! it converge); on the other 9 the cause is not found yet (docs/ANALYSIS.md,
 //! "LP bounds").
 
 use rtsync_analysis::generate::{GenConfig, generate};

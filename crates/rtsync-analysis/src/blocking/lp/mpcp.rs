@@ -43,8 +43,10 @@
 //! - (20) the remote total is at most the classic bound `Σ_q N_{i,q} W_q`:
 //!   the engine takes the smaller of the two, which is the same.
 //!
-//! **Local** (`ρ_i = N^G_i + S_i + 1` points at which `J_i` starts or
-//! resumes, the classic count): per lower task `x` of `J_i`'s CPU,
+//! **Local** (`ρ_i` points at which `J_i` starts or resumes: its release,
+//! its `S_i` self-suspensions, and the global requests that can find
+//! their resource held by another CPU's section, at most `N^G_i`, the
+//! classic count; see `points`): per lower task `x` of `J_i`'s CPU,
 //! `Σ_r P_{x,r} ≤ ρ_i` over its global sections (11: one boosted section
 //! per point) and `P_{x,r} ≤ n_{x,r}`; and over all lower tasks' sections
 //! on local resources whose ceiling reaches `J_i`, at most `ρ_i` (PCP: one
@@ -371,14 +373,42 @@ fn longest(cands: &mut [Cand], mut k: u64) -> Time {
     sum
 }
 
-/// `ρ_i`: the points at which `J_i` starts or resumes.
-fn points(cx: &Context, i: TaskId) -> u64 {
+/// `ρ_i`: the points at which `J_i` starts or resumes, at the estimates
+/// `resp`: its release, its self-suspensions, and each request of a
+/// global `q` that can find `q` held. While `J_i` runs at its own
+/// priority, no task of its CPU is inside a global section (it would run
+/// boosted, above `J_i`), so a request finds `q` held only by a section
+/// of another CPU, and each such section at most once (a request waits
+/// until it is granted; the next finds another holder). So the requests
+/// of `q` that suspend are at most `N_{i,q}` and at most the sections of
+/// `q` that other CPUs' jobs in `J_i`'s window issue, `Σ_x N_{x,q} ·
+/// ⌈(R_i + R_x) / T_x⌉`; SchedCAT's `max_num_arrivals_shm` counts the
+/// same (with deadlines for `R_x`). Sound where `resp` bounds every
+/// task's response time, as at the engine's fixed point. The argument
+/// needs what validation guarantees: a global MPCP section neither nests
+/// nor is nested (so `J_i` requests `q` at its own priority, and a holder
+/// of `q` on its CPU never waits while holding it), and no job suspends
+/// inside a section.
+fn points(cx: &Context, i: TaskId, resp: &[Time]) -> u64 {
     let f = &cx.f;
-    let n_global: u64 = (0..f.n_resources)
-        .filter(|&q| f.global[q])
-        .map(|q| f.requests(i, q) as u64)
+    let suspending: u64 = (0..f.n_resources)
+        .filter(|&q| f.global[q] && f.requests(i, q) > 0)
+        .map(|q| {
+            let elsewhere = f
+                .users(q)
+                .iter()
+                .filter(|&&x| x != i && cx.cpu(x) != cx.cpu(i))
+                .fold(0u64, |a, &x| {
+                    a.saturating_add((f.requests(x, q) as u64).saturating_mul(jobs(
+                        resp[i],
+                        resp[x],
+                        cx.period[x],
+                    )))
+                });
+            (f.requests(i, q) as u64).min(elsewhere)
+        })
         .sum();
-    n_global + cx.suspensions(i) + 1
+    suspending + cx.suspensions(i) + 1
 }
 
 /// The LP's bounds on `J_i`'s blocking at the response-time estimates
@@ -403,7 +433,7 @@ pub fn bound(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Bound {
 
 /// [`bound`] with the waits computed.
 fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
-    let rho = points(cx, i);
+    let rho = points(cx, i, resp);
     let mut l = local(cx, i, resp);
     let pcp = longest(&mut l.ceiling, rho);
     let mut local = pcp;
@@ -500,7 +530,7 @@ fn counts(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Vec<u64> {
 /// The program itself, as stated in the module's doc (aggregated): what the tests solve with a general LP solver to check
 /// [`bound`]. Its local variables are those marked `local`.
 pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
-    let rho = points(cx, i);
+    let rho = points(cx, i, resp);
     let rm = remote(cx, i, resp, &waits(cx, tb, i, resp));
     let Local { global, ceiling } = local(cx, i, resp);
     let mut p = Program::default();
@@ -725,6 +755,55 @@ body = [ { lock = "g", hold = "10us" }, { lock = "k1", hold = "10us" }, { lock =
         }
         p.rows.retain(|r| r.constraint != 20);
         assert!((optimum(&p, |_| true) - 6e6).abs() < 0.5);
+    }
+
+    /// The points `ρ_a` count only the requests that can find their
+    /// resource held by another CPU. `a` (CPU 0, priority 5) requests the
+    /// global `g` three times; its only other user is `b` (CPU 1), one
+    /// 1 ms section a job, one job in `a`'s window (`⌈(40 + 10) / 200⌉`).
+    /// So at most one of `a`'s requests suspends: `ρ_a = 1 + 1 = 2` points
+    /// (the classic count, `3 + 1 = 4`). `l` (CPU 0, priority 1, period
+    /// 10 ms) holds the local `k`, whose ceiling reaches `a`, for 2 ms, and
+    /// has `⌈(40 + 5) / 10⌉ = 5` jobs in the window: one section per point,
+    /// 2 · 2 = 4 ms of local blocking, where four points gave 8 ms.
+    #[test]
+    fn only_requests_that_can_find_the_resource_held_elsewhere_are_points() {
+        let sys = spec(
+            r#"
+[platform]
+cpus = 2
+protocol = "mpcp"
+[[resource]]
+name = "g"
+[[resource]]
+name = "k"
+[[resource]]
+name = "h"
+[[task]]
+name = "a"
+period = "100ms"
+priority = 5
+cpu = 0
+body = [ { lock = "g", hold = "1ms" }, { lock = "g", hold = "1ms" }, { lock = "g", hold = "1ms" }, { lock = "k", hold = "10us" } ]
+[[task]]
+name = "l"
+period = "10ms"
+priority = 1
+cpu = 0
+body = [ { lock = "k", hold = "2ms" } ]
+[[task]]
+name = "b"
+period = "200ms"
+priority = 3
+cpu = 1
+body = [ { lock = "g", hold = "1ms" }, { lock = "h", hold = "10us" } ]
+"#,
+        );
+        let cx = Context::new(&sys);
+        let tb = Tables::new(&cx);
+        let resp = [40, 5, 10].map(Time::from_ms);
+        assert_eq!(points(&cx, 0, &resp), 2);
+        assert_eq!(bound(&cx, &tb, 0, &resp).local, Time::from_ms(4));
     }
 
     proptest! {
