@@ -777,8 +777,6 @@ protocol = "mpcp"
 name = "g"
 [[resource]]
 name = "k"
-[[resource]]
-name = "h"
 [[task]]
 name = "a"
 period = "100ms"
@@ -796,7 +794,7 @@ name = "b"
 period = "200ms"
 priority = 3
 cpu = 1
-body = [ { lock = "g", hold = "1ms" }, { lock = "h", hold = "10us" } ]
+body = [ { lock = "g", hold = "1ms" } ]
 "#,
         );
         let cx = Context::new(&sys);
