@@ -13,11 +13,14 @@
 //! The LP forms (`--analysis lp`) against SchedCAT's LP analyses (GLPK):
 //! no set `lp-dpcp`, `lp-fmlp+`, `lp-dflp` or `lp-msrp` accepts is refused by rtsync,
 //! and no task's bound is above SchedCAT's LP bound. `lp-mpcp` is reported,
-//! not asserted: on 19 of these 180 sets some rtsync LP MPCP bound is above
-//! SchedCAT's. On 10 of them that is SchedCAT's wait recurrence stopped
-//! short of its solution (`scripts/schedcat/converge-mpcp-waits.sh` lets
-//! it converge); on the other 9 the cause is not found yet (docs/ANALYSIS.md,
-//! "LP bounds").
+//! not asserted: on 57 of these 180 sets some rtsync LP MPCP bound is above
+//! SchedCAT's. 38 of them come from constraint 11, which SchedCAT states
+//! unsoundly (rtsync's `lp::mpcp` doc, and
+//! `tests/data/mpcp-lower-preempts-a-holder-ahead.toml` in rtsync-analysis);
+//! of the other 19, 10 are SchedCAT's wait recurrence stopped short of
+//! its solution (`scripts/schedcat/converge-mpcp-waits.sh` lets it
+//! converge) and 9 have a cause not found yet (docs/ANALYSIS.md, "LP
+//! bounds").
 
 use rtsync_analysis::generate::{GenConfig, generate};
 use rtsync_analysis::{BoundForm, Heuristic, Options, TestSelection, analyze_result};

@@ -527,6 +527,48 @@ fn mpcp_equal_ceilings_delay_a_holder() {
     assert!(t7 > Time::from_us(1300) && t7 <= b[2]);
 }
 
+/// MPCP's LP (`--analysis lp`): a lower task of the job's CPU delays it
+/// once more than the job's points through each grant to a task ahead of
+/// it there (`mpcp-lower-preempts-a-holder-ahead.toml`). By hand: `x`
+/// locks `r` at 0.1 ms (to 5.1, boosted to 11); `i`, released at 0.1, runs
+/// at 5.1 and asks for `q` at 5.2, which `z` (CPU 1) holds from 5.1 to
+/// 5.6; `y` asks at 5.3 and queues ahead of `i`; `x` locks `r` again at
+/// 5.4 (to 10.4). At 5.6 `q` goes to `y`, whose section (boosted to 9)
+/// waits for `x`'s; `w` asks at 5.7 and queues ahead of `i`. `y`'s
+/// section runs 10.4 to 11.4, `w`'s 11.4 to 14.4 on CPU 1; meanwhile `x`
+/// locks `r` a third time at 11.6 (to 16.6). At 14.4 `q` goes to `i`,
+/// whose section waits for `x`'s: `i` ends at 16.8, a response of
+/// 16.7 ms. With `x` capped at `i`'s two points in all three ways, as
+/// SchedCAT's `lp-mpcp` states constraint 11, `i`'s bound is 15.0 ms
+/// (SchedCAT's too); rtsync's cap adds the grant to `y`, 20.0 ms.
+///
+/// Unlike the other systems here, the search does not yet find a
+/// schedule past the old bound on its own: 300,000 events at three seeds
+/// reach 13.8 ms for `i`. It needs `y` released after `i`'s request while
+/// a holder on CPU 1 is timed to that request, two moves that each lower
+/// `i`'s response alone (the closing note of 2026-11-28 says what was
+/// tried).
+#[test]
+fn mpcp_a_lower_task_preempts_a_holder_ahead() {
+    let s = data("mpcp-lower-preempts-a-holder-ahead.toml");
+    let lp = AOpts {
+        form: rtsync_analysis::BoundForm::Lp,
+        ..AOpts::default()
+    };
+    let an = analyze(&s, &lp).unwrap();
+    let bound = match an.result.tasks[1].response {
+        rtsync_analysis::Response::Bounded(r) => r,
+        r => panic!("i: {r}"),
+    };
+    assert_eq!(bound, Time::from_ms(20));
+    // Offsets in the spec's order: y, i, x, w, z, v.
+    let plan = Plan::offsets([5200, 100, 0, 5500, 5000, 50_000].map(Time::from_us));
+    let res = run_plan(&s, plan);
+    let i = res.tasks[1].max_response.unwrap();
+    assert_eq!(i, Time::from_us(16_700));
+    assert!(i > Time::from_ms(15) && i <= bound);
+}
+
 /// MPCP: Lo, below H on CPU 0, has a local section (L, 3 ms, ceiling H's)
 /// and a global one (G, 2 ms); R on CPU 1 shares G.
 const MPCP_ONE_BLOCKER: &str = r#"

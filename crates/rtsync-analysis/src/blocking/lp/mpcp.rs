@@ -54,20 +54,32 @@
 //! are the classic terms with each section's count capped by its jobs in
 //! the window, so they never exceed the classic ones.
 //!
-//! **(11')**, as SchedCAT states constraint 11
-//! (`add_local_lower_priority_constraints_shm`): a lower task `x` of
-//! `J_i`'s CPU delays `J_i` in all three ways together at most `ρ_i`
-//! times, `Σ_r (D + I + P)_{x,r} ≤ ρ_i`. `x` issues a request only at its
+//! **(11')**, constraint 11 over all three ways. SchedCAT states it as
+//! `Σ_r (D + I + P)_{x,r} ≤ ρ_i` for a lower task `x` of `J_i`'s CPU
+//! (`add_local_lower_priority_constraints_shm`; the paper caps the
+//! preemptions alone, which (11) keeps). That is not sound:
+//! `tests/data/mpcp-lower-preempts-a-holder-ahead.toml` has a schedule
+//! in which `x` delays `J_i` three times with `ρ_i = 2`, 16.7 ms against
+//! the 15.0 ms that SchedCAT's `lp-mpcp` and rtsync with that cap give
+//! (the simulator's `mpcp_a_lower_task_preempts_a_holder_ahead`). rtsync
+//! caps the three ways at `ρ_i + H_i`, where `H_i` counts the events
+//! of tasks of `J_i`'s CPU at or above `π_i` (their grants of a resource
+//! `J_i` waits for). The argument: `x` starts a section only at its
 //! normal priority, below `π_i`, so only while `J_i` is suspended or not
-//! yet released; within one such interval its requests run one after
-//! another, and only the last can still be pending or held when `J_i`
-//! resumes, so only it can delay `J_i` after that (directly, by holding a
-//! resource `J_i` asks for; indirectly, by preempting a holder on their
-//! CPU, which a task below `π_i` can do only once granted; or by
-//! preempting `J_i`). The earlier requests of the interval run while
-//! `J_i` waits for a resource held elsewhere or by a boosted holder of the
-//! CPU, which `x` cannot preempt while it runs at its normal priority.
-//! There are `ρ_i` such intervals.
+//! yet released and no boosted section is ready on the CPU; its sections
+//! run one after another. A section still pending or held at the end of
+//! such an interval (a point) delays `J_i` at most once, by preemption or
+//! by holding what `J_i` asks for: one per point. A section that starts
+//! and ends inside an interval delays `J_i` only through a holder of the
+//! resource `J_i` waits for that it keeps off the CPU: not one of
+//! another CPU; not a lower task of the CPU (such a task cannot hold it
+//! when `J_i` asks, being boosted, and queues behind `J_i` after); so a
+//! task at or above `π_i` granted it while the section runs, once per
+//! grant (after the section `x` is back at its normal priority, below the
+//! boosted holder). The schedule above: `x`'s section at `J_i`'s release,
+//! a second that keeps `y`, queued ahead of `J_i`, off the CPU when
+//! granted, and a third started while another CPU's task held the
+//! resource after `y`, still running when `J_i` is granted it.
 //!
 //! **The optimum.** The local program falls apart into knapsacks with
 //! unit weights: the longest sections first. The remote one does not: a
@@ -123,6 +135,11 @@ struct Remote {
     task_cap: Vec<u64>,
     /// The bound of (20), `Σ_q N_{i,q} W_q`.
     total: Time,
+    /// `H_i`: the events of tasks of `J_i`'s CPU at or above `π_i`, the
+    /// grants of a resource `J_i` waits for to a task ahead of it there;
+    /// each can let a lower task of the CPU delay `J_i` once more than
+    /// (11') alone counts (see [`bound_at`]).
+    ahead: u64,
 }
 
 /// `J_i`'s global resources with `N_{i,q}` and the wait `W_q`, each the
@@ -241,11 +258,16 @@ fn remote(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Remote {
     let total = waits
         .iter()
         .fold(Time::ZERO, |a, &(_, n, w)| a.saturating_add(times(w, n)));
+    let ahead = (0..nw)
+        .flat_map(|k| f.users(waits[k].0).iter().map(move |&y| (y, k)))
+        .filter(|&(y, _)| y != i && cx.cpu(y) == cx.cpu(i) && cx.prio(y) >= pi)
+        .fold(0u64, |a, (y, k)| a.saturating_add(event(y, k)));
     Remote {
         pairs,
         mine,
         task_cap,
         total,
+        ahead,
     }
 }
 
@@ -450,18 +472,22 @@ fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
         remote_bound(cx, i, &rm, Some(rho), false)
     };
     // (11'): a lower task of `J_i`'s CPU delays it, in all three ways
-    // together, at most `ρ_i` times (see the module's doc): its `ρ_i`
-    // longest sections bound what it adds, and the others' network
-    // without it bounds the rest, a second bound beside each of the two.
-    // It binds only for a task with more than `ρ_i` units: with fewer, (1)
-    // keeps its three ways below `ρ_i` already, and the second bound is a
-    // relaxation of the first, not worth its network.
+    // together, at most `ρ_i + H_i` times (see the module's doc): its
+    // `ρ_i + H_i` longest sections bound what it adds, and the others'
+    // network without it bounds the rest, a second bound beside each of
+    // the two. It binds only for a task with more units than that: with
+    // fewer, (1) keeps its three ways below the cap already, and the
+    // second bound is a relaxation of the first, not worth its network.
+    let once = rho.saturating_add(rm.ahead);
     let binds = l
         .global
         .iter()
-        .any(|(_, cands)| cands.iter().fold(0u64, |a, c| a.saturating_add(c.1)) > rho);
+        .any(|(_, cands)| cands.iter().fold(0u64, |a, c| a.saturating_add(c.1)) > once);
     let apart = if binds {
-        remote_bound(cx, i, &rm, None, true).saturating_add(local.saturating_sub(pcp))
+        let own = l.global.iter_mut().fold(Time::ZERO, |a, (_, cands)| {
+            a.saturating_add(longest(cands, once))
+        });
+        remote_bound(cx, i, &rm, None, true).saturating_add(own)
     } else {
         Time::MAX
     };
@@ -578,9 +604,13 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
     for (x, vars) in per_task.iter().enumerate() {
         p.at_most(17, vars, rm.task_cap[x]);
     }
-    // (11'), which holds (11) for the preemptions alone.
+    // (11) over the preemptions, at most `ρ_i`, and (11') over all three
+    // ways, at most `ρ_i + H_i` (both numbered 11: the tests that keep
+    // only the preemptions of these rows get (11) alone).
     for vars in &preempt {
-        p.at_most(11, vars, rho);
+        let own: Vec<usize> = vars.iter().copied().filter(|&v| p.vars[v].local).collect();
+        p.at_most(11, &own, rho);
+        p.at_most(11, vars, rho.saturating_add(rm.ahead));
     }
     // (20): its coefficients are the objective's, so the remote optimum is
     // the smaller of this bound and the optimum without it.
@@ -704,7 +734,8 @@ body = [ { lock = "h", hold = "1ms" } ]
     /// `k1`, `k2` by preemption (two, at most `ρ_a`): 6 ms jointly. `l` can
     /// issue a request only while `a` is suspended or not yet released,
     /// one per such interval that is still pending when `a` resumes, so it
-    /// delays `a` at most `ρ_a = 2` times in all: its two longest sections,
+    /// delays `a` at most `ρ_a + H_a = 2` times in all (no task above `a`
+    /// on CPU 0 is granted `g`: `H_a = 0`): its two longest sections,
     /// 4 ms, and `z`'s section on `g`, 10 us (the network without `l`).
     /// Alone: local 4 ms (the preemptions), remote 2 ms (the classic wait
     /// for `g`, `l`'s 2 ms section).
@@ -755,6 +786,42 @@ body = [ { lock = "g", hold = "10us" }, { lock = "k1", hold = "10us" }, { lock =
         }
         p.rows.retain(|r| r.constraint != 20);
         assert!((optimum(&p, |_| true) - 6e6).abs() < 0.5);
+    }
+
+    /// (11') counts the grants to tasks ahead of the job on its CPU
+    /// (`tests/data/mpcp-lower-preempts-a-holder-ahead.toml`). `i` (CPU 0,
+    /// priority 5) requests the global `q` once; `y` above it on CPU 0
+    /// shares `q`; `x` below both holds `r`, keyed above `q` there, three
+    /// times (5 ms each). Windows: `R_i = 20`, `R_y = 15`, `R_x = 25`,
+    /// `R_w = 20`, `R_z = 15`, `R_v = 10` ms; one job of each in `i`'s.
+    ///
+    /// The wait for `q`: `z`'s 0.5 ms, `y`'s 1 ms with `x`'s 5 ms inside it
+    /// (`L'`), `w`'s 3 ms, one job each: 9.5 ms. `ρ_i = 1 + min(1, 2) = 2`.
+    /// Remote: `x` preempts `y`'s section once (the one event on CPU 0,
+    /// 17), `w` 3 ms and `z` 0.5 ms directly: 8.5 ms. Local: two of `x`'s
+    /// sections, 10 ms. Jointly `x` spends all three (one indirectly, two
+    /// by preemption), 18.5 ms: `H_i = 1` (`y`'s grant) raises (11')'s cap
+    /// to 3, so it no longer binds. Capped at `ρ_i = 2`, as SchedCAT's
+    /// `lp-mpcp` caps it, the total would be 13.5 ms, and the simulator
+    /// finds a schedule past that (`mpcp_a_lower_task_preempts_a_holder_ahead`
+    /// in its tests).
+    #[test]
+    fn a_lower_task_delays_the_job_once_more_per_grant_ahead_of_it() {
+        let sys = spec(include_str!(
+            "../../../tests/data/mpcp-lower-preempts-a-holder-ahead.toml"
+        ));
+        let cx = Context::new(&sys);
+        let tb = Tables::new(&cx);
+        let resp = [15, 20, 25, 20, 15, 10].map(Time::from_ms);
+        let w = waits(&cx, &tb, 1, &resp);
+        assert_eq!(w.as_slice(), &[(0, 1, Time::from_us(9500))]);
+        assert_eq!(points(&cx, 1, &resp), 2);
+        assert_eq!(remote(&cx, 1, &resp, &w).ahead, 1);
+        let b = bound(&cx, &tb, 1, &resp);
+        assert_eq!(
+            (b.local, b.remote, b.total),
+            (Time::from_ms(10), Time::from_us(8500), Time::from_us(18500))
+        );
     }
 
     /// The points `ρ_a` count only the requests that can find their
