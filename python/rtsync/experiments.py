@@ -56,7 +56,8 @@ def sweep_spec(**kw: Any) -> Dict[str, Any]:
 def soundness_spec(**kw: Any) -> Dict[str, Any]:
     """The description of a soundness run: ``systems``, ``protocol``,
     ``mix``, ``components``, ``seed``, ``edf``, ``shape`` (``classic``,
-    ``local-global``, ``suspending``, ``nested``, ``dense``, ``all``),
+    ``local-global``, ``suspending``, ``nested``, ``dense``, ``jitter``,
+    ``crowded``, ``all``),
     ``search_budget``, ``analysis``, ``save`` (a folder for the systems
     that break a bound)."""
     return {k: v for k, v in kw.items() if v is not None}

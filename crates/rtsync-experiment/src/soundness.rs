@@ -82,7 +82,7 @@ pub struct SoundnessSpec {
     /// Also the protocols that support EDF, under EDF.
     pub edf: bool,
     /// The systems drawn: classic | local-global | suspending | nested |
-    /// dense | all.
+    /// dense | jitter | crowded | all.
     pub shape: String,
     /// Simulated events the search may spend per schedulable system (0:
     /// the four sampled runs only).

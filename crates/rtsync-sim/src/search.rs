@@ -28,7 +28,14 @@
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
 //!    that a section waits at each resumption after (under EDF a window
 //!    is blocked once per resumption of any of its jobs);
-//! 3. hill climbing from the best plan per target: moves that align a
+//! 3. where the target waits for a resource another CPU shares,
+//!    *queues* (`Searcher::queues`): a task of its CPU above it released
+//!    just after its request, another CPU's holder timed to that request
+//!    and a third CPU's request to the grant to the task above, so both
+//!    queue ahead of the target, then a lower section timed to each grant
+//!    on the CPU; while the target waits, a lower task can keep a holder
+//!    of its CPU off it once per grant;
+//! 4. hill climbing from the best plan per target: moves that align a
 //!    task's request with an instant inside the target's worst job, put
 //!    another task's later job's request 1 ns before one of the target's
 //!    own (by its sporadic delay, where the target issues two requests or
@@ -38,7 +45,7 @@
 //!    release a task at, or trim a job to lock just before, a resumption
 //!    the plan's own schedule makes; a move is kept when the target's
 //!    ratio does not fall (plateaus are walked);
-//! 4. random restarts when a climb stalls.
+//! 5. random restarts when a climb stalls.
 //!
 //! A plan made for a target is simulated only until that target's last
 //! planned job is just past its deadline ([`Plan::horizon_of`]), and a
@@ -363,6 +370,21 @@ impl<'a> Searcher<'a> {
             .collect();
         for i in resuming {
             for p in self.chains(i) {
+                if self.out.events >= self.opts.budget / 4 * 3 {
+                    break;
+                }
+                self.evaluate(p, Some(i));
+            }
+        }
+        // Queues ahead of the targets that wait, within the same three
+        // quarters.
+        let waiting: Vec<usize> = targets
+            .iter()
+            .copied()
+            .filter(|&i| self.waiting(i))
+            .collect();
+        for i in waiting {
+            for p in self.queues(i) {
                 if self.out.events >= self.opts.budget / 4 * 3 {
                     break;
                 }
@@ -779,6 +801,41 @@ impl<'a> Searcher<'a> {
         self.shapes.iter().any(|s| s.cpu == cpu && s.suspends)
     }
 
+    /// Whether the target can suspend waiting for a resource that another
+    /// CPU's tasks share and whose sections run on their holders' CPUs
+    /// (MPCP, FMLP-L), while another task of its CPU has sections: then
+    /// tasks of its CPU can queue ahead of it and lower ones start
+    /// sections while it waits ([`Searcher::queues`]). Where sections run
+    /// on a synchronization CPU (DPCP, DFLP) or waiters spin, the queues'
+    /// premise does not hold and their budget is left to the climb.
+    fn waiting(&self, i: usize) -> bool {
+        let me = &self.shapes[i];
+        let shared = me.requests.iter().any(|rq| {
+            let p = self.sys.resources[rq.resource].protocol;
+            p.suspends()
+                && !p.needs_sync_cpu()
+                && (self.shapes.iter()).any(|s| {
+                    s.cpu != me.cpu && s.requests.iter().any(|o| o.resource == rq.resource)
+                })
+        });
+        shared
+            && (self.shapes.iter().enumerate())
+                .any(|(k, s)| k != i && s.cpu == me.cpu && !s.requests.is_empty())
+    }
+
+    /// The instants in `rec` before `horizon` at which a task of `cpu`
+    /// is granted a resource it waited for, with that task.
+    fn grants(&self, rec: &Recording, cpu: Option<usize>, horizon: Time) -> Vec<(Time, usize)> {
+        rec.spans
+            .iter()
+            .filter(|sp| {
+                matches!(sp.state, State::Blocked { .. }) && self.shapes[sp.task].cpu == cpu
+            })
+            .filter(|sp| sp.end < horizon)
+            .map(|sp| (sp.end, sp.task))
+            .collect()
+    }
+
     /// Simulates `plan` up to `horizon` with the schedule recorded, its
     /// events counted against the budget.
     fn record(&mut self, plan: &Plan, horizon: Time) -> Option<Recording> {
@@ -977,7 +1034,7 @@ impl<'a> Searcher<'a> {
                 }
                 let mut plan = base.clone();
                 release_at(&mut plan, n, i, e);
-                let done = self.complete(i, &plan);
+                let done = self.complete(i, &plan, false);
                 if done != plan {
                     out.push(done);
                 }
@@ -988,14 +1045,168 @@ impl<'a> Searcher<'a> {
         out
     }
 
+    /// Candidates for a target that waits for resources another CPU
+    /// shares ([`Searcher::waiting`]), built step by step from schedules
+    /// the search records. From each base (the target's convoys, its best
+    /// plan so far, and the target released just after a lower task of
+    /// its CPU locks, so that section blocks it at its release): a task of
+    /// its CPU above it that shares the resource `q` the target first asks
+    /// for is released just after that request (placed twice: moving it
+    /// moves the request); another CPU's section on `q` requested just
+    /// before the target's, so the target waits and the task above queues
+    /// ahead of it; a third CPU's task requesting `q` just after the one
+    /// above is granted it, ahead of the target again; then a lower
+    /// task's section timed to each grant on the CPU and each resumption
+    /// ([`Searcher::complete`]). Each grant to the task ahead lets a lower
+    /// task's boosted section, started while the target waited, keep that
+    /// holder off the CPU: under MPCP a lower task then delays the job
+    /// three times with two points at which the job starts or resumes
+    /// (`tests/data/mpcp-lower-preempts-a-holder-ahead.toml` in
+    /// rtsync-analysis), which a bound that charges it once per point
+    /// misses. The climb alone did not line this up: the task above must
+    /// move after the target's request and the holder with it, two moves
+    /// that each lower the target's response alone. At most [`CHAINS`].
+    fn queues(&mut self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let shares = |s: &Shape, q: usize| s.requests.iter().any(|rq| rq.resource == q);
+        let mut bases = self.convoys(i);
+        if let Some(best) = &self.best[i] {
+            bases.push((*best.plan).clone());
+        }
+        for x in 0..n {
+            let s = &self.shapes[x];
+            if x != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty() {
+                // The other tasks out of the way, released after the
+                // target's first job is due: the steps below bring in
+                // those that delay it.
+                let release = s.requests[0].at.saturating_add(eps);
+                let mut offs = vec![release.saturating_add(self.sys.tasks[i].deadline); n];
+                offs[x] = Time::ZERO;
+                offs[i] = release;
+                bases.push(Plan::offsets(offs));
+            }
+        }
+        let mut out = Vec::new();
+        for base in bases {
+            if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                break;
+            }
+            let Some((t, q)) = self.first_request(i, &base) else {
+                continue;
+            };
+            let ahead: Vec<usize> = (0..n)
+                .filter(|&k| {
+                    let s = &self.shapes[k];
+                    k != i && s.cpu == cpu && s.priority >= prio && shares(s, q)
+                })
+                .collect();
+            let remote: Vec<usize> = (0..n)
+                .filter(|&j| self.shapes[j].cpu != cpu && shares(&self.shapes[j], q))
+                .collect();
+            for &k in &ahead {
+                // `k` just after the target's request, placed again where
+                // moving it moved the request.
+                let mut plan = base.clone();
+                let mut at = t;
+                for _ in 0..2 {
+                    release_at(&mut plan, n, k, at.saturating_add(eps));
+                    match self.first_request(i, &plan) {
+                        Some((t2, _)) if t2 != at => at = t2,
+                        _ => break,
+                    }
+                }
+                for &j in &remote {
+                    if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                        break;
+                    }
+                    let held = self.align(i, &plan, j, q, at.saturating_sub(eps));
+                    // When `k` is granted `q`.
+                    let horizon = held.horizon_of(self.sys, i).min(held.horizon(self.sys));
+                    let granted = self.record(&held, horizon).and_then(|rec| {
+                        rec.spans
+                            .iter()
+                            .find(|sp| sp.task == k && sp.state == State::Blocked { resource: q })
+                            .map(|sp| sp.end)
+                    });
+                    for &j2 in remote.iter().filter(|&&j2| j2 != j) {
+                        let Some(g) = granted else { break };
+                        if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                            break;
+                        }
+                        let again = self.align(i, &held, j2, q, g.saturating_add(eps));
+                        out.push(self.complete(i, &again, true));
+                    }
+                    out.push(self.complete(i, &held, true));
+                }
+            }
+        }
+        out.truncate(CHAINS);
+        out
+    }
+
+    /// `plan` with task `j` released so that it first requests `q` at
+    /// `want` in the schedule (made for target `i`): released `want` less
+    /// its lead when running alone, then earlier by what its CPU's other
+    /// work delayed the request, twice at most.
+    fn align(&mut self, i: usize, plan: &Plan, j: usize, q: usize, want: Time) -> Plan {
+        let n = self.sys.tasks.len();
+        let lead = (self.shapes[j].requests.iter())
+            .find(|rq| rq.resource == q)
+            .map_or(Time::ZERO, |rq| rq.at);
+        let mut at = want.saturating_sub(lead);
+        let mut out = plan.clone();
+        release_at(&mut out, n, j, at);
+        for _ in 0..2 {
+            let horizon = out.horizon_of(self.sys, i).min(out.horizon(self.sys));
+            let Some(rec) = self.record(&out, horizon) else {
+                break;
+            };
+            let (name, res) = (&self.sys.tasks[j].name, &self.sys.resources[q].name);
+            let asked = rec.events.iter().find_map(|e| match e {
+                Event::Request {
+                    t, task, resource, ..
+                } if task == name && resource == res && *t >= at => Some(*t),
+                _ => None,
+            });
+            match asked {
+                Some(t) if t > want && at > Time::ZERO => {
+                    at = at.saturating_sub(t.saturating_sub(want));
+                    release_at(&mut out, n, j, at);
+                }
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// When the target first requests a resource in `plan`'s schedule,
+    /// and which.
+    fn first_request(&mut self, i: usize, plan: &Plan) -> Option<(Time, usize)> {
+        let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
+        let rec = self.record(plan, horizon)?;
+        let name = &self.sys.tasks[i].name;
+        rec.events.iter().find_map(|e| match e {
+            Event::Request {
+                t, task, resource, ..
+            } if task == name => (self.sys.resources.iter())
+                .position(|r| &r.name == resource)
+                .map(|q| (*t, q)),
+            _ => None,
+        })
+    }
+
     /// `plan` with a lower section waiting at every resumption on the
     /// target's CPU from the target's release on, as far as the jobs in
     /// progress allow: in time order, at each resumption that no other
     /// local job's section covers, the job in progress of the lowest local
     /// task with a request left is trimmed to issue it just before
     /// ([`Searcher::trim_before`]), and the schedule is simulated again
-    /// (the trim moves what follows).
-    fn complete(&mut self, i: usize, plan: &Plan) -> Plan {
+    /// (the trim moves what follows). With `grants`, the grants of
+    /// resources to tasks of the CPU that waited for them count as
+    /// resumptions too ([`Searcher::queues`]).
+    fn complete(&mut self, i: usize, plan: &Plan, grants: bool) -> Plan {
         let n = self.sys.tasks.len();
         let cpu = self.shapes[i].cpu;
         let mut holders: Vec<usize> = (0..n)
@@ -1019,13 +1230,16 @@ impl<'a> Searcher<'a> {
                         && matches!(
                             sp.state,
                             State::Run {
+                                cpu: c,
                                 resource: Some(_),
-                                ..
-                            }
+                            } if Some(c) == cpu
                         )
                 })
             };
             let mut ends = self.resumptions(&rec, cpu, horizon);
+            if grants {
+                ends.extend(self.grants(&rec, cpu, horizon));
+            }
             ends.sort_unstable();
             let Some(&(e, h)) = ends.iter().find(|&&(e, h)| e >= from && !held(e, h)) else {
                 break;

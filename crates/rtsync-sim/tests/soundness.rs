@@ -542,12 +542,10 @@ fn mpcp_equal_ceilings_delay_a_holder() {
 /// SchedCAT's `lp-mpcp` states constraint 11, `i`'s bound is 15.0 ms
 /// (SchedCAT's too); rtsync's cap adds the grant to `y`, 20.0 ms.
 ///
-/// Unlike the other systems here, the search does not yet find a
-/// schedule past the old bound on its own: 300,000 events at three seeds
-/// reach 13.8 ms for `i`. It needs `y` released after `i`'s request while
-/// a holder on CPU 1 is timed to that request, two moves that each lower
-/// `i`'s response alone (the closing note of 2026-11-28 says what was
-/// tried).
+/// The search finds the schedule on its own (its *queues*: `y` released
+/// just after `i`'s request, `z` timed to it, `w` to `y`'s grant, `x`'s
+/// sections to the grants); before them, 300,000 events at three seeds
+/// reached 13.8 ms for `i`.
 #[test]
 fn mpcp_a_lower_task_preempts_a_holder_ahead() {
     let s = data("mpcp-lower-preempts-a-holder-ahead.toml");
@@ -567,6 +565,28 @@ fn mpcp_a_lower_task_preempts_a_holder_ahead() {
     let i = res.tasks[1].max_response.unwrap();
     assert_eq!(i, Time::from_us(16_700));
     assert!(i > Time::from_ms(15) && i <= bound);
+    // The search: nothing past rtsync's bounds; past the old one for `i`.
+    let mut bounds: Vec<Time> = an
+        .result
+        .tasks
+        .iter()
+        .map(|t| match t.response {
+            rtsync_analysis::Response::Bounded(r) => r,
+            r => panic!("{}: {r}", t.name),
+        })
+        .collect();
+    let found = search_with(&an.system, &bounds, 20_000);
+    assert!(found.findings.is_empty(), "{:?}", found.findings);
+    bounds[1] = Time::from_ms(15);
+    let found = search_with(&an.system, &bounds, 20_000);
+    let worst = found.worst[1].as_ref().map(|w| w.0).unwrap();
+    assert!(worst > Time::from_ms(15), "{worst}");
+    assert!(
+        found
+            .findings
+            .iter()
+            .any(|f| f.task == Some(1) && f.kind == Kind::AboveBound)
+    );
 }
 
 /// MPCP: Lo, below H on CPU 0, has a local section (L, 3 ms, ceiling H's)

@@ -158,7 +158,9 @@ pub struct SoundnessArgs {
     /// The systems drawn: classic | local-global (local and global
     /// resources on one CPU) | suspending (self-suspensions) | nested |
     /// dense (several requests per job) | jitter (release jitter on half
-    /// the tasks) | all (each in turn).
+    /// the tasks) | crowded (four tasks per CPU sharing each global
+    /// resource: tasks queued ahead of a job on its CPU) | all (each in
+    /// turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
