@@ -72,6 +72,9 @@ use std::sync::Arc;
 /// Most resumption-chain candidates per target ([`Searcher::chains`]).
 const CHAINS: usize = 64;
 
+/// Most queue candidates per target ([`Searcher::queues`]).
+const QUEUES: usize = 16;
+
 /// Most resumptions one chain is completed at ([`Searcher::complete`]).
 const CHAIN_DEPTH: usize = 8;
 
@@ -1047,9 +1050,9 @@ impl<'a> Searcher<'a> {
 
     /// Candidates for a target that waits for resources another CPU
     /// shares ([`Searcher::waiting`]), built step by step from schedules
-    /// the search records. From each base (the target's convoys, its best
-    /// plan so far, and the target released just after a lower task of
-    /// its CPU locks, so that section blocks it at its release): a task of
+    /// the search records. From each base (the target's best plan so far,
+    /// and the target released just after a lower task of its CPU locks,
+    /// so that section blocks it at its release, the others away): a task of
     /// its CPU above it that shares the resource `q` the target first asks
     /// for is released just after that request (placed twice: moving it
     /// moves the request); another CPU's section on `q` requested just
@@ -1065,16 +1068,15 @@ impl<'a> Searcher<'a> {
     /// rtsync-analysis), which a bound that charges it once per point
     /// misses. The climb alone did not line this up: the task above must
     /// move after the target's request and the holder with it, two moves
-    /// that each lower the target's response alone. At most [`CHAINS`].
+    /// that each lower the target's response alone. At most [`QUEUES`]:
+    /// each costs several recorded simulations, budget the climb would
+    /// otherwise spend.
     fn queues(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
         let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
         let shares = |s: &Shape, q: usize| s.requests.iter().any(|rq| rq.resource == q);
-        let mut bases = self.convoys(i);
-        if let Some(best) = &self.best[i] {
-            bases.push((*best.plan).clone());
-        }
+        let mut bases: Vec<Plan> = self.best[i].iter().map(|b| (*b.plan).clone()).collect();
         for x in 0..n {
             let s = &self.shapes[x];
             if x != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty() {
@@ -1090,7 +1092,7 @@ impl<'a> Searcher<'a> {
         }
         let mut out = Vec::new();
         for base in bases {
-            if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+            if out.len() >= QUEUES || self.out.events >= self.opts.budget / 4 * 3 {
                 break;
             }
             let Some((t, q)) = self.first_request(i, &base) else {
@@ -1118,7 +1120,7 @@ impl<'a> Searcher<'a> {
                     }
                 }
                 for &j in &remote {
-                    if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                    if out.len() >= QUEUES || self.out.events >= self.opts.budget / 4 * 3 {
                         break;
                     }
                     let held = self.align(i, &plan, j, q, at.saturating_sub(eps));
@@ -1132,7 +1134,7 @@ impl<'a> Searcher<'a> {
                     });
                     for &j2 in remote.iter().filter(|&&j2| j2 != j) {
                         let Some(g) = granted else { break };
-                        if out.len() >= CHAINS || self.out.events >= self.opts.budget / 4 * 3 {
+                        if out.len() >= QUEUES || self.out.events >= self.opts.budget / 4 * 3 {
                             break;
                         }
                         let again = self.align(i, &held, j2, q, g.saturating_add(eps));
@@ -1142,7 +1144,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        out.truncate(CHAINS);
+        out.truncate(QUEUES);
         out
     }
 
