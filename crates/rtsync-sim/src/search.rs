@@ -1123,10 +1123,16 @@ impl<'a> Searcher<'a> {
                     if out.len() >= QUEUES || self.out.events >= self.opts.budget / 4 * 3 {
                         break;
                     }
-                    let held = self.align(i, &plan, j, q, at.saturating_sub(eps));
+                    let (held, rec) = self.align(i, &plan, j, q, at.saturating_sub(eps));
                     // When `k` is granted `q`.
-                    let horizon = held.horizon_of(self.sys, i).min(held.horizon(self.sys));
-                    let granted = self.record(&held, horizon).and_then(|rec| {
+                    let rec = match rec {
+                        Some(rec) => Some(rec),
+                        None => {
+                            let horizon = held.horizon_of(self.sys, i).min(held.horizon(self.sys));
+                            self.record(&held, horizon)
+                        }
+                    };
+                    let granted = rec.and_then(|rec| {
                         rec.spans
                             .iter()
                             .find(|sp| sp.task == k && sp.state == State::Blocked { resource: q })
@@ -1137,7 +1143,7 @@ impl<'a> Searcher<'a> {
                         if out.len() >= QUEUES || self.out.events >= self.opts.budget / 4 * 3 {
                             break;
                         }
-                        let again = self.align(i, &held, j2, q, g.saturating_add(eps));
+                        let (again, _) = self.align(i, &held, j2, q, g.saturating_add(eps));
                         out.push(self.complete(i, &again, true));
                     }
                     out.push(self.complete(i, &held, true));
@@ -1151,8 +1157,17 @@ impl<'a> Searcher<'a> {
     /// `plan` with task `j` released so that it first requests `q` at
     /// `want` in the schedule (made for target `i`): released `want` less
     /// its lead when running alone, then earlier by what its CPU's other
-    /// work delayed the request, twice at most.
-    fn align(&mut self, i: usize, plan: &Plan, j: usize, q: usize, want: Time) -> Plan {
+    /// work delayed the request, twice at most. With the plan, its
+    /// schedule where the last one recorded is of that plan (the caller
+    /// reads it instead of simulating the plan again).
+    fn align(
+        &mut self,
+        i: usize,
+        plan: &Plan,
+        j: usize,
+        q: usize,
+        want: Time,
+    ) -> (Plan, Option<Recording>) {
         let n = self.sys.tasks.len();
         let lead = (self.shapes[j].requests.iter())
             .find(|rq| rq.resource == q)
@@ -1177,10 +1192,10 @@ impl<'a> Searcher<'a> {
                     at = at.saturating_sub(t.saturating_sub(want));
                     release_at(&mut out, n, j, at);
                 }
-                _ => break,
+                _ => return (out, Some(rec)),
             }
         }
-        out
+        (out, None)
     }
 
     /// When the target first requests a resource in `plan`'s schedule,
