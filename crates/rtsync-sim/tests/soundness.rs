@@ -639,6 +639,67 @@ fn mpcp_charges_the_local_blocker_once_per_point() {
     assert!(worst > Time::from_ms(6) && worst <= b[0], "{worst}");
 }
 
+/// MPCP's LP, (11''): `l`, below `a` on CPU 0, holds the local `k` (4
+/// ms, ceiling `a`'s), the global `g` (2 ms) and `h` (1.5 ms); `a` locks
+/// `k`, then `g`, which `z` on CPU 1 shares: two points. At each point `l`
+/// is inside one section at most, local or global, so its two longest, 6
+/// ms, and `z`'s 10 us on `g` bound `a`'s blocking: a response of 8.01 ms
+/// (Brandenburg's program counts `k` at one point under PCP and `g` and
+/// `h` by preemption at both, 9.51 ms). The search reaches it to a few
+/// nanoseconds (`l`'s `k` at the release, its `g` granted ahead of `a`
+/// after `z`'s section) and nothing past any LP bound.
+#[test]
+fn mpcp_lp_counts_one_section_per_point_local_or_global() {
+    let s = sys(r#"
+[platform]
+cpus = 2
+protocol = "mpcp"
+[[resource]]
+name = "k"
+[[resource]]
+name = "g"
+[[resource]]
+name = "h"
+[[task]]
+name = "a"
+period = "100ms"
+priority = 5
+cpu = 0
+body = [ { lock = "k", hold = "1ms" }, { lock = "g", hold = "1ms" } ]
+[[task]]
+name = "l"
+period = "200ms"
+priority = 2
+cpu = 0
+body = [ { lock = "k", hold = "4ms" }, { lock = "g", hold = "2ms" }, { lock = "h", hold = "1500us" } ]
+[[task]]
+name = "z"
+period = "300ms"
+priority = 1
+cpu = 1
+body = [ { lock = "g", hold = "10us" }, { lock = "h", hold = "10us" } ]
+"#);
+    let lp = AOpts {
+        form: rtsync_analysis::BoundForm::Lp,
+        ..AOpts::default()
+    };
+    let an = analyze(&s, &lp).unwrap();
+    let b: Vec<Time> = an
+        .result
+        .tasks
+        .iter()
+        .map(|t| match t.response {
+            rtsync_analysis::Response::Bounded(r) => r,
+            r => panic!("{}: {r}", t.name),
+        })
+        .collect();
+    assert_eq!(b[0], Time::from_us(8_010));
+    let found = search_with(&an.system, &b, 30_000);
+    assert!(found.findings.is_empty(), "{:?}", found.findings);
+    let (worst, _) = found.worst[0].clone().unwrap();
+    assert!(worst > Time::from_us(8_000), "reached only {worst}");
+}
+
 /// The examples in `rtsync-analysis/tests/data`, whose bounds the
 /// analysis's hand-worked tests derive term by term: the search finds no
 /// schedule past any of their bounds. For the FMLP-L ones its worst

@@ -78,7 +78,8 @@ pub struct Var {
 /// One constraint: `Σ coefficient · variable ≤ bound`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
-    /// The paper's constraint number.
+    /// The paper's constraint number; 0 for a row of rtsync's own that
+    /// the paper does not state (the module of the protocol says which).
     pub constraint: u8,
     /// `(variable index, coefficient)`.
     pub terms: Vec<(usize, f64)>,

@@ -81,6 +81,22 @@
 //! granted, and a third started while another CPU's task held the
 //! resource after `y`, still running when `J_i` is granted it.
 //!
+//! **(11'')**, rtsync's (row 0 of [`program`]): the same cap counts `x`'s
+//! sections on local resources whose ceiling reaches `J_i` as well. Such
+//! a section delays `J_i` only at a point (`x` cannot start it while
+//! `J_i` is ready, and inside an interval it runs below any boosted
+//! holder), and at a point `x` is inside one outermost section, local or
+//! global (global MPCP sections neither nest nor are nested). Brandenburg
+//! and SchedCAT count every resource alike, so a local section there
+//! shares the task's cap; rtsync's PCP term, a knapsack over all lower
+//! tasks, sat on top of the cap instead and counted a task's local section
+//! and its global ones at the same point (on the SchedCAT test's sets,
+//! the one reason besides `H_i` for a bound above SchedCAT's converged
+//! port: 9 sets, a local section too many; the test
+//! `a_lower_task_spends_its_points_on_local_and_global_sections_alike`,
+//! and the simulator's `mpcp_lp_counts_one_section_per_point_local_or_global`,
+//! whose search reaches the new bound to a few nanoseconds).
+//!
 //! **The optimum.** The local program falls apart into knapsacks with
 //! unit weights: the longest sections first. The remote one does not: a
 //! unit of `(x, r)` counts against `J_i`'s request (`D`) or against the
@@ -88,7 +104,13 @@
 //! pairs. Each row is an arc into the sink, each pair an arc to every row
 //! it may use, and the greedy over that network (the private `flow` module) reaches
 //! the LP's optimum. The joint program adds, per lower task of `J_i`'s
-//! CPU, a row of (11) that its pairs may also use.
+//! CPU, a row of (11) that its pairs may also use. (11') and (11'') do
+//! not fit the network (a pair then counts against two rows that overlap
+//! without nesting): [`bound_at`] takes the smaller of the network's
+//! total and two relaxations that keep the cap and drop what it crosses,
+//! each lower task of the CPU charged its own longest sections beside the
+//! network of the others. The result lies between the optimum with these
+//! rows and the one without them (property test `greedy_is_the_lp_optimum`).
 //!
 //! **Speed.** The engine refines every task at every round; the bound
 //! reads the estimates through integer counts only, so [`Memo`] keeps the
@@ -359,6 +381,9 @@ struct Local {
     /// The lower tasks' sections on local resources whose ceiling reaches
     /// `J_i`, each with its task's jobs in the window.
     ceiling: Vec<Cand>,
+    /// The task of each entry of `ceiling`, in the order `local` made
+    /// them (before [`longest`] sorts `ceiling`).
+    ceiling_task: Vec<TaskId>,
 }
 
 fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
@@ -374,9 +399,10 @@ fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
             l.global.push((x, mine));
         }
     }
-    l.ceiling = ceiling_sections(cx, i, |r| !f.global[r])
-        .map(|(x, _, len)| (len, jx(x)))
-        .collect();
+    for (x, _, len) in ceiling_sections(cx, i, |r| !f.global[r]) {
+        l.ceiling.push((len, jx(x)));
+        l.ceiling_task.push(x);
+    }
     l
 }
 
@@ -457,6 +483,15 @@ pub fn bound(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Bound {
 fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
     let rho = points(cx, i, resp);
     let mut l = local(cx, i, resp);
+    // Per lower task of `J_i`'s CPU, its sections on local resources whose
+    // ceiling reaches `J_i` (before the knapsack below sorts them).
+    let mut own_ceiling: Vec<(TaskId, Vec<Cand>)> = Vec::new();
+    for (&x, &c) in l.ceiling_task.iter().zip(&l.ceiling) {
+        match own_ceiling.iter_mut().find(|e| e.0 == x) {
+            Some(e) => e.1.push(c),
+            None => own_ceiling.push((x, vec![c])),
+        }
+    }
     let pcp = longest(&mut l.ceiling, rho);
     let mut local = pcp;
     for (_, cands) in &mut l.global {
@@ -479,22 +514,57 @@ fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
     // fewer, (1) keeps its three ways below the cap already, and the
     // second bound is a relaxation of the first, not worth its network.
     let once = rho.saturating_add(rm.ahead);
-    let binds = l
-        .global
+    let units = |c: &[Cand]| c.iter().fold(0u64, |a, c| a.saturating_add(c.1));
+    let binds = l.global.iter().any(|(_, cands)| units(cands) > once);
+    // (11''): the same cap over the task's sections on local resources
+    // whose ceiling reaches `J_i` too (see the module's doc), a third
+    // bound on the total: the others' network, and per lower task its
+    // `ρ_i + H_i` longest sections of either kind. It can only win where
+    // some task has more units of both kinds than that: else it counts
+    // every unit of those tasks, which the other two bounds never exceed.
+    let global_units = |x: TaskId| {
+        l.global
+            .iter()
+            .find(|g| g.0 == x)
+            .map_or(0, |g| units(&g.1))
+    };
+    let binds_both = own_ceiling
         .iter()
-        .any(|(_, cands)| cands.iter().fold(0u64, |a, c| a.saturating_add(c.1)) > once);
+        .any(|(x, c)| units(c).saturating_add(global_units(*x)) > once);
+    let others = if binds || binds_both {
+        remote_bound(cx, i, &rm, None, true)
+    } else {
+        Time::MAX
+    };
     let apart = if binds {
         let own = l.global.iter_mut().fold(Time::ZERO, |a, (_, cands)| {
             a.saturating_add(longest(cands, once))
         });
-        remote_bound(cx, i, &rm, None, true).saturating_add(own)
+        others.saturating_add(own)
+    } else {
+        Time::MAX
+    };
+    let both = if binds_both {
+        let mut own = Time::ZERO;
+        for (x, cands) in &l.global {
+            if !own_ceiling.iter().any(|e| e.0 == *x) {
+                own = own.saturating_add(longest(&mut cands.clone(), once));
+            }
+        }
+        for (x, cands) in &mut own_ceiling {
+            if let Some(g) = l.global.iter().find(|g| g.0 == *x) {
+                cands.extend_from_slice(&g.1);
+            }
+            own = own.saturating_add(longest(cands, once));
+        }
+        others.saturating_add(own)
     } else {
         Time::MAX
     };
     Bound {
         local,
         remote: free.min(rm.total).min(apart),
-        total: joint.min(apart).saturating_add(pcp),
+        total: joint.min(apart).saturating_add(pcp).min(both),
     }
 }
 
@@ -558,7 +628,11 @@ fn counts(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Vec<u64> {
 pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
     let rho = points(cx, i, resp);
     let rm = remote(cx, i, resp, &waits(cx, tb, i, resp));
-    let Local { global, ceiling } = local(cx, i, resp);
+    let Local {
+        global,
+        ceiling,
+        ceiling_task,
+    } = local(cx, i, resp);
     let mut p = Program::default();
     let var = |task, key, kind, length: Time| Var {
         task,
@@ -624,12 +698,18 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
         bound: rm.total.ns() as f64,
     });
     let mut pcp = Vec::new();
-    for &(len, count) in &ceiling {
-        let v = p.var(var(i, usize::MAX, Kind::Preempt, len));
+    for (&(len, count), &x) in ceiling.iter().zip(&ceiling_task) {
+        let v = p.var(var(x, usize::MAX, Kind::Preempt, len));
         p.at_most(1, &[v], count);
         pcp.push(v);
+        preempt[x].push(v);
     }
     p.at_most(11, &pcp, rho);
+    // (11''), rtsync's: (11') over the task's sections on local resources
+    // whose ceiling reaches `J_i` as well (numbered 0, not the paper's).
+    for vars in &preempt {
+        p.at_most(0, vars, rho.saturating_add(rm.ahead));
+    }
     p
 }
 
@@ -778,14 +858,77 @@ body = [ { lock = "g", hold = "10us" }, { lock = "k1", hold = "10us" }, { lock =
         let b = bound(&cx, &tb, 0, &resp);
         assert_eq!((b.local, b.remote), (Time::from_ms(4), Time::from_ms(2)));
         assert_eq!(b.total, Time::from_us(4010));
-        // The program with (11) over the preemptions alone: 6 ms.
+        // The program with (11) over the preemptions alone (and without
+        // rtsync's (11'')): 6 ms.
         let mut p = program(&cx, &tb, 0, &resp);
+        p.rows.retain(|r| r.constraint != 0);
         let all = p.clone();
         for r in p.rows.iter_mut().filter(|r| r.constraint == 11) {
             r.terms.retain(|&(v, _)| all.vars[v].local);
         }
         p.rows.retain(|r| r.constraint != 20);
         assert!((optimum(&p, |_| true) - 6e6).abs() < 0.5);
+    }
+
+    /// (11''). On CPU 0, `a` (priority 5) locks the local `k` (1 ms),
+    /// then the global `g` (1 ms): `ρ_a = 1 + min(1, 1) = 2` points, `H_a
+    /// = 0`. `l` below it holds `k` for 4 ms, `g` for 2 ms and the global
+    /// `h` for 1.5 ms; `z` on CPU 1 shares `g` and `h` for 10 us. Windows:
+    /// one job of each in `a`'s.
+    ///
+    /// Brandenburg's program, and (11') over `l`'s global sections alone:
+    /// `l`'s `k` at one point (PCP, 4 ms), its `g` and `h` by preemption
+    /// at the two points (3.5 ms), `z`'s `g` directly (10 us): 7.51 ms.
+    /// But `l` is inside one section at most at each point, of either
+    /// kind: its two longest, `k` and `g`, 6 ms, and `z`'s 10 us (the
+    /// network without `l`): 6.01 ms, the exact optimum with (11'').
+    #[test]
+    fn a_lower_task_spends_its_points_on_local_and_global_sections_alike() {
+        let sys = spec(
+            r#"
+[platform]
+cpus = 2
+protocol = "mpcp"
+[[resource]]
+name = "k"
+[[resource]]
+name = "g"
+[[resource]]
+name = "h"
+[[task]]
+name = "a"
+period = "100ms"
+priority = 5
+cpu = 0
+body = [ { lock = "k", hold = "1ms" }, { lock = "g", hold = "1ms" } ]
+[[task]]
+name = "l"
+period = "200ms"
+priority = 2
+cpu = 0
+body = [ { lock = "k", hold = "4ms" }, { lock = "g", hold = "2ms" }, { lock = "h", hold = "1500us" } ]
+[[task]]
+name = "z"
+period = "300ms"
+priority = 1
+cpu = 1
+body = [ { lock = "g", hold = "10us" }, { lock = "h", hold = "10us" } ]
+"#,
+        );
+        let cx = Context::new(&sys);
+        let tb = Tables::new(&cx);
+        let resp = [20, 30, 30].map(Time::from_ms);
+        assert_eq!(points(&cx, 0, &resp), 2);
+        let b = bound(&cx, &tb, 0, &resp);
+        assert_eq!((b.local, b.remote), (Time::from_us(7500), Time::from_ms(2)));
+        assert_eq!(b.total, Time::from_us(6010));
+        let exact = program(&cx, &tb, 0, &resp);
+        let mut p = exact.clone();
+        p.rows.retain(|r| r.constraint != 0 && r.constraint != 20);
+        assert!((optimum(&p, |_| true) - 7.51e6).abs() < 0.5);
+        let mut exact = exact;
+        exact.rows.retain(|r| r.constraint != 20);
+        assert!((optimum(&exact, |_| true) - 6.01e6).abs() < 0.5);
     }
 
     /// (11') counts the grants to tasks ahead of the job on its CPU
@@ -901,8 +1044,10 @@ body = [ { lock = "g", hold = "1ms" } ]
             for i in 0..cx.n() {
                 let b = bound(&cx, &tb, i, &resp);
                 let exact = program(&cx, &tb, i, &resp);
-                // (11) over the preemptions alone, as Brandenburg states it.
+                // (11) over the preemptions alone, as Brandenburg states it,
+                // and without rtsync's (11'').
                 let mut p = exact.clone();
+                p.rows.retain(|r| r.constraint != 0);
                 for r in p.rows.iter_mut().filter(|r| r.constraint == 11) {
                     r.terms.retain(|&(v, _)| exact.vars[v].local);
                 }
