@@ -128,7 +128,8 @@ fn component_request_costs_decide_the_verdict() {
 /// the systems check either way.
 #[test]
 fn generate_spreads_synchronization_cpus_on_request() {
-    let dir = std::env::temp_dir().join(format!("rtsync-sync-{}", std::process::id()));
+    let scratch = common::scratch("sync");
+    let dir = scratch.path().join("out");
     let syncs = |spread: bool| {
         let d = dir.to_str().unwrap();
         let mut args = vec![
@@ -167,7 +168,8 @@ fn generate_spreads_synchronization_cpus_on_request() {
 
 #[test]
 fn generate_writes_valid_reproducible_specs() {
-    let dir = std::env::temp_dir().join(format!("rtsync-gen-{}", std::process::id()));
+    let scratch = common::scratch("gen");
+    let dir = scratch.path().join("out");
     let d = dir.to_str().unwrap();
     let o = rtsync(&[
         "generate",
@@ -315,7 +317,8 @@ fn bench_channels_measures_every_channel_and_peer() {
 
 #[test]
 fn simulate_prints_bounds_beside_results_and_writes_trace_and_gantt() {
-    let dir = std::env::temp_dir().join(format!("rtsync-sim-{}", std::process::id()));
+    let scratch = common::scratch("sim");
+    let dir = scratch.path().join("out");
     std::fs::create_dir_all(&dir).unwrap();
     let (trace, svg) = (dir.join("t.jsonl"), dir.join("g.svg"));
     let o = rtsync(&[
@@ -351,7 +354,8 @@ fn simulate_prints_bounds_beside_results_and_writes_trace_and_gantt() {
 /// a window that is no interval, or lies past the run, is bad input.
 #[test]
 fn a_long_runs_gantt_is_drawn_around_its_worst_job() {
-    let dir = std::env::temp_dir().join(format!("rtsync-gw-{}", std::process::id()));
+    let scratch = common::scratch("gw");
+    let dir = scratch.path().join("out");
     std::fs::create_dir_all(&dir).unwrap();
     let svg = dir.join("g.svg");
     let svg_arg = svg.to_str().unwrap();
@@ -395,7 +399,6 @@ fn a_long_runs_gantt_is_drawn_around_its_worst_job() {
         assert_eq!(o.status.code(), Some(2), "{window}: {err}");
         assert!(err.contains(says), "{window}: {err}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -415,7 +418,8 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
     // The full run (10000 systems per protocol, search on) is documented
     // in docs/SIMULATION.md; CI checks a sample of every protocol, FP and
     // EDF, with the worst-case search on (its default).
-    let dir = std::env::temp_dir().join(format!("rtsync-soundness-{}", std::process::id()));
+    let scratch = common::scratch("soundness");
+    let dir = scratch.path().join("out");
     let o = rtsync(&[
         "experiment",
         "soundness",
@@ -484,7 +488,6 @@ fn soundness_experiment_finds_no_violation_on_a_sample() {
     );
     let csv = std::fs::read_to_string(dir.join("soundness.csv")).unwrap();
     assert_eq!(csv.lines().count(), 22);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -702,7 +705,8 @@ fn bench_locks_measures_every_protocol_beside_glibc_and_writes_a_profile() {
 /// same seed.
 #[test]
 fn schedulability_sweep_writes_csv_and_plot() {
-    let dir = std::env::temp_dir().join(format!("rtsync-sweep-{}", std::process::id()));
+    let scratch = common::scratch("sweep");
+    let dir = scratch.path().join("out");
     let d = dir.to_str().unwrap();
     let args = [
         "experiment",
@@ -741,7 +745,6 @@ fn schedulability_sweep_writes_csv_and_plot() {
         std::fs::read_to_string(dir.join("schedulability.csv")).unwrap(),
         csv
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// `--analysis both` draws each protocol with an LP bound twice on the same
@@ -752,7 +755,8 @@ fn schedulability_sweep_writes_csv_and_plot() {
 /// only such protocols is refused with a hint.
 #[test]
 fn schedulability_sweep_puts_lp_curves_beside_classic() {
-    let dir = std::env::temp_dir().join(format!("rtsync-sweep-lp-{}", std::process::id()));
+    let scratch = common::scratch("sweep-lp");
+    let dir = scratch.path().join("out");
     let d = dir.to_str().unwrap();
     let o = rtsync(&[
         "experiment",
@@ -816,7 +820,6 @@ fn schedulability_sweep_puts_lp_curves_beside_classic() {
         err.contains("no") && err.contains("--analysis both"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A mix is a curve beside the protocols, on the same systems: MPCP for
@@ -825,7 +828,8 @@ fn schedulability_sweep_puts_lp_curves_beside_classic() {
 /// curves agree point by point.
 #[test]
 fn schedulability_sweep_draws_mixed_systems() {
-    let dir = std::env::temp_dir().join(format!("rtsync-sweep-mix-{}", std::process::id()));
+    let scratch = common::scratch("sweep-mix");
+    let dir = scratch.path().join("out");
     let o = rtsync(&[
         "experiment",
         "schedulability",
@@ -862,7 +866,6 @@ fn schedulability_sweep_draws_mixed_systems() {
     }
     let svg = std::fs::read_to_string(dir.join("schedulability.svg")).unwrap();
     assert_eq!(svg.matches("<polyline").count(), 2);
-    std::fs::remove_dir_all(&dir).ok();
     // FMLP-L is analysed under FP only: so is its mix.
     let o = rtsync(&[
         "experiment",
@@ -909,7 +912,8 @@ fn schedulability_sweep_refuses_what_it_cannot_compare() {
 /// the four-chart SVG, and bad ranges refused.
 #[test]
 fn components_evaluation_prints_every_configuration() {
-    let dir = std::env::temp_dir().join(format!("rtsync-comp-eval-{}", std::process::id()));
+    let scratch = common::scratch("comp-eval");
+    let dir = scratch.path().join("out");
     let o = rtsync(&[
         "experiment",
         "components",
@@ -947,7 +951,6 @@ fn components_evaluation_prints_every_configuration() {
         12,
         "three lines in each of four charts"
     );
-    std::fs::remove_dir_all(&dir).ok();
     let o = rtsync(&["experiment", "components", "--from", "0.5", "--to", "0.2"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("--from <= --to"), "{}", text(&o).1);
@@ -1028,7 +1031,8 @@ fn a_thin_search_says_so_and_how_to_strengthen_it() {
 /// plan is refused with the file and what is wrong.
 #[test]
 fn simulate_searches_saves_and_replays_a_plan() {
-    let dir = std::env::temp_dir().join(format!("rtsync-plan-{}", std::process::id()));
+    let scratch = common::scratch("plan");
+    let dir = scratch.path().join("out");
     std::fs::create_dir_all(&dir).unwrap();
     let plan = dir.join("worst.plan.toml");
     for spec in ["pip-chained", "rtems-table1"] {
@@ -1099,7 +1103,6 @@ fn simulate_searches_saves_and_replays_a_plan() {
         err3.contains("worst.plan.toml") && err3.contains("no task `nobody`"),
         "{err3}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// `check` on a component spec prints the analyzer's table (paper 001
@@ -1149,7 +1152,8 @@ fn components_are_checked_and_analysed() {
 /// the requests' arrows; its trace has the requests and replies.
 #[test]
 fn a_component_simulation_draws_its_threads() {
-    let dir = std::env::temp_dir().join(format!("rtsync-comp-{}", std::process::id()));
+    let scratch = common::scratch("comp");
+    let dir = scratch.path().join("out");
     std::fs::create_dir_all(&dir).unwrap();
     let (trace, svg) = (dir.join("t.jsonl"), dir.join("g.svg"));
     let o = common::rtsync(&[

@@ -7,10 +7,8 @@ use common::{rtsync, temp, text};
 use std::path::{Path, PathBuf};
 
 /// A fresh folder for one test's output.
-fn out_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rtsync-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn out_dir(name: &str) -> common::Temp {
+    common::out(&format!("report-{name}"))
 }
 
 /// `(tasks, cpus)` of a spec, read through the analysis the page shows.
@@ -31,7 +29,7 @@ fn analysis(spec: &str) -> serde_json::Value {
 /// Writes the report of `spec` into a fresh folder and checks what any
 /// reader of the files can: every file whole, one table row per task,
 /// one chart lane per CPU and per task, nothing fetched from a network.
-fn report(spec: &str, name: &str) -> PathBuf {
+fn report(spec: &str, name: &str) -> common::Temp {
     let dir = out_dir(name);
     let o = rtsync(&[
         "report",

@@ -11,7 +11,7 @@ static REAL_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Runs `target` (`--quick`) into a fresh folder and returns the
 /// target's folder and the CSV `file` it wrote; `None`, after saying so, where the machine may not
 /// run it (exit code 3: SCHED_FIFO not permitted, named in the error).
-fn quick(target: &str, file: &str) -> Option<(std::path::PathBuf, String)> {
+fn quick(target: &str, file: &str) -> Option<(common::Temp, String)> {
     let dir = out_dir(target);
     let o = rtsync(&[
         "reproduce",
@@ -27,7 +27,7 @@ fn quick(target: &str, file: &str) -> Option<(std::path::PathBuf, String)> {
         return None;
     }
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let dir = dir.join(target);
+    let dir = dir.inside(target);
     let csv = std::fs::read_to_string(dir.join(file)).unwrap();
     Some((dir, csv))
 }
@@ -40,10 +40,8 @@ fn cells(csv: &str) -> Vec<Vec<&str>> {
         .collect()
 }
 
-fn out_dir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("rtsync-reproduce-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn out_dir(name: &str) -> common::Temp {
+    common::out(&format!("reproduce-{name}"))
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Running the binary as a user does, shared by the CLI tests.
 #![allow(dead_code)]
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn rtsync(args: &[&str]) -> Output {
@@ -17,10 +18,59 @@ pub fn text(o: &Output) -> (String, String) {
     )
 }
 
-pub fn temp(name: &str, content: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rtsync-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, content).unwrap();
-    p
+/// A folder of one test's own under the system's temporary folder,
+/// removed with everything in it when the value drops, a panicking
+/// test's too: the suite leaves nothing behind.
+pub fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("rtsync-{name}-"))
+        .tempdir()
+        .expect("a temporary folder")
+}
+
+/// A file written for one test, in a [`scratch`] folder of its own that
+/// goes with it.
+pub struct Temp {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Temp {
+    /// `name` inside this path, keeping the folder alive as long.
+    pub fn inside(self, name: &str) -> Temp {
+        Temp {
+            path: self.path.join(name),
+            _dir: self._dir,
+        }
+    }
+}
+
+impl AsRef<Path> for Temp {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl std::ops::Deref for Temp {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// A path `name` inside a [`scratch`] folder of its own, not yet made:
+/// where a command writes its output folder.
+pub fn out(name: &str) -> Temp {
+    let dir = scratch(name);
+    Temp {
+        path: dir.path().join(name),
+        _dir: dir,
+    }
+}
+
+pub fn temp(name: &str, content: &str) -> Temp {
+    let dir = scratch("cli");
+    let path = dir.path().join(name);
+    std::fs::write(&path, content).unwrap();
+    Temp { path, _dir: dir }
 }
