@@ -622,21 +622,24 @@ body = [ { lock = "G", hold = "1ms" } ]
 /// The tightened local term: from one point at which H starts or resumes
 /// (its release, the end of its wait for G: 2 points), Lo runs ahead of it
 /// either its local section or its boosted global one, never both, so each
-/// point costs `max(3, 2) = 3` ms, not the classic `3 + 2`. H's bound by
-/// hand: execution 2 + local 2 x 3 + remote (the longest lower section on
-/// G, Lo's 2 ms) = 10 ms (classic: 14 ms). The search finds nothing above
-/// it, and reaches a schedule blocked at both points.
+/// point costs `max(3, 2) = 3` ms, not the classic `3 + 2`. And Lo, on H's
+/// CPU, never holds G when H asks for it (holding G it would run boosted,
+/// above H), so the wait for G is R's 1 ms, the longest lower section of
+/// another CPU, not Lo's 2 ms. H's bound by hand: execution 2 + local 2 x
+/// 3 + remote 1 = 9 ms (14 ms with both terms classic, 10 ms with Lo in
+/// the wait). The search finds nothing above it and reaches 8 ms: Lo's L
+/// at the release (3 ms), H's L, R's section on G (1 ms) while Lo queues
+/// for G behind H, H's G, then Lo's G boosted (2 ms) ahead of H's end.
 #[test]
 fn mpcp_charges_the_local_blocker_once_per_point() {
     let s = sys(MPCP_ONE_BLOCKER);
     let b = bounds(&s);
-    assert_eq!(b[0], Time::from_ms(10));
+    assert_eq!(b[0], Time::from_ms(9));
     let found = search_with(&s, &b, 30_000);
     assert!(found.findings.is_empty(), "{:?}", found.findings);
-    // Blocked at both points: Lo's 3 ms local section at the release, R's
-    // section on G behind it (about 6 ms by hand; the search does better).
+    // Blocked at both points and in the wait.
     let (worst, _) = found.worst[0].clone().unwrap();
-    assert!(worst > Time::from_ms(6) && worst <= b[0], "{worst}");
+    assert!(worst > Time::from_ms(7) && worst <= b[0], "{worst}");
 }
 
 /// MPCP's LP, (11''): `l`, below `a` on CPU 0, holds the local `k` (4

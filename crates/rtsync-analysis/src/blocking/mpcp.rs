@@ -20,7 +20,14 @@
 //!   ceiling), so a holder granted meanwhile waits for it whole. The
 //!   soundness search found a two-CPU system in which that wait took a
 //!   task to 1.62 times the strictly-above bound
-//!   (`mpcp_equal_ceilings_delay_a_holder` in the simulator's tests);
+//!   (`mpcp_equal_ceilings_delay_a_holder` in the simulator's tests).
+//!   `max_lower` ranges over the lower tasks of *other* CPUs: a lower
+//!   task of `i`'s own CPU never holds `q` when `i` asks for it (holding
+//!   it, it would run boosted, above `i`, which could not run to ask),
+//!   nor is granted `q` while `i` waits (it queues behind `i`, by
+//!   priority); Eq. 4 counts it, and what it does to `i` is a preemption
+//!   at a point, charged below (`mpcp_charges_the_local_blocker_once_per_point`
+//!   in the simulator's tests: 10 ms to 9 ms, the search reaching 8);
 //! * remote blocking `Σ_q N_{i,q} · W_{i,q}`;
 //! * local blocking, charged once per point at which the job starts or
 //!   resumes: its release, the end of each wait for a global resource,
@@ -218,7 +225,13 @@ pub(crate) fn wait(
             continue;
         }
         if cx.prio(x) < pi {
-            lower = lower.max(tb.gcs_response(x, q));
+            // A lower task of `i`'s own CPU never holds `q` when `i` asks
+            // for it: holding it, it runs boosted, above `i`, which could
+            // not run to ask. Nor is it granted `q` while `i` waits: it
+            // queues behind `i`, by priority.
+            if cx.cpu(i).is_none() || cx.cpu(x) != cx.cpu(i) {
+                lower = lower.max(tb.gcs_response(x, q));
+            }
         } else {
             let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
             let jitter = match window {
