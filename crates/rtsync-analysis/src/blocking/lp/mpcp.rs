@@ -116,13 +116,14 @@
 //! pairs. Each row is an arc into the sink, each pair an arc to every row
 //! it may use, and the greedy over that network (the private `flow` module) reaches
 //! the LP's optimum. The joint program adds, per lower task of `J_i`'s
-//! CPU, a row of (11) that its pairs may also use. (11') and (11'') do
-//! not fit the network (a pair then counts against two rows that overlap
-//! without nesting): `bound_at` takes the smaller of the network's
-//! total and two relaxations that keep the cap and drop what it crosses,
-//! each lower task of the CPU charged its own longest sections beside the
-//! network of the others. The result lies between the optimum with these
-//! rows and the one without them (property test `greedy_is_the_lp_optimum`).
+//! CPU, a row of (11) that its pairs may also use. (11'') does not fit
+//! the network (it crosses the PCP row, which spans the lower tasks):
+//! `bound_at` takes the smaller of the network's total with the
+//! knapsack and a relaxation that keeps the cap and drops what it
+//! crosses, each lower task of the CPU charged its own longest sections
+//! beside the network of the others. The result lies between the
+//! optimum with these rows and the one without them (property test
+//! `greedy_is_the_lp_optimum`).
 //!
 //! **Speed.** The engine refines every task at every round; the bound
 //! reads the estimates through integer counts only, so [`Memo`] keeps the
@@ -526,65 +527,46 @@ fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
     } else {
         remote_bound(cx, i, &rm, Some(rho), false)
     };
-    // (11'): a lower task of `J_i`'s CPU delays it, in all three ways
-    // together, at most `ρ_i + H_i` times (see the module's doc): its
-    // `ρ_i + H_i` longest sections bound what it adds, and the others'
-    // network without it bounds the rest, a second bound beside each of
-    // the two. It binds only for a task with more units than that: with
-    // fewer, (1) keeps its three ways below the cap already, and the
-    // second bound is a relaxation of the first, not worth its network.
+    // (11'') caps a lower task of `J_i`'s CPU, over its global sections
+    // and its sections on local resources whose ceiling reaches `J_i`
+    // together, at `ρ_i + H_i` (see the module's doc): its `ρ_i + H_i`
+    // longest sections of either kind bound what it adds, and the
+    // others' network without it bounds the rest, a second bound on the
+    // total. It can only win where a task with sections of both kinds has
+    // more units than that: else it counts every unit of those tasks, and
+    // of a task with global sections alone at least what (11) and (17) let
+    // the network give it (which is why (11') alone, over the global
+    // sections, would never win), so never less than the network and the
+    // knapsack.
     let once = rho.saturating_add(rm.ahead);
     let units = |c: &[Cand]| c.iter().fold(0u64, |a, c| a.saturating_add(c.1));
-    let binds = l.global.iter().any(|(_, cands)| units(cands) > once);
-    // (11''): the same cap over the task's sections on local resources
-    // whose ceiling reaches `J_i` too (see the module's doc), a third
-    // bound on the total: the others' network, and per lower task its
-    // `ρ_i + H_i` longest sections of either kind. It can only win where
-    // some task has more units of both kinds than that: else it counts
-    // every unit of those tasks, which the other two bounds never exceed.
-    let global_units = |x: TaskId| {
-        l.global
-            .iter()
-            .find(|g| g.0 == x)
-            .map_or(0, |g| units(&g.1))
-    };
-    let binds_both = own_ceiling
-        .iter()
-        .any(|(x, c)| units(c).saturating_add(global_units(*x)) > once);
-    let others = if binds || binds_both {
-        remote_bound(cx, i, &rm, None, true)
-    } else {
-        Time::MAX
-    };
-    let apart = if binds {
-        let own = l.global.iter_mut().fold(Time::ZERO, |a, (_, cands)| {
-            a.saturating_add(longest(cands, once))
-        });
-        others.saturating_add(own)
-    } else {
-        Time::MAX
-    };
-    let both = if binds_both {
-        let mut own = Time::ZERO;
-        for (x, cands) in &l.global {
-            if !own_ceiling.iter().any(|e| e.0 == *x) {
-                own = own.saturating_add(longest(&mut cands.clone(), once));
+    let mut own: Vec<(TaskId, Vec<Cand>)> = l.global.clone();
+    let mut binds = false;
+    for (x, c) in own_ceiling {
+        let all = match own.iter_mut().find(|e| e.0 == x) {
+            Some(e) => {
+                e.1.extend_from_slice(&c);
+                &e.1
             }
-        }
-        for (x, cands) in &mut own_ceiling {
-            if let Some(g) = l.global.iter().find(|g| g.0 == *x) {
-                cands.extend_from_slice(&g.1);
+            None => {
+                own.push((x, c));
+                &own.last().expect("just pushed").1
             }
-            own = own.saturating_add(longest(cands, once));
-        }
-        others.saturating_add(own)
+        };
+        binds |= units(all) > once;
+    }
+    let both = if binds {
+        own.iter_mut()
+            .fold(remote_bound(cx, i, &rm, None, true), |a, (_, c)| {
+                a.saturating_add(longest(c, once))
+            })
     } else {
         Time::MAX
     };
     Bound {
         local,
-        remote: free.min(rm.total).min(apart),
-        total: joint.min(apart).saturating_add(pcp).min(both),
+        remote: free.min(rm.total),
+        total: joint.saturating_add(pcp).min(both),
     }
 }
 
