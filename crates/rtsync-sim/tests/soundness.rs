@@ -18,6 +18,26 @@ fn data(name: &str) -> System {
     sys(&data_text(name))
 }
 
+/// `s` analysed with the LP bounds, and every task's response bound
+/// (each must be bounded).
+fn lp_bounds(s: &System) -> (rtsync_analysis::Analysis, Vec<Time>) {
+    let lp = AOpts {
+        form: rtsync_analysis::BoundForm::Lp,
+        ..AOpts::default()
+    };
+    let an = analyze(s, &lp).unwrap();
+    let b = an
+        .result
+        .tasks
+        .iter()
+        .map(|t| match t.response {
+            rtsync_analysis::Response::Bounded(r) => r,
+            r => panic!("{}: {r}", t.name),
+        })
+        .collect();
+    (an, b)
+}
+
 /// The text of [`data`]'s file `name`.
 fn data_text(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -549,15 +569,8 @@ fn mpcp_equal_ceilings_delay_a_holder() {
 #[test]
 fn mpcp_a_lower_task_preempts_a_holder_ahead() {
     let s = data("mpcp-lower-preempts-a-holder-ahead.toml");
-    let lp = AOpts {
-        form: rtsync_analysis::BoundForm::Lp,
-        ..AOpts::default()
-    };
-    let an = analyze(&s, &lp).unwrap();
-    let bound = match an.result.tasks[1].response {
-        rtsync_analysis::Response::Bounded(r) => r,
-        r => panic!("i: {r}"),
-    };
+    let (an, mut bounds) = lp_bounds(&s);
+    let bound = bounds[1];
     assert_eq!(bound, Time::from_ms(20));
     // Offsets in the spec's order: y, i, x, w, z, v.
     let plan = Plan::offsets([5200, 100, 0, 5500, 5000, 50_000].map(Time::from_us));
@@ -566,15 +579,6 @@ fn mpcp_a_lower_task_preempts_a_holder_ahead() {
     assert_eq!(i, Time::from_us(16_700));
     assert!(i > Time::from_ms(15) && i <= bound);
     // The search: nothing past rtsync's bounds; past the old one for `i`.
-    let mut bounds: Vec<Time> = an
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            rtsync_analysis::Response::Bounded(r) => r,
-            r => panic!("{}: {r}", t.name),
-        })
-        .collect();
     let found = search_with(&an.system, &bounds, 20_000);
     assert!(found.findings.is_empty(), "{:?}", found.findings);
     bounds[1] = Time::from_ms(15);
@@ -653,49 +657,8 @@ fn mpcp_charges_the_local_blocker_once_per_point() {
 /// after `z`'s section) and nothing past any LP bound.
 #[test]
 fn mpcp_lp_counts_one_section_per_point_local_or_global() {
-    let s = sys(r#"
-[platform]
-cpus = 2
-protocol = "mpcp"
-[[resource]]
-name = "k"
-[[resource]]
-name = "g"
-[[resource]]
-name = "h"
-[[task]]
-name = "a"
-period = "100ms"
-priority = 5
-cpu = 0
-body = [ { lock = "k", hold = "1ms" }, { lock = "g", hold = "1ms" } ]
-[[task]]
-name = "l"
-period = "200ms"
-priority = 2
-cpu = 0
-body = [ { lock = "k", hold = "4ms" }, { lock = "g", hold = "2ms" }, { lock = "h", hold = "1500us" } ]
-[[task]]
-name = "z"
-period = "300ms"
-priority = 1
-cpu = 1
-body = [ { lock = "g", hold = "10us" }, { lock = "h", hold = "10us" } ]
-"#);
-    let lp = AOpts {
-        form: rtsync_analysis::BoundForm::Lp,
-        ..AOpts::default()
-    };
-    let an = analyze(&s, &lp).unwrap();
-    let b: Vec<Time> = an
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            rtsync_analysis::Response::Bounded(r) => r,
-            r => panic!("{}: {r}", t.name),
-        })
-        .collect();
+    let s = data("mpcp-one-section-per-point.toml");
+    let (an, b) = lp_bounds(&s);
     assert_eq!(b[0], Time::from_us(8_010));
     let found = search_with(&an.system, &b, 30_000);
     assert!(found.findings.is_empty(), "{:?}", found.findings);

@@ -885,37 +885,9 @@ body = [ { lock = "g", hold = "10us" }, { lock = "k1", hold = "10us" }, { lock =
     /// network without `l`): 6.01 ms, the exact optimum with (11'').
     #[test]
     fn a_lower_task_spends_its_points_on_local_and_global_sections_alike() {
-        let sys = spec(
-            r#"
-[platform]
-cpus = 2
-protocol = "mpcp"
-[[resource]]
-name = "k"
-[[resource]]
-name = "g"
-[[resource]]
-name = "h"
-[[task]]
-name = "a"
-period = "100ms"
-priority = 5
-cpu = 0
-body = [ { lock = "k", hold = "1ms" }, { lock = "g", hold = "1ms" } ]
-[[task]]
-name = "l"
-period = "200ms"
-priority = 2
-cpu = 0
-body = [ { lock = "k", hold = "4ms" }, { lock = "g", hold = "2ms" }, { lock = "h", hold = "1500us" } ]
-[[task]]
-name = "z"
-period = "300ms"
-priority = 1
-cpu = 1
-body = [ { lock = "g", hold = "10us" }, { lock = "h", hold = "10us" } ]
-"#,
-        );
+        let sys = spec(include_str!(
+            "../../../tests/data/mpcp-one-section-per-point.toml"
+        ));
         let cx = Context::new(&sys);
         let tb = Tables::new(&cx);
         let resp = [20, 30, 30].map(Time::from_ms);
