@@ -214,10 +214,9 @@ fn remote(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Remote {
     let nw = waits.len();
     // A lower task of `J_i`'s CPU is never a holder `J_i` waits behind
     // (see `Direct::Never` below).
-    let lower_local = |y: TaskId| cx.cpu(y) == cx.cpu(i) && cx.prio(y) < pi;
     let event = |y: TaskId, k: usize| -> u64 {
         let (q, n_iq, w) = waits[k];
-        if y == i || f.requests(y, q) == 0 || lower_local(y) {
+        if y == i || f.requests(y, q) == 0 || below_on_cpu(cx, i, y) {
             return 0;
         }
         let (n, cap) = caps(y, q, n_iq, w);
@@ -259,7 +258,7 @@ fn remote(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Remote {
                     .any(|&r| r != q && key(cx, r, c) >= key(cx, q, c))
             })
             .fold(0u64, |a, k| a.saturating_add(others(x, c, k)));
-        let lower_local = Some(c) == cx.cpu(i);
+        let lower_local = below_on_cpu(cx, i, x);
         let jx = jobs(r_i, resp[x], cx.period[x]);
         for &r in &own {
             let n = (f.requests(x, r) as u64).saturating_mul(jx);
@@ -314,6 +313,13 @@ fn remote(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Remote {
     }
 }
 
+/// Whether `x` is a lower task of `J_i`'s CPU: it never holds what `J_i`
+/// waits for (see (15) in the module's doc) and delays `J_i` by
+/// preemption at its points.
+fn below_on_cpu(cx: &Context, i: TaskId, x: TaskId) -> bool {
+    cx.cpu(x) == cx.cpu(i) && cx.prio(x) < cx.prio(i)
+}
+
 /// Jobs of a task (period `t`, response time `r`) whose requests can be
 /// granted during a wait of length `w`: `⌈w / t⌉ + 1` (the classic
 /// count: the jobs released in the wait and one before it) or, tighter
@@ -348,9 +354,8 @@ fn remote_bound(cx: &Context, i: TaskId, rm: &Remote, preempt: Option<u64>, apar
         .collect();
     let mut task_node = vec![usize::MAX; rm.task_cap.len()];
     let mut preempt_node = vec![usize::MAX; rm.task_cap.len()];
-    let lower_local = |x: TaskId| cx.cpu(x) == cx.cpu(i) && cx.prio(x) < cx.prio(i);
     for (k, p) in rm.pairs.iter().enumerate() {
-        if apart && lower_local(p.task) {
+        if apart && below_on_cpu(cx, i, p.task) {
             continue;
         }
         match p.direct {
@@ -373,7 +378,7 @@ fn remote_bound(cx: &Context, i: TaskId, rm: &Remote, preempt: Option<u64>, apar
             }
             net.arc(k, task_node[p.task], p.indirect.min(p.n));
         }
-        if let (Some(rho), true) = (preempt, lower_local(p.task)) {
+        if let (Some(rho), true) = (preempt, below_on_cpu(cx, i, p.task)) {
             if preempt_node[p.task] == usize::MAX {
                 preempt_node[p.task] = net.node();
                 net.arc(preempt_node[p.task], sink, rho);
@@ -400,11 +405,8 @@ struct Local {
     /// with `n_{x,r}`.
     global: Vec<(TaskId, Vec<Cand>)>,
     /// The lower tasks' sections on local resources whose ceiling reaches
-    /// `J_i`, each with its task's jobs in the window.
-    ceiling: Vec<Cand>,
-    /// The task of each entry of `ceiling`, in the order `local` made
-    /// them (before [`longest`] sorts `ceiling`).
-    ceiling_task: Vec<TaskId>,
+    /// `J_i`, each with its task and its task's jobs in the window.
+    ceiling: Vec<(TaskId, Cand)>,
 }
 
 fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
@@ -420,10 +422,9 @@ fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
             l.global.push((x, mine));
         }
     }
-    for (x, _, len) in ceiling_sections(cx, i, |r| !f.global[r]) {
-        l.ceiling.push((len, jx(x)));
-        l.ceiling_task.push(x);
-    }
+    l.ceiling = ceiling_sections(cx, i, |r| !f.global[r])
+        .map(|(x, _, len)| (x, (len, jx(x))))
+        .collect();
     l
 }
 
@@ -504,16 +505,8 @@ pub fn bound(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Bound {
 fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
     let rho = points(cx, i, resp);
     let mut l = local(cx, i, resp);
-    // Per lower task of `J_i`'s CPU, its sections on local resources whose
-    // ceiling reaches `J_i` (before the knapsack below sorts them).
-    let mut own_ceiling: Vec<(TaskId, Vec<Cand>)> = Vec::new();
-    for (&x, &c) in l.ceiling_task.iter().zip(&l.ceiling) {
-        match own_ceiling.iter_mut().find(|e| e.0 == x) {
-            Some(e) => e.1.push(c),
-            None => own_ceiling.push((x, vec![c])),
-        }
-    }
-    let pcp = longest(&mut l.ceiling, rho);
+    let mut pcp_cands: Vec<Cand> = l.ceiling.iter().map(|e| e.1).collect();
+    let pcp = longest(&mut pcp_cands, rho);
     let mut local = pcp;
     for (_, cands) in &mut l.global {
         local = local.saturating_add(longest(cands, rho));
@@ -527,47 +520,54 @@ fn bound_at(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Bound {
     } else {
         remote_bound(cx, i, &rm, Some(rho), false)
     };
-    // (11'') caps a lower task of `J_i`'s CPU, over its global sections
-    // and its sections on local resources whose ceiling reaches `J_i`
-    // together, at `ρ_i + H_i` (see the module's doc): its `ρ_i + H_i`
-    // longest sections of either kind bound what it adds, and the
-    // others' network without it bounds the rest, a second bound on the
-    // total. It can only win where a task with sections of both kinds has
-    // more units than that: else it counts every unit of those tasks, and
-    // of a task with global sections alone at least what (11) and (17) let
-    // the network give it (which is why (11') alone, over the global
-    // sections, would never win), so never less than the network and the
-    // knapsack.
-    let once = rho.saturating_add(rm.ahead);
-    let units = |c: &[Cand]| c.iter().fold(0u64, |a, c| a.saturating_add(c.1));
-    let mut own: Vec<(TaskId, Vec<Cand>)> = l.global.clone();
-    let mut binds = false;
-    for (x, c) in own_ceiling {
-        let all = match own.iter_mut().find(|e| e.0 == x) {
-            Some(e) => {
-                e.1.extend_from_slice(&c);
-                &e.1
-            }
-            None => {
-                own.push((x, c));
-                &own.last().expect("just pushed").1
-            }
-        };
-        binds |= units(all) > once;
-    }
-    let both = if binds {
-        own.iter_mut()
-            .fold(remote_bound(cx, i, &rm, None, true), |a, (_, c)| {
-                a.saturating_add(longest(c, once))
-            })
-    } else {
-        Time::MAX
-    };
     Bound {
         local,
         remote: free.min(rm.total),
-        total: joint.saturating_add(pcp).min(both),
+        total: joint
+            .saturating_add(pcp)
+            .min(one_cap(cx, i, &rm, &l, rho.saturating_add(rm.ahead))),
     }
+}
+
+/// (11'') as a bound on the total: it caps a lower task of `J_i`'s CPU,
+/// over its global sections and its sections on local resources whose
+/// ceiling reaches `J_i` together, at `once = ρ_i + H_i` (see the
+/// module's doc), so its `once` longest sections of either kind bound
+/// what it adds, and the others' network without those tasks bounds the
+/// rest. [`Time::MAX`] where it cannot win: unless a task with such local
+/// sections has more units than `once`, it counts every unit of those
+/// tasks, and of a task with global sections alone at least what (11)
+/// and (17) let the network give it (which is why (11') alone, over the
+/// global sections, would never win), so never less than the network
+/// and the knapsack.
+fn one_cap(cx: &Context, i: TaskId, rm: &Remote, l: &Local, once: u64) -> Time {
+    if l.ceiling.is_empty() {
+        return Time::MAX;
+    }
+    // Per lower task: its sections of both kinds, and whether it has
+    // local ones.
+    let mut own: Vec<(TaskId, Vec<Cand>, bool)> = l
+        .global
+        .iter()
+        .map(|(x, c)| (*x, c.clone(), false))
+        .collect();
+    for &(x, c) in &l.ceiling {
+        match own.iter_mut().find(|e| e.0 == x) {
+            Some(e) => {
+                e.1.push(c);
+                e.2 = true;
+            }
+            None => own.push((x, vec![c], true)),
+        }
+    }
+    let units = |c: &[Cand]| c.iter().fold(0u64, |a, c| a.saturating_add(c.1));
+    if !own.iter().any(|(_, c, local)| *local && units(c) > once) {
+        return Time::MAX;
+    }
+    own.iter_mut()
+        .fold(remote_bound(cx, i, rm, None, true), |a, (_, c, _)| {
+            a.saturating_add(longest(c, once))
+        })
 }
 
 /// The last bound per task, with the counts it was computed from.
@@ -630,11 +630,7 @@ fn counts(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Vec<u64> {
 pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
     let rho = points(cx, i, resp);
     let rm = remote(cx, i, resp, &waits(cx, tb, i, resp));
-    let Local {
-        global,
-        ceiling,
-        ceiling_task,
-    } = local(cx, i, resp);
+    let Local { global, ceiling } = local(cx, i, resp);
     let mut p = Program::default();
     let var = |task, key, kind, length: Time| Var {
         task,
@@ -700,7 +696,7 @@ pub fn program(cx: &Context, tb: &Tables, i: TaskId, resp: &[Time]) -> Program {
         bound: rm.total.ns() as f64,
     });
     let mut pcp = Vec::new();
-    for (&(len, count), &x) in ceiling.iter().zip(&ceiling_task) {
+    for &(x, (len, count)) in &ceiling {
         let v = p.var(var(x, usize::MAX, Kind::Preempt, len));
         p.at_most(1, &[v], count);
         pcp.push(v);
