@@ -304,6 +304,29 @@ fn mpcp_counts_every_request_of_a_higher_task() {
     assert_blocking(&r, "h", [2, 0, 4]);
 }
 
+/// MPCP correction 6 (`data/mpcp-higher-holder-at-home.toml`): `i` (CPU
+/// 0, priority 2, T 20) holds G 1ms then computes 2ms; `h` above it on
+/// CPU 0 (T 10) computes 1ms then holds G 1ms; `y` (CPU 1, lowest, T 10)
+/// computes 1ms then holds G 1ms.
+/// `i`'s wait on G: `y`'s 1ms (lower, another CPU) plus `h`'s
+/// `(⌈W / 10⌉ + 1) · 1ms`: W = 3ms. Of those, `h`'s two sections run on
+/// CPU 0 and are `h`'s interference in `i`'s equation: remote 3 - 2 =
+/// 1ms. `h`: W = `y`'s 1ms (no higher user), and locally `i`'s global
+/// section at its release and at its resumption: 2 x 1 = 2ms; R_h = 2 +
+/// 1 + 2 = 5ms, jitter 3ms towards `i`. R_i: w = 3 + 1 + ⌈(w + 3) / 10⌉ ·
+/// 2 = 6ms (suspension as execution: 4 + ⌈w / 10⌉ · 3 = 7ms). With the
+/// whole wait charged: 3 + 3 + 2 · 2 = 10ms, and 9ms as execution.
+/// `y`: no lower user; `i` and `h` above it, `(⌈W / 20⌉ + 1)` and
+/// `(⌈W / 10⌉ + 1)` requests of 1ms: W = 2 + 2 = 4ms, neither on `y`'s
+/// CPU; R_y = 2 + 4 = 6ms.
+#[test]
+fn mpcp_charges_a_higher_holder_of_the_jobs_cpu_once() {
+    let r = run(&sys(include_str!("data/mpcp-higher-holder-at-home.toml")));
+    assert_blocking(&r, "i", [1, 0, 6]);
+    assert_blocking(&r, "h", [1, 2, 5]);
+    assert_blocking(&r, "y", [4, 0, 6]);
+}
+
 /// DPCP on sync CPU 2. t1's request, per request: own 1ms + one lower
 /// (t3, 2ms; G's ceiling 3 >= 2) + t2 (ceil(w/20) + 1) 0.5 -> w = 3 + 1 =
 /// 4ms. Job window (SchedCAT's form): own 1ms, one lower 2ms (one request)

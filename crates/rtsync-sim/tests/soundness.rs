@@ -752,6 +752,19 @@ fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
     assert!(found.findings.iter().any(|f| f.task == Some(0)));
 }
 
+/// MPCP correction 6 (`data/mpcp-higher-holder-at-home.toml`): `i` waits
+/// for `G` behind `h`, above it on its own CPU, and the time `h` holds `G`
+/// is charged once, as `h`'s interference, not again as `i`'s suspension:
+/// 6 ms, where the wait charged in full gave 9 ms. The search finds
+/// nothing past it and reaches it: `y` holds `G` when `i` asks, `h`,
+/// released with `i`, computes 1 ms and is granted `G` ahead of `i`, and
+/// `i` ends at 1 + 1 + 1 + 2 + 1 ms.
+#[test]
+fn mpcp_a_higher_holder_of_the_jobs_cpu_is_charged_once() {
+    let (_, _, worst) = first_task_searched("mpcp-higher-holder-at-home.toml", Time::from_ms(6));
+    assert_eq!(worst, Time::from_ms(6));
+}
+
 /// rtsync-analysis's hand-worked `a_lower_task_of_another_cpu_is_charged_in_full`:
 /// `x`, below `i` but on CPU 0, has two 1ms sections served on `i`'s CPU;
 /// the search finds `i` past 3ms (bound 3.3ms), so the one-section cap of

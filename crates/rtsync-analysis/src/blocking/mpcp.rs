@@ -28,7 +28,14 @@
 //!   priority); Eq. 4 counts it, and what it does to `i` is a preemption
 //!   at a point, charged below (`mpcp_charges_the_local_blocker_once_per_point`
 //!   in the simulator's tests: 10 ms to 9 ms, the search reaching 8);
-//! * remote blocking `Σ_q N_{i,q} · W_{i,q}`;
+//! * remote blocking `Σ_q N_{i,q} · (W_{i,q} - H_{i,q})`, where `H_{i,q}`
+//!   is the execution of the sections on `q` of the higher tasks of `i`'s
+//!   own CPU that `W` counts ([`home_sections`]): while such a task holds
+//!   `q` it runs on `i`'s CPU, and the response-time equation charges that
+//!   as its interference already (Lakshmanan et al. and SchedCAT charge
+//!   the whole wait as suspension, which counts that time twice;
+//!   `mpcp_charges_a_higher_holder_of_the_jobs_cpu_once` in the hand-worked
+//!   tests, 9 ms to 6 ms, which the simulator's search reaches);
 //! * local blocking, charged once per point at which the job starts or
 //!   resumes: its release, the end of each wait for a global resource,
 //!   the end of each self-suspension, `ρ_i = N^G_i + S_i + 1` points in
@@ -272,6 +279,38 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     }
 }
 
+/// The execution of the sections on `q` of the tasks of `i`'s CPU at or
+/// above `π_i` that a wait of `w` counts: `Σ (⌈w / T_h⌉ + 1) · N_{h,q} ·
+/// cs_{h,q}` (0 for a wait past the deadline, [`Time::MAX`]).
+///
+/// That much of the wait is no suspension of `i`'s: while `h` holds `q`,
+/// `h` runs on `i`'s CPU (boosted; MPCP nests no request inside a global
+/// section, so it never suspends holding one), and the response-time
+/// equation charges `h`'s execution, these sections included, as
+/// interference already, to `i` and to every task below `i`. Charging
+/// it in `i`'s suspension too counted the same time twice. What stays
+/// is the other holders' sections and, within `h`'s hold, the sections
+/// of other tasks that `L'` adds (a lower task's boosted section is not
+/// interference). Subtracting the wait's own count of `h`'s sections,
+/// not the schedule's, stays a bound: a wait with fewer `h` sections is
+/// no longer than `w`, and its other holders no more. Lakshmanan et al.
+/// and SchedCAT charge the whole wait; Brandenburg's LP (constraint 9)
+/// keeps such tasks out of remote blocking altogether.
+fn home_sections(cx: &Context, i: TaskId, q: ResourceId, w: Time) -> Time {
+    if w == Time::MAX || cx.cpu(i).is_none() {
+        return Time::ZERO;
+    }
+    let pi = cx.prio(i);
+    cx.f.users(q)
+        .iter()
+        .filter(|&&h| h != i && cx.cpu(h) == cx.cpu(i) && cx.prio(h) >= pi)
+        .fold(Time::ZERO, |a, &h| {
+            let jobs = w.ns().div_ceil(cx.period[h].ns().max(1)) + 1;
+            let each = times(cx.f.cs(h, q), cx.f.requests(h, q) as u64);
+            a.saturating_add(times(each, jobs))
+        })
+}
+
 /// A request wait that passes `limit` (the task's deadline) alone makes
 /// the task miss it: reported as [`Time::MAX`] ("beyond the deadline"),
 /// never a partial value of the iteration, which would not be a bound.
@@ -309,9 +348,10 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let mut remote = Time::ZERO;
     let mut n_global = 0u64;
-    for &(_, n, w) in tb.waits(cx, i).iter() {
+    for &(q, n, w) in tb.waits(cx, i).iter() {
         n_global += n;
-        remote = remote.saturating_add(times(w, n));
+        let away = w.saturating_sub(home_sections(cx, i, q, w));
+        remote = remote.saturating_add(times(away, n));
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
     Demand {
