@@ -30,7 +30,7 @@
 //!   in the simulator's tests: 10 ms to 9 ms, the search reaching 8);
 //! * remote blocking `Σ_q N_{i,q} · (W_{i,q} - H_{i,q})`, where `H_{i,q}`
 //!   is the execution of the sections on `q` of the higher tasks of `i`'s
-//!   own CPU that `W` counts ([`home_sections`]): while such a task holds
+//!   own CPU that `W` counts (`home_sections`): while such a task holds
 //!   `q` it runs on `i`'s CPU, and the response-time equation charges that
 //!   as its interference already (Lakshmanan et al. and SchedCAT charge
 //!   the whole wait as suspension, which counts that time twice;
