@@ -115,7 +115,7 @@ pub fn source(p: Protocol) -> Source {
         Protocol::Mpcp => (
             "blocking/mpcp.rs",
             "Rajkumar 1990; Lakshmanan, de Niz, Rajkumar 2009 (corrected)",
-            "per request a fixed point with (⌈W/T⌉+1) higher requests, sections keyed by remote ceilings; locally, per start or resumption, one global section of each lower task and the PCP blocker's excess over its own",
+            "per request a fixed point with (⌈W/T⌉+1) higher requests, sections keyed by remote ceilings, suspended for that wait less the sections of higher tasks of its own CPU (their interference already); locally, per start or resumption, one global section of each lower task and the PCP blocker's excess over its own",
         ),
         Protocol::Dpcp => (
             "blocking/dpcp.rs",

@@ -603,8 +603,9 @@ impl Locks {
             u.free += h.units;
             u.holders.retain(|&(x, _)| x != t);
             // The queue's waiters now lend to the next holder, if any (a
-            // multi-unit resource whose waiters inherit: no protocol
-            // combines the two today).
+            // multi-unit resource whose waiters inherit: SRP's, whose
+            // waiters exist only where a raised holder of another
+            // protocol's resource asks for it).
             if let Some(&(x, _)) = u.holders.first() {
                 self.dirty.insert(x);
             }
