@@ -305,7 +305,8 @@ fn home_sections(cx: &Context, i: TaskId, q: ResourceId, w: Time) -> Time {
         .iter()
         .filter(|&&h| h != i && cx.cpu(h) == cx.cpu(i) && cx.prio(h) >= pi)
         .fold(Time::ZERO, |a, &h| {
-            let jobs = w.ns().div_ceil(cx.period[h].ns().max(1)) + 1;
+            // The wait's own count, `⌈W / T_h⌉ + 1` (see `wait`).
+            let jobs = super::jobs(w, Time::ZERO, cx.period[h]) + 1;
             let each = times(cx.f.cs(h, q), cx.f.requests(h, q) as u64);
             a.saturating_add(times(each, jobs))
         })
