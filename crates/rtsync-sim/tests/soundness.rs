@@ -7,8 +7,8 @@
 
 mod common;
 
-use common::{bounds, run_plan, sys};
-use rtsync_analysis::{Options as AOpts, analyze};
+use common::{bounds, bounds_in, run_plan, sys};
+use rtsync_analysis::{BoundForm, Options as AOpts, analyze};
 use rtsync_model::{System, Time};
 use rtsync_sim::Plan;
 use rtsync_sim::search::{Kind, SearchOptions, search};
@@ -16,26 +16,6 @@ use rtsync_sim::search::{Kind, SearchOptions, search};
 /// A system of rtsync-analysis's hand-worked examples (`tests/data`).
 fn data(name: &str) -> System {
     sys(&data_text(name))
-}
-
-/// `s` analysed with the LP bounds, and every task's response bound
-/// (each must be bounded).
-fn lp_bounds(s: &System) -> (rtsync_analysis::Analysis, Vec<Time>) {
-    let lp = AOpts {
-        form: rtsync_analysis::BoundForm::Lp,
-        ..AOpts::default()
-    };
-    let an = analyze(s, &lp).unwrap();
-    let b = an
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            rtsync_analysis::Response::Bounded(r) => r,
-            r => panic!("{}: {r}", t.name),
-        })
-        .collect();
-    (an, b)
 }
 
 /// The text of [`data`]'s file `name`.
@@ -569,7 +549,7 @@ fn mpcp_equal_ceilings_delay_a_holder() {
 #[test]
 fn mpcp_a_lower_task_preempts_a_holder_ahead() {
     let s = data("mpcp-lower-preempts-a-holder-ahead.toml");
-    let (an, mut bounds) = lp_bounds(&s);
+    let (an, mut bounds) = bounds_in(&s, BoundForm::Lp);
     let bound = bounds[1];
     assert_eq!(bound, Time::from_ms(20));
     // Offsets in the spec's order: y, i, x, w, z, v.
@@ -658,7 +638,7 @@ fn mpcp_charges_the_local_blocker_once_per_point() {
 #[test]
 fn mpcp_lp_counts_one_section_per_point_local_or_global() {
     let s = data("mpcp-one-section-per-point.toml");
-    let (an, b) = lp_bounds(&s);
+    let (an, b) = bounds_in(&s, BoundForm::Lp);
     assert_eq!(b[0], Time::from_us(8_010));
     let found = search_with(&an.system, &b, 30_000);
     assert!(found.findings.is_empty(), "{:?}", found.findings);

@@ -236,7 +236,7 @@ pub(crate) fn wait(
             // for it: holding it, it runs boosted, above `i`, which could
             // not run to ask. Nor is it granted `q` while `i` waits: it
             // queues behind `i`, by priority.
-            if cx.cpu(i).is_none() || cx.cpu(x) != cx.cpu(i) {
+            if !below_on_cpu(cx, i, x) {
                 lower = lower.max(tb.gcs_response(x, q));
             }
         } else {
@@ -277,6 +277,15 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         remote,
         ..fixed
     }
+}
+
+/// Whether `x` is a lower task of `i`'s CPU: under MPCP it never holds a
+/// global resource that `i` waits for (holding it, `x` runs boosted, above
+/// `i`, which could not run to ask; asking after `i`, it queues behind),
+/// and delays `i` by preemption at `i`'s points instead. The classic wait
+/// and the LP's (15, 17) both read it.
+pub(crate) fn below_on_cpu(cx: &Context, i: TaskId, x: TaskId) -> bool {
+    cx.cpu(i).is_some() && cx.cpu(x) == cx.cpu(i) && cx.prio(x) < cx.prio(i)
 }
 
 /// The execution of the sections on `q` of the tasks of `i`'s CPU at or

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
-use rtsync_analysis::{Options as AOpts, Response, analyze};
+use rtsync_analysis::{Analysis, BoundForm, Options as AOpts, Response, analyze};
 use rtsync_model::{System, Time, load_str};
 use rtsync_sim::{Options, Plan, SimResult, simulate};
 use std::sync::Arc;
@@ -15,16 +15,30 @@ pub fn sys(src: &str) -> System {
 
 /// Each task's analytic response-time bound (all must be bounded).
 pub fn bounds(s: &System) -> Vec<Time> {
-    analyze(s, &AOpts::default())
-        .unwrap()
+    bounds_in(s, BoundForm::Classic).1
+}
+
+/// `s` analysed with the bounds of `form`, and each task's response-time
+/// bound (all must be bounded).
+pub fn bounds_in(s: &System, form: BoundForm) -> (Analysis, Vec<Time>) {
+    let an = analyze(
+        s,
+        &AOpts {
+            form,
+            ..AOpts::default()
+        },
+    )
+    .unwrap();
+    let b = an
         .result
         .tasks
         .iter()
         .map(|t| match t.response {
             Response::Bounded(r) => r,
-            r => panic!("not bounded: {r}"),
+            r => panic!("{} not bounded: {r}", t.name),
         })
-        .collect()
+        .collect();
+    (an, b)
 }
 
 /// Simulates `s` under `plan`, long enough for every planned job.

@@ -131,7 +131,7 @@
 
 use super::flow::Network;
 use super::{Kind, Program, Var};
-use crate::blocking::mpcp::{Tables, Wait, key};
+use crate::blocking::mpcp::{Tables, Wait, below_on_cpu, key};
 use crate::blocking::{ceiling_sections, jobs, times};
 use crate::context::Context;
 use rtsync_model::{ResourceId, TaskId, Time};
@@ -311,13 +311,6 @@ fn remote(cx: &Context, i: TaskId, resp: &[Time], waits: &[Wait]) -> Remote {
         total,
         ahead,
     }
-}
-
-/// Whether `x` is a lower task of `J_i`'s CPU: it never holds what `J_i`
-/// waits for (see (15) in the module's doc) and delays `J_i` by
-/// preemption at its points.
-fn below_on_cpu(cx: &Context, i: TaskId, x: TaskId) -> bool {
-    cx.cpu(x) == cx.cpu(i) && cx.prio(x) < cx.prio(i)
 }
 
 /// Jobs of a task (period `t`, response time `r`) whose requests can be
