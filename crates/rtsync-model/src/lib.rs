@@ -15,6 +15,7 @@ mod include;
 pub mod interface;
 pub mod lockorder;
 pub mod mix;
+pub mod nesting;
 pub mod protocol;
 mod raw;
 pub mod scenario;

@@ -20,8 +20,9 @@
 //!
 //! Everything else is refused with both resources named ([`Refusal`]).
 //! The nesting rules across protocols (a suspending request inside a
-//! section that keeps its CPU; a lock-order cycle through resources of
-//! different protocols) are validation's, in `validate.rs`.
+//! section that keeps its CPU, PCP beside a protocol without its ceiling
+//! test) are [`crate::nesting`]'s; a lock-order cycle through resources of
+//! different protocols is validation's, in `validate.rs`.
 
 use crate::Protocol;
 use crate::system::{ResourceId, System};
@@ -196,7 +197,11 @@ fn goes_with(p: Protocol, q: Protocol) -> bool {
 /// with the same family share one deadlock-avoidance rule (one system
 /// ceiling, one group lock).
 pub fn family(sys: &System, r: ResourceId, global: bool) -> Protocol {
-    let p = sys.resources[r].protocol;
+    family_of(sys.resources[r].protocol, global)
+}
+
+/// [`family`] of a resource under protocol `p`, `global` or not.
+pub fn family_of(p: Protocol, global: bool) -> Protocol {
     match p.local_protocol() {
         Some(local) if !global => local,
         _ => p,

@@ -282,78 +282,57 @@ impl V<'_> {
         }
     }
 
-    /// Nesting combinations the protocols forbid, alone or together.
+    /// Nesting combinations the protocols forbid, alone or together
+    /// ([`crate::nesting`], the rules' one home; here each is told in
+    /// the spec's names, with what to do instead).
     fn nesting(&mut self, f: &Facts) {
+        use crate::nesting::{Conflict, Side, conflict};
         let sys = self.sys;
         for &(outer, inner, t) in &f.nesting {
             let (o, i) = (&sys.resources[outer], &sys.resources[inner]);
             let task = &sys.tasks[t].name;
-            // A request that may suspend, inside a section that keeps its
-            // CPU (FMLP's rule for long inside short, Block et al. 2007).
-            // As the protocol core decides it: by each side's family (a
-            // local MSRP resource follows SRP's rules).
-            let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
-            if family(outer).keeps_cpu() && family(inner).suspends() {
-                let alt = if o.protocol.is_uniprocessor() {
-                    "npcs, ipcp or srp".to_string()
-                } else {
-                    format!("{}, as `{}` has", o.protocol, o.name)
-                };
-                self.push(
-                    Diagnostic::error(
-                        keys::task(task),
+            let (so, si) = (Side::of(sys, f, outer), Side::of(sys, f, inner));
+            let Some(c) = conflict(so, si) else { continue };
+            let (message, hint) = match c {
+                Conflict::SuspendsWhileKeepingCpu => {
+                    let alt = if o.protocol.is_uniprocessor() {
+                        "npcs, ipcp or srp".to_string()
+                    } else {
+                        format!("{}, as `{}` has", o.protocol, o.name)
+                    };
+                    (
                         format!(
                             "locks `{}` ({}, whose waiters suspend) while holding `{}` ({}, whose holder keeps its CPU): the spin or non-preemptive section would last across the suspension",
                             i.name, i.protocol, o.name, o.protocol
                         ),
-                    )
-                    .hint(format!(
-                        "release `{}` before locking `{}`, nest them the other way round, or give `{}` a protocol that does not suspend ({})",
-                        o.name, i.name, i.name, alt
-                    )),
-                );
-                continue;
-            }
-            // MPCP, DPCP, DFLP, MSRP and MrsP forbid a global section
-            // nested with any other: whichever side names one of them.
-            let forbids = [o.protocol, i.protocol]
-                .into_iter()
-                .find(|p| !p.is_uniprocessor() && !p.allows_nested_global());
-            if let Some(p) = forbids
-                && (f.global[outer] || f.global[inner] || !sys.is_partitioned())
-            {
-                self.push(
-                    Diagnostic::error(
-                        keys::task(task),
-                        format!("locks `{}` while holding `{}`; {p} forbids nesting a global resource with another", i.name, o.name),
-                    )
-                    .hint(format!("release `{}` before locking `{}`, merge the two into one resource, or use fmlp-s / fmlp-l, whose group locks allow nesting", o.name, i.name)),
-                );
-                continue;
-            }
-            // PCP's ceiling test prevents deadlock only among jobs that took
-            // every resource they hold through it (the premise of Sha,
-            // Rajkumar and Lehoczky 1990, Thm 10): a job holding a
-            // resource taken past the test (IPCP, PIP, NPCS, SRP) and then
-            // refused by a ceiling waits for a holder that may need that
-            // resource, a deadlock without a lock-order cycle (found by the
-            // soundness search; test `pcp_nested_with_another_protocol_is_refused`).
-            let (fo, fi) = (family(outer), family(inner));
-            if fo.ceiling_tested() != fi.ceiling_tested() {
-                self.push(
-                    Diagnostic::error(
-                        keys::task(task),
                         format!(
-                            "locks `{}` ({fi}) while holding `{}` ({fo}): PCP prevents deadlock only among resources that all pass its ceiling test, and a job that holds one taken past the test can deadlock with a job the test refuses",
-                            i.name, o.name
+                            "release `{}` before locking `{}`, nest them the other way round, or give `{}` a protocol that does not suspend ({})",
+                            o.name, i.name, i.name, alt
                         ),
                     )
-                    .hint(format!(
+                }
+                Conflict::NestedGlobal(p) => (
+                    format!(
+                        "locks `{}` while holding `{}`; {p} forbids nesting a global resource with another",
+                        i.name, o.name
+                    ),
+                    format!(
+                        "release `{}` before locking `{}`, merge the two into one resource, or use fmlp-s / fmlp-l, whose group locks allow nesting",
+                        o.name, i.name
+                    ),
+                ),
+                Conflict::CeilingTestMixed => (
+                    format!(
+                        "locks `{}` ({}) while holding `{}` ({}): PCP prevents deadlock only among resources that all pass its ceiling test, and a job that holds one taken past the test can deadlock with a job the test refuses",
+                        i.name, si.family, o.name, so.family
+                    ),
+                    format!(
                         "give `{}` and `{}` the same protocol, or release `{}` before locking `{}`",
                         o.name, i.name, o.name, i.name
-                    )),
-                );
-            }
+                    ),
+                ),
+            };
+            self.push(Diagnostic::error(keys::task(task), message).hint(hint));
         }
     }
 

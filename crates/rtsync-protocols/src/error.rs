@@ -54,10 +54,12 @@ pub enum LockError {
         /// Units the resource has.
         total: u32,
     },
-    /// The protocol forbids requesting `resource` while holding `held`: a
-    /// global section nested with another under MPCP, DPCP, DFLP, MSRP or
-    /// MrsP, or a request that may suspend inside a section that keeps
-    /// its CPU (non-preemptive or spinning).
+    /// The protocols forbid requesting `resource` while holding `held`
+    /// (`rule` says which of [`rtsync_model::nesting`]'s rules): a global
+    /// section nested with another under MPCP, DPCP, DFLP, MSRP or MrsP, a
+    /// request that may suspend inside a section that keeps its CPU
+    /// (non-preemptive or spinning), or PCP beside a protocol without its
+    /// ceiling test.
     ForbiddenNesting {
         /// The thread (its index in the system's task list).
         thread: usize,
@@ -65,6 +67,8 @@ pub enum LockError {
         resource: usize,
         /// The resource held that forbids it.
         held: usize,
+        /// The rule the nesting breaks.
+        rule: rtsync_model::nesting::Conflict,
     },
     /// [`crate::Locks::retry`] without a woken request.
     NothingToRetry {
@@ -118,9 +122,10 @@ impl fmt::Display for LockError {
                 thread,
                 resource,
                 held,
+                rule,
             } => write!(
                 f,
-                "thread {thread} requested resource {resource} while holding resource {held}; the protocol forbids this nesting"
+                "thread {thread} requested resource {resource} while holding resource {held}, which the protocols forbid: {rule}"
             ),
             LockError::NothingToRetry { thread } => {
                 write!(f, "thread {thread} has no woken request to retry")

@@ -7,6 +7,7 @@
 //! group). A [`Rule`] fixes each axis for one resource; the
 //! [`crate::Locks`] machine interprets it.
 
+use rtsync_model::nesting::Side;
 use rtsync_model::{Cpu, ResourceId};
 
 /// Order of a resource's wait queue.
@@ -98,9 +99,6 @@ pub struct Rule {
     pub unit: ResourceId,
     /// Whether the resource is shared across CPUs.
     pub global: bool,
-    /// Whether the protocol forbids requesting this resource while a global
-    /// resource is held, or requesting a global resource while holding any.
-    pub no_global_nesting: bool,
     /// MrsP: a spinning waiter may run the preempted holder in its place.
     pub helping: bool,
     /// At a release, the next queued waiter receives the resource (true:
@@ -113,17 +111,10 @@ pub struct Rule {
     /// on the same resource by two lower-priority jobs, beyond Theorem 6's
     /// bound.
     pub handoff: bool,
-    /// Whether a refused request of this resource suspends the requester
-    /// (the protocol's [`rtsync_model::Protocol::suspends`]).
-    pub suspends: bool,
-    /// Whether its holder keeps its CPU, non-preemptive or spinning
-    /// ([`rtsync_model::Protocol::keeps_cpu`]): a request that may suspend
-    /// is refused while such a resource is held.
-    pub keeps_cpu: bool,
-    /// Whether its requests pass PCP's ceiling test
-    /// ([`rtsync_model::Protocol::ceiling_tested`]): such a resource nests
-    /// only with resources whose requests pass it too.
-    pub ceiling_tested: bool,
+    /// The resource as the nesting rules see it
+    /// ([`rtsync_model::nesting`], their one home, which validation
+    /// reads too): a request that breaks one is refused.
+    pub nesting: Side,
 }
 
 impl Rule {
@@ -148,7 +139,7 @@ impl Rule {
 
     /// The plain rule (no priority change, priority-ordered suspension):
     /// the starting point each protocol module adjusts.
-    pub fn plain(r: ResourceId, scope: Cpu, global: bool) -> Rule {
+    pub fn plain(r: ResourceId, scope: Cpu, global: bool, nesting: Side) -> Rule {
         Rule {
             arbitration: Arbitration::Queue(Order::Priority),
             wait: Wait::Suspend,
@@ -160,12 +151,9 @@ impl Rule {
             ceiling: 0,
             unit: r,
             global,
-            no_global_nesting: false,
             helping: false,
             handoff: true,
-            suspends: false,
-            keeps_cpu: false,
-            ceiling_tested: false,
+            nesting,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! (never a panic), and the core rules (transitive inheritance, queue
 //! order, group locks, SRP's per-need ceilings, PCP's ceiling refusal) hold.
 
+use rtsync_model::nesting::Conflict;
 use rtsync_model::{Protocol, load_str};
 use rtsync_protocols::{Arbitration, Config, Eff, Hold, LockError, Locks, Outcome, Tier, Wait};
 
@@ -92,7 +93,8 @@ fn mpcp_refuses_nested_global_sections() {
         Err(LockError::ForbiddenNesting {
             thread: 0,
             resource: 1,
-            held: 0
+            held: 0,
+            rule: Conflict::NestedGlobal(Protocol::Mpcp),
         })
     );
 }
@@ -487,7 +489,8 @@ fn a_suspending_request_inside_a_section_that_keeps_its_cpu_is_refused() {
         Err(LockError::ForbiddenNesting {
             thread: 0,
             resource: 1,
-            held: 0
+            held: 0,
+            rule: Conflict::SuspendsWhileKeepingCpu,
         })
     );
     m.unlock(0, 0).unwrap();
@@ -519,7 +522,8 @@ fn pcp_nested_with_another_protocol_is_refused() {
             Err(LockError::ForbiddenNesting {
                 thread: 0,
                 resource: second,
-                held: first
+                held: first,
+                rule: Conflict::CeilingTestMixed,
             })
         );
         m.unlock(0, first).unwrap();

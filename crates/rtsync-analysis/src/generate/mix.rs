@@ -8,6 +8,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rtsync_model::nesting::{Conflict, Side, conflict};
 use rtsync_model::{Facts, Protocol, Scheduler, System, Time};
 use std::fmt;
 use std::str::FromStr;
@@ -113,26 +114,33 @@ impl Mixing {
                     .collect()
             }
         };
-        // A suspending request inside a section that keeps its CPU is
-        // refused: make the outer side long (FMLP) or the inner side
-        // immediate (uniprocessor). PCP nests only with PCP: its other side
-        // becomes IPCP too. Each change moves a resource towards FMLP-L or
-        // IPCP, so the repair ends.
+        // Nestings the protocols forbid ([`rtsync_model::nesting`]) are
+        // repaired. A suspending request inside a section that keeps its
+        // CPU: make the outer side long (FMLP) or the inner side immediate
+        // (uniprocessor). PCP beside a protocol without its ceiling test
+        // (only drawn among the uniprocessor protocols): both sides become
+        // IPCP. Each change moves a resource towards FMLP-L or IPCP, so
+        // the repair ends. A global resource nested where its protocol
+        // forbids it is never drawn: the base protocol's generation
+        // leaves those unnested.
+        let partitioned = sys.is_partitioned();
         loop {
             let mut changed = false;
             for &(outer, inner, _) in &f.nesting {
-                if ps[outer].keeps_cpu() && ps[inner].suspends() {
-                    match self {
-                        Mixing::ByLength => ps[outer] = Protocol::FmlpL,
-                        _ => ps[inner] = Protocol::Ipcp,
+                let side = |r: usize, p: Protocol| Side::new(p, f.global[r], partitioned);
+                // Until this pair breaks no rule that a repair mends.
+                loop {
+                    match conflict(side(outer, ps[outer]), side(inner, ps[inner])) {
+                        Some(Conflict::SuspendsWhileKeepingCpu) => match self {
+                            Mixing::ByLength => ps[outer] = Protocol::FmlpL,
+                            _ => ps[inner] = Protocol::Ipcp,
+                        },
+                        Some(Conflict::CeilingTestMixed) if self == Mixing::Uniprocessor => {
+                            ps[outer] = Protocol::Ipcp;
+                            ps[inner] = Protocol::Ipcp;
+                        }
+                        _ => break,
                     }
-                    changed = true;
-                }
-                if self == Mixing::Uniprocessor
-                    && ps[outer].ceiling_tested() != ps[inner].ceiling_tested()
-                {
-                    ps[outer] = Protocol::Ipcp;
-                    ps[inner] = Protocol::Ipcp;
                     changed = true;
                 }
             }

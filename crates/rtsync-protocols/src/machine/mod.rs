@@ -406,15 +406,12 @@ impl Locks {
         let rule = &self.cfg.rules[r];
         for h in &th.held {
             let hr = &self.cfg.rules[h.resource];
-            if (rule.no_global_nesting && rule.global)
-                || (hr.no_global_nesting && hr.global)
-                || (rule.suspends && hr.keeps_cpu)
-                || rule.ceiling_tested != hr.ceiling_tested
-            {
+            if let Some(broken) = rtsync_model::nesting::conflict(hr.nesting, rule.nesting) {
                 return Err(LockError::ForbiddenNesting {
                     thread: t,
                     resource: r,
                     held: h.resource,
+                    rule: broken,
                 });
             }
         }

@@ -16,7 +16,6 @@ pub fn rule(rf: &ResourceFacts) -> Rule {
         holding: Hold::BoostFifo,
         domain: Some(sync),
         scope: sync,
-        no_global_nesting: true,
         ..rf.plain()
     }
 }

@@ -20,7 +20,6 @@ pub fn rule(rf: &ResourceFacts) -> Rule {
         domain: Some(sync),
         scope: sync,
         ceiling: rf.ceiling(),
-        no_global_nesting: true,
         ..rf.plain()
     }
 }

@@ -27,6 +27,9 @@ pub struct ResourceFacts<'a> {
     pub users_cpu: Cpu,
     /// The synchronization CPU, if the spec or the defaults gave one.
     pub sync_cpu: Option<Cpu>,
+    /// The resource as the nesting rules see it; every protocol's rule
+    /// carries it unchanged.
+    pub nesting: rtsync_model::nesting::Side,
 }
 
 impl ResourceFacts<'_> {
@@ -40,7 +43,7 @@ impl ResourceFacts<'_> {
     }
     /// The plain rule for this resource, scoped to its users' CPU.
     pub fn plain(&self) -> Rule {
-        Rule::plain(self.r, self.users_cpu, self.global())
+        Rule::plain(self.r, self.users_cpu, self.global(), self.nesting)
     }
 }
 
@@ -50,10 +53,11 @@ pub(crate) fn rule(sys: &System, f: &Facts, home: &[Cpu], r: ResourceId) -> Rule
     let rf = ResourceFacts {
         r,
         facts: f,
+        nesting: rtsync_model::nesting::Side::of(sys, f, r),
         users_cpu: f.users(r).first().map_or(0, |&t| home[t]),
         sync_cpu: sys.resources[r].sync_cpu,
     };
-    let rule = match sys.resources[r].protocol {
+    match sys.resources[r].protocol {
         Protocol::Npcs => npcs::rule(&rf),
         Protocol::Pip => pip::rule(&rf),
         Protocol::Pcp => pcp::rule(&rf),
@@ -66,15 +70,5 @@ pub(crate) fn rule(sys: &System, f: &Facts, home: &[Cpu], r: ResourceId) -> Rule
         Protocol::Dflp => dflp::rule(&rf),
         Protocol::Msrp => msrp::rule(&rf),
         Protocol::Mrsp => mrsp::rule(&rf),
-    };
-    // What a nesting across protocols must respect, from the one table of
-    // protocol facts: a local resource of MPCP or MSRP follows the local
-    // protocol's (PCP's, SRP's).
-    let family = rtsync_model::mix::family(sys, r, rf.global());
-    Rule {
-        suspends: family.suspends(),
-        keeps_cpu: family.keeps_cpu(),
-        ceiling_tested: family.ceiling_tested(),
-        ..rule
     }
 }

@@ -23,7 +23,6 @@ pub fn rule(rf: &ResourceFacts) -> Rule {
     }
     Rule {
         holding: Hold::BoostRemote,
-        no_global_nesting: true,
         ..rf.plain()
     }
 }

@@ -16,7 +16,6 @@ pub fn rule(rf: &ResourceFacts) -> Rule {
         wait: Wait::Spin,
         waiting: Hold::LocalCeiling,
         holding: Hold::LocalCeiling,
-        no_global_nesting: true,
         helping: rf.global(),
         ..rf.plain()
     }

@@ -16,7 +16,6 @@ pub fn rule(rf: &ResourceFacts) -> Rule {
         wait: Wait::Spin,
         waiting: Hold::NonPreemptive,
         holding: Hold::NonPreemptive,
-        no_global_nesting: true,
         ..rf.plain()
     }
 }

@@ -1,0 +1,170 @@
+//! The protocols' nesting rules: which resource may be locked while which
+//! is held. One home for them, read by validation (which refuses a spec
+//! that breaks one), by the protocol core (which refuses the request at
+//! run time) and by the generator of protocol mixes (which repairs the
+//! nestings it draws). Each rule is stated from the protocols' facts
+//! ([`Protocol::keeps_cpu`], [`Protocol::suspends`],
+//! [`Protocol::allows_nested_global`], [`Protocol::ceiling_tested`]), so a
+//! new protocol brings its rules with its facts.
+//!
+//! Lock-order cycles are a property of the whole spec, not of one
+//! nesting, and stay validation's (`validate.rs`).
+
+use crate::system::{ResourceId, System};
+use crate::{Facts, Protocol};
+use std::fmt;
+
+/// One resource as the nesting rules see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Side {
+    /// The protocol whose rules it follows: its own, or for a local
+    /// resource of MPCP or MSRP the local protocol (PCP, SRP) that the
+    /// protocol core gives it ([`crate::mix::family`]), so that a local
+    /// resource nests alike whichever of the two the spec names.
+    pub family: Protocol,
+    /// Whether it is, or may be, shared across CPUs: used from more than
+    /// one CPU, or in a system not yet partitioned, where any resource
+    /// may end up so.
+    pub shared: bool,
+}
+
+impl Side {
+    /// Resource `r` of `sys`.
+    pub fn of(sys: &System, f: &Facts, r: ResourceId) -> Side {
+        Side::new(sys.resources[r].protocol, f.global[r], sys.is_partitioned())
+    }
+
+    /// A resource under `protocol`, used from more than one CPU where
+    /// `global`, in a system that is `partitioned` or not yet.
+    pub fn new(protocol: Protocol, global: bool, partitioned: bool) -> Side {
+        Side {
+            family: crate::mix::family_of(protocol, global),
+            shared: global || !partitioned,
+        }
+    }
+}
+
+/// Why a nesting is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conflict {
+    /// A request that may suspend inside a section whose holder keeps its
+    /// CPU (non-preemptive or spinning): the spin or the non-preemptive
+    /// stretch would last across the suspension, which no analysis bounds
+    /// (FMLP's rule for a long resource inside a short one, Block et al.
+    /// 2007).
+    SuspendsWhileKeepingCpu,
+    /// A global section nested with another resource under a protocol
+    /// that forbids it (MPCP, DPCP, DFLP, MSRP, MrsP as published and as
+    /// analysed; FMLP allows it through group locks).
+    NestedGlobal(Protocol),
+    /// One side passes PCP's ceiling test and the other does not: PCP's
+    /// deadlock freedom (Sha, Rajkumar and Lehoczky 1990, Thm 10) holds
+    /// only among jobs that took every resource they hold through the
+    /// test, and a job holding one taken past it can deadlock with a job
+    /// the test refuses (found by the soundness search).
+    CeilingTestMixed,
+}
+
+/// Whether locking `inner` while holding `outer` breaks a rule, and which:
+/// the first that applies, in the order of [`Conflict`]'s variants.
+pub fn conflict(outer: Side, inner: Side) -> Option<Conflict> {
+    if outer.family.keeps_cpu() && inner.family.suspends() {
+        return Some(Conflict::SuspendsWhileKeepingCpu);
+    }
+    // Whichever side follows such a protocol, where either side is (or
+    // may be) global.
+    if outer.shared || inner.shared {
+        let forbids = [outer.family, inner.family]
+            .into_iter()
+            .find(|p| !p.is_uniprocessor() && !p.allows_nested_global());
+        if let Some(p) = forbids {
+            return Some(Conflict::NestedGlobal(p));
+        }
+    }
+    if outer.family.ceiling_tested() != inner.family.ceiling_tested() {
+        return Some(Conflict::CeilingTestMixed);
+    }
+    None
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Conflict::SuspendsWhileKeepingCpu => {
+                f.write_str("a request that may suspend inside a section that keeps its CPU")
+            }
+            Conflict::NestedGlobal(p) => {
+                write!(f, "{p} forbids nesting a global resource with another")
+            }
+            Conflict::CeilingTestMixed => f.write_str(
+                "a resource that passes PCP's ceiling test nested with one that does not",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(p: Protocol, global: bool) -> Side {
+        Side::new(p, global, true)
+    }
+
+    /// The rules on hand-picked pairs, one per rule and one each way
+    /// round where the order matters.
+    #[test]
+    fn each_rule_on_its_own_pair() {
+        use Protocol::*;
+        // A long FMLP request inside a short one, not the other way round.
+        assert_eq!(
+            conflict(side(FmlpS, true), side(FmlpL, true)),
+            Some(Conflict::SuspendsWhileKeepingCpu)
+        );
+        assert_eq!(conflict(side(FmlpL, true), side(FmlpS, true)), None);
+        // PIP (suspends) inside a non-preemptive section, on one CPU.
+        assert_eq!(
+            conflict(side(Npcs, false), side(Pip, false)),
+            Some(Conflict::SuspendsWhileKeepingCpu)
+        );
+        // MPCP: two local resources follow PCP and nest; a global one
+        // nests with nothing, on either side.
+        assert_eq!(conflict(side(Mpcp, false), side(Mpcp, false)), None);
+        assert_eq!(
+            conflict(side(Mpcp, false), side(Mpcp, true)),
+            Some(Conflict::NestedGlobal(Mpcp))
+        );
+        assert_eq!(
+            conflict(side(Mpcp, true), side(Pcp, false)),
+            Some(Conflict::NestedGlobal(Mpcp))
+        );
+        // Not yet partitioned: any resource may end up global, but one
+        // used by a single task (not `global` in the facts) is local to
+        // that task's CPU wherever it goes, and MPCP's follows PCP.
+        assert_eq!(
+            conflict(Side::new(Dpcp, false, false), Side::new(Dpcp, false, false)),
+            Some(Conflict::NestedGlobal(Dpcp))
+        );
+        assert_eq!(
+            conflict(Side::new(Mpcp, false, false), Side::new(Mpcp, false, false)),
+            None
+        );
+        // PCP with a protocol that skips its ceiling test, both ways.
+        assert_eq!(
+            conflict(side(Pcp, false), side(Ipcp, false)),
+            Some(Conflict::CeilingTestMixed)
+        );
+        assert_eq!(
+            conflict(side(Pip, false), side(Pcp, false)),
+            Some(Conflict::CeilingTestMixed)
+        );
+        assert_eq!(conflict(side(Pcp, false), side(Pcp, false)), None);
+        // A local MSRP resource follows SRP, which nests with SRP, and
+        // with a global MSRP resource nests as SRP would: refused.
+        assert_eq!(conflict(side(Msrp, false), side(Srp, false)), None);
+        assert_eq!(
+            conflict(side(Msrp, false), side(Msrp, true)),
+            conflict(side(Srp, false), side(Msrp, true)),
+        );
+    }
+}
