@@ -369,6 +369,32 @@ fn a_local_pcp_resource_nested_in_a_global_mpcp_one_is_refused() {
     );
 }
 
+/// Before partitioning any shared resource may end up global, so MPCP
+/// refuses a nesting with one; but a resource that one task alone uses is
+/// local to that task's CPU wherever it goes, follows PCP there, and
+/// nests as PCP's resources do (validation used to refuse this with
+/// "mpcp forbids nesting a global resource", of two resources that can
+/// never be global).
+#[test]
+fn an_unpartitioned_mpcp_spec_nests_what_only_one_task_uses() {
+    let spec = |users_of_b: &str| {
+        format!(
+            "[platform]\ncpus = 2\nprotocol = \"mpcp\"\n[[resource]]\nname = \"A\"\n[[resource]]\nname = \"B\"\n\
+[[task]]\nname = \"a\"\nperiod = \"10ms\"\nbody = [ {{ lock = \"A\", body = [ {{ lock = \"B\", hold = \"1ms\" }} ] }} ]\n{users_of_b}"
+        )
+    };
+    accepted(&spec(""));
+    // Another user of B: B may be global once placed.
+    let e = one_error(&spec(
+        "[[task]]\nname = \"b\"\nperiod = \"10ms\"\nbody = [ { lock = \"B\", hold = \"1ms\" } ]\n",
+    ));
+    assert!(
+        e.message
+            .contains("locks `B` while holding `A`; mpcp forbids"),
+        "{e}"
+    );
+}
+
 /// PCP's ceiling test prevents deadlock only among resources that all
 /// pass it. The soundness search found the deadlock this refuses (no
 /// lock-order cycle): a job holding PIP's `B` asks for PCP's `C` and is
