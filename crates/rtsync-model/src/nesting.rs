@@ -23,8 +23,10 @@ pub struct Side {
     /// resource nests alike whichever of the two the spec names.
     pub family: Protocol,
     /// Whether it is, or may be, shared across CPUs: used from more than
-    /// one CPU, or in a system not yet partitioned, where any resource
-    /// may end up so.
+    /// one CPU, or any resource of a system not yet partitioned. (There a
+    /// resource that one task alone uses is still not `global` in the
+    /// facts, and its `family` the local protocol: it stays on that
+    /// task's CPU wherever the task goes.)
     pub shared: bool,
 }
 
