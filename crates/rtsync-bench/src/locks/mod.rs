@@ -137,6 +137,12 @@ pub struct MachineCosts {
     /// three rounds of 100; the profile's release cost is the median of
     /// the rounds' p99s, `stats::robust`).
     pub worst_timer_lateness: Time,
+    /// The longest a SCHED_FIFO thread spinning alone on a CPU was kept
+    /// off it (`kernel::held_off`, 0.2 s on each CPU measured): the
+    /// evidence a `>` mark's legend cites for time the hypervisor took.
+    /// It does not widen the noise a mark allows: a short probe sees
+    /// some of the host's interruptions, not their worst.
+    pub worst_held_off: Time,
 }
 
 /// Where a measured worst response stands against its bound on this
@@ -153,7 +159,7 @@ pub enum Against {
     Noise,
     /// Above it by more: a cost the analysis does not charge here
     /// (interrupts, caches), time the hypervisor took that its counter
-    /// did not show ([`above_explained`]), or a defect.
+    /// did not show ([`MachineCosts::above_explained`]), or a defect.
     Above,
 }
 
@@ -181,7 +187,7 @@ impl MachineCosts {
     /// the noise, ` >` beyond it, each followed by ` +stolen X` where the
     /// hypervisor took some. `rtsync run` and `rtsync demo` mark their
     /// measured cells with it, and explain the marks with
-    /// [`MachineCosts::noise_explained`] and [`above_explained`].
+    /// [`MachineCosts::noise_explained`] and [`MachineCosts::above_explained`].
     pub fn mark(&self, measured: Duration, bound: Time, stolen: Duration) -> (Against, String) {
         let ns = |d: Duration| Time::from_ns(d.as_nanos().min(u64::MAX as u128) as u64);
         let a = self.judge(ns(measured), bound, ns(stolen));
@@ -211,23 +217,37 @@ impl MachineCosts {
     }
 }
 
-/// What a ` >` mark says ([`MachineCosts::mark`]), for the legend under a
-/// table of measured worsts; `uncounted`: the steal counter's tick where
-/// a CPU of the run has a steal clock (`Stolen::uncounted`), which the
-/// allowance for stolen time cannot include.
-pub fn above_explained(uncounted: Option<Duration>) -> String {
-    let unseen = uncounted.map_or(String::new(), |tick| {
+impl MachineCosts {
+    /// What a ` >` mark says ([`MachineCosts::mark`]), for the legend
+    /// under a table of measured worsts; `uncounted`: the steal counter's
+    /// tick where a CPU of the run has a steal clock (`Stolen::uncounted`),
+    /// which the allowance for stolen time cannot include. Where the
+    /// calibration saw a spinning real-time thread kept off its CPU for a
+    /// millisecond or more ([`MachineCosts::worst_held_off`]), it says so:
+    /// what a newcomer needs to tell this machine's host from a defect.
+    pub fn above_explained(&self, uncounted: Option<Duration>) -> String {
+        let unseen = uncounted.map_or(String::new(), |tick| {
+            let seen = if self.worst_held_off >= Time::from_ms(1) {
+                format!(
+                    "; measured here: a real-time thread spinning alone on a CPU for 0.2 s was kept off it for up to {} at once, \
+                     far longer than an interrupt takes",
+                    self.worst_held_off
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                ", or time the hypervisor took uncounted (/proc/stat counts it in ticks of {}, so up to a tick \
+                 per CPU goes unseen: a VM's host can take a running real-time thread's CPU for milliseconds with no \
+                 tick counted{seen})",
+                rtsync_report::table::duration(tick)
+            )
+        });
         format!(
-            ", or time the hypervisor took uncounted (/proc/stat counts it in ticks of {}, so up to a tick \
-             per CPU goes unseen: a VM's host can take a running real-time thread's CPU for milliseconds with no \
-             tick counted)",
-            rtsync_report::table::duration(tick)
+            "above the bound by more than the noise measured: a cost the analysis does not charge here \
+             (interrupts, caches){unseen}, or a defect"
         )
-    });
-    format!(
-        "above the bound by more than the noise measured: a cost the analysis does not charge here \
-         (interrupts, caches){unseen}, or a defect"
-    )
+    }
 }
 
 pub fn quick_costs() -> Result<MachineCosts, String> {
@@ -247,12 +267,17 @@ pub fn quick_costs() -> Result<MachineCosts, String> {
         let cs = rounds(&|| kernel::context_switch(cpu, 170))?;
         let rel = rounds(&|| kernel::release(cpu, 100, Duration::from_micros(500)))?;
         let mig = match other {
-            Some(o) => Some(kernel::migration(cpu, o, 100)?),
+            Some(o) => Some(rounds(&|| kernel::migration(cpu, o, 100))?),
             None => None,
         };
+        let mut held_off = Duration::ZERO;
+        for c in std::iter::once(cpu).chain(other) {
+            held_off = held_off.max(kernel::held_off(c, Duration::from_millis(200))?);
+        }
         Ok(MachineCosts {
             profile: profile_of(&cs, &rel, mig.as_ref(), &unc, |_| 0.0),
             worst_timer_lateness: ns(rel[3]),
+            worst_held_off: Time::from_ns(held_off.as_nanos().min(u64::MAX as u128) as u64),
         })
     })
     .join()
@@ -522,6 +547,36 @@ mod tests {
         assert_eq!(merged[0].unlock, [5.0, 6.0, 7.0, 8.0]);
     }
 
+    /// The `>` legend cites the calibration's held-off time where the run
+    /// has a steal clock and the probe saw a millisecond or more; on
+    /// bare metal (no steal clock) or where the probe saw less, it does
+    /// not.
+    #[test]
+    fn the_above_legend_cites_the_measured_held_off_time() {
+        let c = |held: Time| MachineCosts {
+            profile: Profile::default(),
+            worst_timer_lateness: Time::from_us(100),
+            worst_held_off: held,
+        };
+        let tick = Some(Duration::from_millis(10));
+        let vm = c(Time::from_us(2_420)).above_explained(tick);
+        assert!(vm.contains("kept off it for up to 2.42ms"), "{vm}");
+        assert!(
+            vm.contains("ticks of 10.000ms") && vm.ends_with("or a defect"),
+            "{vm}"
+        );
+        assert!(
+            !c(Time::from_us(400))
+                .above_explained(tick)
+                .contains("kept off")
+        );
+        let metal = c(Time::from_us(2_420)).above_explained(None);
+        assert!(
+            !metal.contains("kept off") && !metal.contains("ticks"),
+            "{metal}"
+        );
+    }
+
     /// A 10 ms bound on a machine whose worst timer lateness was 1 ms: at
     /// or below the bound is within; up to 11 ms is noise; past it only
     /// by as much as the hypervisor stole from the task's CPU, noise too;
@@ -531,6 +586,7 @@ mod tests {
         let c = MachineCosts {
             profile: Profile::default(),
             worst_timer_lateness: Time::from_ms(1),
+            worst_held_off: Time::ZERO,
         };
         let (bound, none) = (Time::from_ms(10), Time::ZERO);
         assert_eq!(c.judge(Time::from_ms(10), bound, none), Against::Within);
@@ -565,7 +621,7 @@ mod tests {
         let legend = c.noise_explained();
         assert!(legend.contains("lateness, 1ms,"), "{legend}");
         let tick = us(10_000);
-        assert!(above_explained(Some(tick)).contains("ticks of 10.000ms"));
-        assert!(!above_explained(None).contains("uncounted"));
+        assert!(c.above_explained(Some(tick)).contains("ticks of 10.000ms"));
+        assert!(!c.above_explained(None).contains("uncounted"));
     }
 }

@@ -3,7 +3,7 @@
 use super::{OK, bad_input};
 use crate::bundled;
 use rtsync_analysis::{Analysis, Options, Verdict, analyze};
-use rtsync_bench::locks::{Against, above_explained};
+use rtsync_bench::locks::Against;
 use rtsync_experiment::as_it_runs::run_placed;
 use rtsync_model::{Protocol, Time, load_str};
 use rtsync_report::Table;
@@ -269,7 +269,7 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
         if m.measured_above {
             println!(
                 "'>' in a measured table: {}; `rtsync run` with the spec and `--protocol` repeats it alone.",
-                above_explained(m.uncounted)
+                c.above_explained(m.uncounted)
             );
         }
     }

@@ -4,7 +4,7 @@
 use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
 use rtsync_analysis::{Heuristic, Options as AnalysisOptions};
-use rtsync_bench::locks::{Against, above_explained};
+use rtsync_bench::locks::Against;
 use rtsync_experiment::as_it_runs::{Unplaced, as_it_runs, run_placed};
 use rtsync_model::{Protocol, Time};
 use rtsync_report::Table;
@@ -279,7 +279,7 @@ pub fn run(a: Args) -> u8 {
         if above_shown {
             println!(
                 "'>': {}; a longer --duration shows whether it repeats.",
-                above_explained(stolen.uncounted())
+                c.above_explained(stolen.uncounted())
             );
         }
     } else if !a.no_realtime {
