@@ -215,9 +215,7 @@ impl MachineCosts {
             self.worst_timer_lateness
         )
     }
-}
 
-impl MachineCosts {
     /// What a ` >` mark says ([`MachineCosts::mark`]), for the legend
     /// under a table of measured worsts; `uncounted`: the steal counter's
     /// tick where a CPU of the run has a steal clock (`Stolen::uncounted`),
