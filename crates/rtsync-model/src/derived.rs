@@ -149,8 +149,12 @@ pub struct Facts {
     /// order: sorted once here, so that the tables an analysis builds per
     /// priority come out sorted by walking it.
     pub by_priority: Vec<TaskId>,
-    /// Each task's CPU, `None` until partitioning assigns one.
+    /// Each task's CPU, `None` until partitioning assigns one (on a
+    /// platform of one CPU, that CPU).
     pub cpu_of: Vec<Option<Cpu>>,
+    /// Whether every task has its CPU in `cpu_of`: until then any
+    /// resource used by more than one task may end up global.
+    pub partitioned: bool,
     /// Each task's priority (larger runs first).
     pub priority: Vec<Priority>,
     /// Fixed priorities or EDF.
@@ -305,6 +309,7 @@ impl Facts {
             group,
             on_cpu,
             by_priority,
+            partitioned: cpu_of.iter().all(Option::is_some),
             cpu_of,
             priority,
             scheduler: sys.platform.scheduler,

@@ -23,17 +23,19 @@ pub struct Side {
     /// resource nests alike whichever of the two the spec names.
     pub family: Protocol,
     /// Whether it is, or may be, shared across CPUs: used from more than
-    /// one CPU, or any resource of a system not yet partitioned. (There a
-    /// resource that one task alone uses is still not `global` in the
+    /// one CPU, or any resource of a system not yet partitioned
+    /// ([`Facts::partitioned`]: on one CPU every task already is). (There
+    /// a resource that one task alone uses is still not `global` in the
     /// facts, and its `family` the local protocol: it stays on that
     /// task's CPU wherever the task goes.)
     pub shared: bool,
 }
 
 impl Side {
-    /// Resource `r` of `sys`.
+    /// Resource `r` of `sys`, whose facts are `f` (read, not recomputed:
+    /// validation and the protocol core ask for every resource).
     pub fn of(sys: &System, f: &Facts, r: ResourceId) -> Side {
-        Side::new(sys.resources[r].protocol, f.global[r], sys.is_partitioned())
+        Side::new(sys.resources[r].protocol, f.global[r], f.partitioned)
     }
 
     /// A resource under `protocol`, used from more than one CPU where

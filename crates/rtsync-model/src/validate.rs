@@ -264,7 +264,7 @@ impl V<'_> {
                     .hint("put its users on one CPU, or use a multiprocessor protocol (mpcp, dpcp, fmlp-s, fmlp-l, dflp, msrp, mrsp)"),
                 );
             }
-            if res.protocol.is_uniprocessor() && sys.platform.cpus > 1 && !sys.is_partitioned() {
+            if res.protocol.is_uniprocessor() && sys.platform.cpus > 1 && !f.partitioned {
                 let unplaced = f
                     .users(r)
                     .iter()

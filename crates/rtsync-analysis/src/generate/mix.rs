@@ -123,7 +123,7 @@ impl Mixing {
         // the repair ends. A global resource nested where its protocol
         // forbids it is never drawn: the base protocol's generation
         // leaves those unnested.
-        let partitioned = sys.is_partitioned();
+        let partitioned = f.partitioned;
         loop {
             let mut changed = false;
             for &(outer, inner, _) in &f.nesting {
