@@ -216,6 +216,21 @@ impl MachineCosts {
         )
     }
 
+    /// Why a bound that charges these costs can pass a deadline here and
+    /// not on another run: for the legend under a bound table with a miss.
+    /// The costs are what the calibration measured a moment before (each
+    /// job's release at the timer lateness's p99, each migration at its
+    /// p99), and on a loaded or virtual machine they move from minute to
+    /// minute; the line names them, so that a reader can tell a system
+    /// that misses from a machine that was noisy when it was measured.
+    pub fn charged_explained(&self) -> String {
+        format!(
+            "These bounds charge this machine's costs as measured just before (each job's release {}, each migration {}): \
+             on a loaded or virtual machine they change from run to run, and a system can miss on a noisy run and pass on a calm one.",
+            self.profile.release, self.profile.migration
+        )
+    }
+
     /// What a ` >` mark says ([`MachineCosts::mark`]), for the legend
     /// under a table of measured worsts; `uncounted`: the steal counter's
     /// tick where a CPU of the run has a steal clock (`Stolen::uncounted`),
@@ -543,6 +558,26 @@ mod tests {
         );
         assert_eq!(merged[1].lock, [1.0, 2.0, 3.0, 4.0]);
         assert_eq!(merged[0].unlock, [5.0, 6.0, 7.0, 8.0]);
+    }
+
+    /// The legend under a bound table with a miss names the release and
+    /// migration costs the bounds charged.
+    #[test]
+    fn the_miss_legend_names_the_costs_charged() {
+        let c = MachineCosts {
+            profile: Profile {
+                release: Time::from_us(1_208),
+                migration: Time::from_us(95),
+                ..Profile::default()
+            },
+            worst_timer_lateness: Time::from_us(1_700),
+            worst_held_off: Time::ZERO,
+        };
+        let line = c.charged_explained();
+        assert!(
+            line.contains("release 1.208ms") && line.contains("migration 95us"),
+            "{line}"
+        );
     }
 
     /// The `>` legend cites the calibration's held-off time where the run

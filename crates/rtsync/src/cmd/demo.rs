@@ -252,6 +252,9 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
         println!(
             "'!' marks a bound above the deadline: the analysis cannot promise that task's deadline."
         );
+        if let Some(c) = costs {
+            println!("{}", c.charged_explained());
+        }
     }
     println!("A simulated or measured worst is shown with its share of the bound.");
     if m.simulated_above {
