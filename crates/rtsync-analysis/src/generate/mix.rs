@@ -123,11 +123,10 @@ impl Mixing {
         // the repair ends. A global resource nested where its protocol
         // forbids it is never drawn: the base protocol's generation
         // leaves those unnested.
-        let partitioned = f.partitioned;
+        let side = |r: usize, p: Protocol| Side::new(p, f.global[r], f.partitioned);
         loop {
             let mut changed = false;
             for &(outer, inner, _) in &f.nesting {
-                let side = |r: usize, p: Protocol| Side::new(p, f.global[r], partitioned);
                 // Until this pair breaks no rule that a repair mends.
                 loop {
                     match conflict(side(outer, ps[outer]), side(inner, ps[inner])) {

@@ -138,7 +138,7 @@ pub struct MachineCosts {
     /// the rounds' p99s, `stats::robust`).
     pub worst_timer_lateness: Time,
     /// The longest a SCHED_FIFO thread spinning alone on a CPU was kept
-    /// off it (`kernel::held_off`, 0.2 s on each CPU measured): the
+    /// off it (`kernel::held_off`, [`HELD_OFF_PROBE`] on each CPU measured): the
     /// evidence a `>` mark's legend cites for time the hypervisor took.
     /// It does not widen the noise a mark allows: a short probe sees
     /// some of the host's interruptions, not their worst.
@@ -242,8 +242,9 @@ impl MachineCosts {
         let unseen = uncounted.map_or(String::new(), |tick| {
             let seen = if self.worst_held_off >= Time::from_ms(1) {
                 format!(
-                    "; measured here: a real-time thread spinning alone on a CPU for 0.2 s was kept off it for up to {} at once, \
+                    "; measured here: a real-time thread spinning alone on a CPU for {} was kept off it for up to {} at once, \
                      far longer than an interrupt takes",
+                    rtsync_report::table::duration(HELD_OFF_PROBE),
                     self.worst_held_off
                 )
             } else {
@@ -262,6 +263,10 @@ impl MachineCosts {
         )
     }
 }
+
+/// How long the calibration spins a real-time thread alone on each CPU
+/// it measures to see the host's interruptions ([`MachineCosts::worst_held_off`]).
+pub const HELD_OFF_PROBE: Duration = Duration::from_millis(200);
 
 pub fn quick_costs() -> Result<MachineCosts, String> {
     let cpus = sys::allowed_cpus();
@@ -285,7 +290,7 @@ pub fn quick_costs() -> Result<MachineCosts, String> {
         };
         let mut held_off = Duration::ZERO;
         for c in std::iter::once(cpu).chain(other) {
-            held_off = held_off.max(kernel::held_off(c, Duration::from_millis(200))?);
+            held_off = held_off.max(kernel::held_off(c, HELD_OFF_PROBE)?);
         }
         Ok(MachineCosts {
             profile: profile_of(&cs, &rel, mig.as_ref(), &unc, |_| 0.0),
