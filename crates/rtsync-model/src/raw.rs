@@ -52,10 +52,13 @@ pub(crate) struct RawResource {
     pub(crate) protocol: Option<Spanned<String>>,
     pub(crate) units: Option<Spanned<i64>>,
     pub(crate) sync_cpu: Option<Spanned<i64>>,
-    /// Set by the component lowering only (a `fixed` interface's given
+    /// A ceiling given in the spec (`ceiling = 3`): what a lowered
+    /// `fixed` interface at a given priority is written back as.
+    pub(crate) ceiling: Option<Spanned<i64>>,
+    /// Set by the component lowering (a `fixed` interface's given
     /// priority); not a spec key.
     #[serde(skip)]
-    pub(crate) ceiling: Option<Priority>,
+    pub(crate) lowered_ceiling: Option<Priority>,
 }
 
 #[derive(Deserialize)]

@@ -496,13 +496,25 @@ fn resources(
             )
             .map(|v| v as usize)
         });
+        // The higher of a ceiling given here and one a component's fixed
+        // interface gives its resource.
+        let given = rr.ceiling.as_ref().and_then(|c| {
+            cx.count(
+                c,
+                &keys::resource_field(&name, "ceiling"),
+                "the ceiling",
+                1,
+                1_000_000,
+            )
+            .map(|v| v as Priority)
+        });
         cx.resource_ids.insert(name.clone(), resources.len());
         resources.push(Resource {
             name,
             protocol,
             units,
             sync_cpu,
-            ceiling: rr.ceiling,
+            ceiling: given.max(rr.lowered_ceiling),
         });
     }
 

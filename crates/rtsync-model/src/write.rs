@@ -31,6 +31,9 @@ pub fn to_toml(sys: &System) -> String {
         if let Some(c) = r.sync_cpu {
             let _ = writeln!(o, "sync_cpu = {c}");
         }
+        if let Some(c) = r.ceiling {
+            let _ = writeln!(o, "ceiling = {c}");
+        }
     }
     for t in &sys.tasks {
         let _ = write!(

@@ -203,6 +203,40 @@ fn a_fixed_interface_passes_its_own_priority_down() {
     assert_eq!(c.ceiling[c.interface("P.i").unwrap()], 5);
 }
 
+/// A component spec is written in its lowered form (`--save`, `rtsync
+/// generate`): a fixed interface at a given priority is written as its
+/// resource's `ceiling`, and the written spec loads back to the same
+/// system, the same ceiling included (before, the given priority was
+/// lost and the written resource's ceiling was its one user's, 1). A
+/// `ceiling` below the users' is raised to theirs; a bad one is refused
+/// with its place.
+#[test]
+fn a_given_priority_is_written_as_the_resource_s_ceiling_and_read_back() {
+    let (sys, _) = load(&fixed_spec("fixed", "priority = 9", "propagated"));
+    let written = rtsync_model::to_toml(&sys);
+    assert!(
+        written.contains("name = \"F.i\"\nprotocol = \"ipcp\"\nceiling = 9\n"),
+        "{written}"
+    );
+    let (back, _) = load(&written);
+    let mut lowered = sys.clone();
+    lowered.components = None;
+    let mut back_cmp = back.clone();
+    back_cmp.source = lowered.source.clone();
+    assert_eq!(back_cmp, lowered);
+    let r = back.resources.iter().position(|r| r.name == "F.i").unwrap();
+    assert_eq!(rtsync_model::Facts::new(&back).ceiling[r], 9);
+    // Given below the users' ceiling: the users' (5, H's).
+    let low = "[[resource]]\nname = \"r\"\nprotocol = \"pcp\"\nceiling = 2\n[[task]]\nname = \"H\"\nperiod = \"10ms\"\npriority = 5\nbody = [ { lock = \"r\", hold = \"1ms\" } ]\n";
+    let (sys, _) = load(low);
+    assert_eq!(rtsync_model::Facts::new(&sys).ceiling[0], 5);
+    has_error(
+        &low.replace("ceiling = 2", "ceiling = -1"),
+        4,
+        "the ceiling is -1",
+    );
+}
+
 #[test]
 fn below_a_non_preemptive_interface_requests_carry_the_top_priority() {
     let (sys, _) = load(&fixed_spec("fixed-npcs", "", "propagated"));

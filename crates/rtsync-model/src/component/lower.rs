@@ -147,7 +147,8 @@ pub(crate) fn lower(
                 protocol: Some(Spanned::new(span, protocol.to_string())),
                 units: None,
                 sync_cpu: None,
-                ceiling: f.info.priority,
+                ceiling: None,
+                lowered_ceiling: f.info.priority,
             },
         ));
     }
