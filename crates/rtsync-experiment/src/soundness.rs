@@ -286,10 +286,12 @@ pub fn check_system(
             _ => return c,
         }
     }
-    // A component spec on one CPU: paper 001's bound (no overheads) is
-    // searched too, the lower of the two per task.
+    // A component spec on one CPU whose resources are all interfaces:
+    // paper 001's bound (no overheads) is searched too, the lower of the
+    // two per task.
     if let Some(comps) = an.system.components.as_deref()
         && an.system.platform.cpus == 1
+        && components::outside_the_model(&an.system, comps).is_empty()
     {
         let p = components::analyse(&an.system, comps, &components::Overheads::default());
         for (b, r) in bounds.iter_mut().zip(&p.response) {

@@ -94,6 +94,21 @@ fn chain_lines(c: &Components, r: &Request, path: &mut Vec<String>, out: &mut Ve
     path.pop();
 }
 
+/// In place of [`paper001`] for a system that also shares resources
+/// other than interfaces (`outside`,
+/// [`rtsync_analysis::components::outside_the_model`]): why its terms are
+/// not shown.
+pub fn paper001_outside(sys: &System, outside: &[usize]) -> String {
+    let names: Vec<String> = outside
+        .iter()
+        .map(|&r| format!("`{}`", sys.resources[r].name))
+        .collect();
+    format!(
+        "\npaper 001's analysis (Sect. 3.2) is not shown: its model shares data only through interfaces, and this system also locks {} (its bound would leave out their blocking; rtsync's bounds above count it)\n",
+        names.join(", ")
+    )
+}
+
 /// Paper 001's terms per task (Eq. 7's WCET, Eqs. 5 and 6's blocking,
 /// the response time with them) and Eq. 4's verdict.
 pub fn paper001(sys: &System, p: &Paper001, with_overheads: bool) -> String {

@@ -226,8 +226,8 @@ fn search_charged(p: &rtsync_analysis::overheads::Profile, paper: bool) -> usize
             })
             .collect();
         let Some(mut bounds) = bounds else { continue };
-        if paper {
-            let c = sys.components.as_deref().unwrap();
+        let c = sys.components.as_deref().unwrap();
+        if paper && rtsync_analysis::components::outside_the_model(&sys, c).is_empty() {
             let terms = rtsync_analysis::components::analyse(&sys, c, &p.component);
             for (b, r) in bounds.iter_mut().zip(&terms.response) {
                 if let Some(r) = r {

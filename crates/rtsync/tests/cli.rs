@@ -1188,3 +1188,50 @@ fn a_component_simulation_draws_its_threads() {
         "{calls} calls, {replies} replies"
     );
 }
+
+/// A component spec that also locks a plain resource is outside paper
+/// 001's model: `analyze` says so in place of paper 001's table, which
+/// would give `h` its execution alone (1 ms) where `l`'s non-preemptive
+/// section, the one task that locks `log`, delays it by 2 ms; rtsync's
+/// own bound counts it (3 ms).
+#[test]
+fn paper_001_is_not_shown_for_a_spec_that_shares_more_than_interfaces() {
+    let spec = common::temp(
+        "plain-in-method.toml",
+        r#"
+[platform]
+cpus = 1
+[[resource]]
+name = "log"
+protocol = "npcs"
+[[component]]
+name = "S"
+[[component.interface]]
+name = "api"
+protocol = "propagated"
+methods.put = [ { lock = "log", body = [ { compute = "2ms" } ] } ]
+[[task]]
+name = "h"
+period = "10ms"
+priority = 2
+wcet = "1ms"
+[[task]]
+name = "l"
+period = "20ms"
+priority = 1
+uses = ["S.api"]
+body = [ { call = "S.api" } ]
+"#,
+    );
+    let o = common::rtsync(&["analyze", spec.to_str().unwrap()]);
+    let (out, err) = common::text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        out.contains("paper 001's analysis (Sect. 3.2) is not shown")
+            && out.contains("this system also locks `log`"),
+        "{out}"
+    );
+    assert!(!out.contains("wcet (Eq. 7)"), "{out}");
+    let h = out.lines().find(|l| l.starts_with("h ")).unwrap();
+    assert!(h.contains(" 3ms "), "{h}");
+}

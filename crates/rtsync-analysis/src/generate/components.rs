@@ -1,6 +1,9 @@
 //! Random component topologies (paper 001) for the soundness experiment:
 //! interfaces of every kind in a DAG of nested requests, tasks requesting
-//! them, on one CPU. Seeded and reproducible.
+//! them, on one CPU, and in some draws plain resources of the
+//! uniprocessor protocols, locked inside methods and in tasks' own code
+//! (the lowering makes a method's lock its requester's: the runtime's
+//! `Deputy`). Seeded and reproducible.
 //!
 //! A topology is written as a spec and loaded through the spec loader,
 //! so the experiment checks exactly what a user's component spec gets
@@ -22,6 +25,9 @@ const KINDS: [(&str, u32); 4] = [
     ("fixed-npcs", 1),
 ];
 
+/// The protocols a plain resource is drawn with.
+const PLAIN: [&str; 5] = ["pip", "pcp", "ipcp", "srp", "npcs"];
+
 /// Periods (µs): harmonic and not, so that releases collide in many ways.
 const PERIODS_US: [u64; 8] = [5_000, 8_000, 10_000, 12_000, 20_000, 25_000, 40_000, 50_000];
 
@@ -35,6 +41,27 @@ pub fn component_spec(seed: u64, index: u64) -> String {
     let mut s = format!(
         "name = \"components-{seed}-{index}\"\n[platform]\ncpus = 1\npriorities = \"rm\"\n"
     );
+    // Plain resources in half the draws, each with a protocol of its own;
+    // `used` marks those some section locks (only those are declared).
+    let plain: Vec<&str> = if rng.random_bool(0.5) {
+        (0..rng.random_range(1..=2))
+            .map(|_| PLAIN[rng.random_range(0..PLAIN.len())])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut used = vec![false; plain.len()];
+    let mut section = |rng: &mut ChaCha8Rng, p: f64| -> Option<String> {
+        if plain.is_empty() || !rng.random_bool(p) {
+            return None;
+        }
+        let k = rng.random_range(0..plain.len());
+        used[k] = true;
+        Some(format!(
+            "{{ lock = \"P{k}\", body = [ {} ] }}",
+            compute(rng, 20, 200)
+        ))
+    };
     // Interface j may request only interfaces after it: a DAG, so no
     // cycle. Two methods each, a short one and one that may go on.
     let mut kinds = Vec::with_capacity(interfaces);
@@ -55,8 +82,9 @@ pub fn component_spec(seed: u64, index: u64) -> String {
         kinds.push(kind);
         let below: Vec<usize> = (j + 1..interfaces).collect();
         let mut calls = Vec::new();
-        let body = |rng: &mut ChaCha8Rng, calls: &mut Vec<usize>| {
+        let mut body = |rng: &mut ChaCha8Rng, calls: &mut Vec<usize>| {
             let mut segs = vec![compute(rng, 50, 600)];
+            segs.extend(section(rng, 0.35));
             for _ in 0..rng.random_range(0..=2) {
                 if below.is_empty() || !rng.random_bool(0.6) {
                     continue;
@@ -90,6 +118,7 @@ pub fn component_spec(seed: u64, index: u64) -> String {
         let own = (period as f64 * load / tasks as f64).max(100.0) as u64;
         let mut calls = Vec::new();
         let mut segs = vec![format!("{{ compute = \"{}us\" }}", own / 2)];
+        segs.extend(section(&mut rng, 0.3));
         for _ in 0..rng.random_range(1..=2) {
             let to = rng.random_range(0..interfaces);
             let m = if rng.random_bool(0.5) { "a" } else { "b" };
@@ -106,6 +135,14 @@ pub fn component_spec(seed: u64, index: u64) -> String {
             uses.join(", "),
             segs.join(", ")
         );
+    }
+    for (k, protocol) in plain.iter().enumerate() {
+        if used[k] {
+            let _ = write!(
+                s,
+                "[[resource]]\nname = \"P{k}\"\nprotocol = \"{protocol}\"\n"
+            );
+        }
     }
     s
 }
@@ -132,10 +169,30 @@ mod tests {
     #[test]
     fn topologies_load_and_vary() {
         let mut kinds = std::collections::HashSet::new();
+        let mut protocols = std::collections::HashSet::new();
         let mut nested = 0;
+        // Plain sections inside a method, and in a task's own code.
+        let (mut in_methods, mut in_tasks) = (0, 0);
         for i in 0..200 {
             let (sys, _) = component_system(7, i).expect("a loadable draw");
             let c = sys.components.as_deref().expect("components");
+            let interface: Vec<usize> = c.interfaces.iter().filter_map(|f| f.resource).collect();
+            for (t, task) in sys.tasks.iter().enumerate() {
+                let pre = rtsync_model::system::preorder(&task.body);
+                let in_request = |n: usize| c.requests[t].iter().any(|r| r.segments.contains(&n));
+                for (n, seg) in pre.iter().enumerate() {
+                    if let rtsync_model::Segment::Lock { resource, .. } = seg
+                        && !interface.contains(resource)
+                    {
+                        protocols.insert(sys.resources[*resource].protocol);
+                        if in_request(n) {
+                            in_methods += 1;
+                        } else {
+                            in_tasks += 1;
+                        }
+                    }
+                }
+            }
             for f in &c.interfaces {
                 kinds.insert(f.kind);
             }
@@ -148,6 +205,15 @@ mod tests {
         }
         assert_eq!(kinds.len(), 4, "every kind is drawn");
         assert!(nested > 50, "nested requests are drawn ({nested})");
+        assert!(
+            in_methods > 50 && in_tasks > 50,
+            "plain sections are drawn in methods ({in_methods}) and tasks ({in_tasks})"
+        );
+        assert_eq!(
+            protocols.len(),
+            PLAIN.len(),
+            "every plain protocol is drawn: {protocols:?}"
+        );
         assert_eq!(component_spec(3, 9), component_spec(3, 9));
         assert_ne!(component_spec(3, 9), component_spec(3, 10));
     }

@@ -75,12 +75,20 @@ pub fn run(a: Args) -> u8 {
             if let Some(c) = &sys.components
                 && sys.platform.cpus == 1
             {
-                let costs = overheads.as_ref().map(|o| o.component).unwrap_or_default();
-                let p = rtsync_analysis::components::analyse(sys, c, &costs);
-                print!(
-                    "{}",
-                    rtsync_report::components::paper001(sys, &p, costs != Default::default())
-                );
+                let outside = rtsync_analysis::components::outside_the_model(sys, c);
+                if outside.is_empty() {
+                    let costs = overheads.as_ref().map(|o| o.component).unwrap_or_default();
+                    let p = rtsync_analysis::components::analyse(sys, c, &costs);
+                    print!(
+                        "{}",
+                        rtsync_report::components::paper001(sys, &p, costs != Default::default())
+                    );
+                } else {
+                    print!(
+                        "{}",
+                        rtsync_report::components::paper001_outside(sys, &outside)
+                    );
+                }
             }
         }
     }
