@@ -9,7 +9,7 @@
 //! run's duration), and lock waits at the domain's wait limit.
 
 use crate::component::{Assembly, AssemblyOptions, Served};
-use crate::domain::{Binding, Domain, Options, Record};
+use crate::domain::{Acting, Binding, Deputy, Domain, Options, Record};
 use crate::error::RtError;
 use crate::sys;
 use rtsync_model::component::Request;
@@ -170,7 +170,7 @@ impl Job<'_> {
             match step {
                 Step::Call(r, segs) => {
                     let asm = self.asm.expect("requests are walked only with an assembly");
-                    serve(asm, r, segs, self.limit)?
+                    serve(asm, &self.b.deputy(), r, segs, self.limit)?
                 }
                 Step::Segment(s, pre, inner) => match s {
                     Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
@@ -216,9 +216,11 @@ impl Job<'_> {
 
 /// Requests `r` from the calling thread (a task's, or a component
 /// thread's for a nested request): the method's segments run on one of
-/// the interface's threads.
+/// the interface's threads, which acts for the task (`deputy`) while it
+/// holds a plain resource.
 fn serve(
     asm: &Arc<Assembly>,
+    deputy: &Deputy,
     r: &Request,
     segs: &[Segment],
     limit: Instant,
@@ -226,24 +228,9 @@ fn serve(
     let (segs, pre, inner) = method_body(asm, r, segs);
     let (segs, inner) = (segs.to_vec(), inner.to_vec());
     let on = asm.clone();
+    let deputy = deputy.clone();
     let out = asm.call(r.interface, move || -> Result<(), String> {
-        let mut walk = Walk::new(&segs, pre, &inner, Some(&on));
-        while let Some(step) = walk.next() {
-            match step {
-                Step::Call(r, segs) => serve(&on, r, segs, limit).map_err(|e| e.to_string())?,
-                Step::Segment(Segment::Compute(t), ..) => {
-                    compute(Duration::from_nanos(t.ns()), limit)
-                }
-                Step::Segment(Segment::Suspend(t), ..) => {
-                    std::thread::sleep(Duration::from_nanos(t.ns()))
-                }
-                Step::Segment(Segment::Lock { .. }, ..) => {
-                    // Refused when the assembly was made.
-                    unreachable!("a plain lock inside a method");
-                }
-            }
-        }
-        Ok(())
+        method(&on, &deputy, None, &segs, pre, &inner, limit)
     });
     let failed = |e: String| {
         // Named only when it failed: a request's path makes no string.
@@ -254,6 +241,53 @@ fn serve(
         Ok(Err(e)) => Err(failed(e)),
         Err(e) => Err(failed(e.to_string())),
     }
+}
+
+/// Runs a method's segments (the first with preorder number `pre`,
+/// `inner` the requests in them) on the component thread serving the
+/// request. A plain resource is the requesting task's to lock: the
+/// outermost one makes this thread act for the task (`acting` inside it),
+/// as the lowering has the job itself lock it.
+fn method(
+    on: &Arc<Assembly>,
+    deputy: &Deputy,
+    acting: Option<&Acting<'_>>,
+    segs: &[Segment],
+    pre: usize,
+    inner: &[Request],
+    limit: Instant,
+) -> Result<(), String> {
+    let mut walk = Walk::new(segs, pre, inner, Some(on));
+    while let Some(step) = walk.next() {
+        match step {
+            Step::Call(r, segs) => serve(on, deputy, r, segs, limit).map_err(|e| e.to_string())?,
+            Step::Segment(Segment::Compute(t), ..) => compute(Duration::from_nanos(t.ns()), limit),
+            Step::Segment(Segment::Suspend(t), ..) => {
+                std::thread::sleep(Duration::from_nanos(t.ns()))
+            }
+            Step::Segment(
+                Segment::Lock {
+                    resource,
+                    units,
+                    body,
+                },
+                pre,
+                inner,
+            ) => {
+                let section = |a: &Acting<'_>| -> Result<(), String> {
+                    a.lock(*resource, *units).map_err(|e| e.to_string())?;
+                    let out = method(on, deputy, Some(a), body, pre + 1, inner, limit);
+                    let released = a.unlock(*resource).map_err(|e| e.to_string());
+                    out.and(released)
+                };
+                match acting {
+                    Some(a) => section(a)?,
+                    None => deputy.act(section).map_err(|e| e.to_string())??,
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The method's own segments inside request `r`'s lowered ones, their

@@ -498,41 +498,64 @@ fn a_component_spec_runs_its_requests_on_component_threads() {
     );
 }
 
+/// A method's plain resource is locked by the thread serving the request,
+/// for its task (`Deputy`), where that thread is pinned: a protocol that
+/// moves the holder (DPCP's sections on their synchronization CPU) is
+/// refused before anything runs, with the resource, its protocol and what
+/// to do instead.
 #[test]
-fn a_plain_lock_inside_a_method_is_refused_before_anything_runs() {
+fn a_lock_that_moves_its_holder_inside_a_method_is_refused_before_anything_runs() {
     let _serial = serial();
-    let sys = common::system(
-        r#"
+    let spec = |protocol: &str| {
+        format!(
+            r#"
 [platform]
-cpus = 1
+cpus = 2
 [[resource]]
 name = "table"
-protocol = "pip"
+protocol = "{protocol}"{sync}
 [[component]]
 name = "S"
 [[component.interface]]
 name = "api"
 protocol = "propagated"
-methods.put = [ { compute = "1us" }, { lock = "table", body = [ { compute = "1us" } ] } ]
+methods.put = [ {{ compute = "1us" }}, {{ lock = "table", body = [ {{ compute = "1us" }} ] }} ]
 [[task]]
 name = "t"
 period = "10ms"
+cpu = 0
 uses = ["S.api"]
-body = [ { call = "S.api" } ]
+body = [ {{ call = "S.api" }} ]
+[[task]]
+name = "u"
+period = "10ms"
+cpu = 1
+body = [ {{ lock = "table", body = [ {{ compute = "1us" }} ] }} ]
 "#,
-    );
-    let e = rtsync_rt::component::Assembly::new(
-        &sys,
-        &AssemblyOptions {
-            realtime: false,
-            ..options()
-        },
-    )
-    .err()
-    .expect("refused");
+            sync = if protocol == "dpcp" {
+                "\nsync_cpu = 1"
+            } else {
+                ""
+            }
+        )
+    };
+    let made = |protocol: &str| {
+        rtsync_rt::component::Assembly::new(
+            &common::system(&spec(protocol)),
+            &AssemblyOptions {
+                realtime: false,
+                ..options()
+            },
+        )
+    };
+    let e = made("dpcp").err().expect("refused");
     let text = e.to_string();
     assert!(
-        text.contains("S.api.put") && text.contains("`table`"),
+        text.contains("S.api.put")
+            && text.contains("`table` (dpcp)")
+            && text.contains("around the request"),
         "{text}"
     );
+    // The same method over a protocol that keeps its holder in place.
+    made("mpcp").expect("accepted");
 }

@@ -230,7 +230,7 @@ impl Assembly {
         if opts.realtime {
             sys::probe_realtime().map_err(RtError::NotRealTime)?;
         }
-        refuse_plain_locks(sys, &comps)?;
+        refuse_moving_locks(sys, &comps)?;
         let cfg = Config::new(sys);
         let map = PrioMap::new(&cfg).map_err(RtError::Levels)?;
         let allowed = sys::allowed_cpus();
@@ -510,10 +510,14 @@ impl Assembly {
     }
 }
 
-/// A plain resource locked inside a method is not served on component
-/// threads yet (the thread would need a binding in the task's domain):
-/// refused before anything starts, naming what to change.
-fn refuse_plain_locks(sys: &System, comps: &Components) -> Result<(), RtError> {
+/// A plain resource locked inside a method is locked by the component
+/// thread acting for the requesting task ([`crate::domain::Deputy`]), on
+/// the thread's own CPU. A protocol that moves the holder's thread (a
+/// synchronization CPU's sections, MrsP's helping: read from its facts)
+/// would move the component thread off its interface's CPU, so such a
+/// resource inside a method is refused before anything starts, naming
+/// what to change.
+fn refuse_moving_locks(sys: &System, comps: &Components) -> Result<(), RtError> {
     let interface_resource: Vec<usize> =
         comps.interfaces.iter().filter_map(|f| f.resource).collect();
     for (t, task) in sys.tasks.iter().enumerate() {
@@ -524,12 +528,18 @@ fn refuse_plain_locks(sys: &System, comps: &Components) -> Result<(), RtError> {
                 if let Some(rtsync_model::Segment::Lock { resource, .. }) = pre.get(n)
                     && !interface_resource.contains(resource)
                 {
+                    let res = &sys.resources[*resource];
+                    if res.protocol.migrations() == 0 {
+                        continue;
+                    }
                     return Err(RtError::Component(format!(
-                        "request {} of task `{}` locks resource `{}` inside the component; on real threads a method computes, suspends and requests, and plain resources are locked in tasks' own code (make `{}` an interface of its own, or lock it around the request)",
+                        "request {} of task `{}` locks resource `{}` ({}) inside the component; on real threads the method's thread locks it for the task, on its interface's CPU, and {} moves the holder's thread (lock `{}` around the request in the task's own code, or give it a protocol that keeps the holder where it runs)",
                         comps.label(r),
                         task.name,
-                        sys.resources[*resource].name,
-                        sys.resources[*resource].name
+                        res.name,
+                        res.protocol.name(),
+                        res.protocol.name(),
+                        res.name
                     )));
                 }
             }

@@ -195,10 +195,11 @@ impl Server {
         self.lanes.len()
     }
 
-    /// The label of lane `k` (as the simulator's Gantt chart names
-    /// component threads: `C.i`, `C.i#k` in a pool of several).
+    /// The label of lane `k`, as the simulator and the scenarios name
+    /// component threads: `C.i` for a fixed interface's one thread,
+    /// `C.i#k` for the `k`-th thread of a pool, a pool of one included.
     pub(crate) fn lane_label(&self, k: usize) -> String {
-        if self.lanes.len() == 1 {
+        if matches!(self.mode, Mode::Single { .. }) {
             self.name.clone()
         } else {
             format!("{}#{k}", self.name)

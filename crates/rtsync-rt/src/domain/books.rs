@@ -137,8 +137,7 @@ impl Shared {
         let slot = &self.slots[me];
         slot.with_prio_lock(|| {
             slot.in_books.store(false, Ordering::Relaxed);
-            let p = slot.applied.load(Ordering::Relaxed);
-            sys::set_priority(0, (p > 0).then_some(p))
+            sys::set_priority(0, slot.floored(slot.applied.load(Ordering::Relaxed)))
         })
         .map_err(|error| RtError::Os {
             what: format!(
@@ -158,7 +157,7 @@ impl Shared {
         if slot.in_books.load(Ordering::Relaxed) {
             return Ok(());
         }
-        sys::set_priority(tid, prio)
+        sys::set_priority(tid, slot.floored(prio.unwrap_or(0)))
     }
 
     /// Lets the bookkeeping lock go, then carries out the caller's own
@@ -199,6 +198,13 @@ impl Shared {
 }
 
 impl Slot {
+    /// The priority to set the thread to for decision `p` (0: SCHED_OTHER):
+    /// not below its floor ([`Slot::floor`]).
+    fn floored(&self, p: i32) -> Option<i32> {
+        let p = p.max(self.floor.load(Ordering::Relaxed));
+        (p > 0).then_some(p)
+    }
+
     /// Runs `f` with the thread's own lock held (the lock that orders the
     /// system calls carrying out its decisions).
     pub(super) fn with_prio_lock<R>(&self, f: impl FnOnce() -> R) -> R {
@@ -216,6 +222,13 @@ impl Slot {
 }
 
 impl Books<'_> {
+    /// The holder is no longer the task it took the lock as (a deputy
+    /// giving the task's place back, `deputy`): it is not lowered as the
+    /// task when it lets the lock go.
+    pub(super) fn not_raised(&mut self) {
+        self.raised = None;
+    }
+
     /// Lets the lock go, carries out the holder's own decision, and
     /// lowers the holder from the bookkeeping level (in that order: the
     /// holder's own move is made at the bookkeeping level, so that it

@@ -111,6 +111,11 @@ impl KernelPi {
         self.tid[t].store(tid, Ordering::Relaxed);
     }
 
+    /// The thread id `t`'s sections are taken with (0: unbound).
+    pub(super) fn tid(&self, t: Tid) -> i32 {
+        self.tid[t].load(Ordering::Relaxed)
+    }
+
     /// The resource `t` waits for now, if any.
     pub(super) fn waiting(&self, t: Tid) -> Option<usize> {
         self.waits[t].load(Ordering::Relaxed).checked_sub(1)

@@ -67,6 +67,8 @@ mod binding;
 mod books;
 use books::Books;
 mod decide;
+mod deputy;
+pub use deputy::{Acting, Deputy};
 mod gates;
 use gates::FastPaths;
 mod kernel_pi;
@@ -216,6 +218,10 @@ struct Slot {
     /// SCHED_OTHER), what it runs at outside the bookkeeping lock
     /// (`books`); written with `prio_lock` held.
     applied: AtomicI32,
+    /// The lowest SCHED_FIFO priority the task's thread is set to (0:
+    /// none): the own priority of a component thread acting for the task
+    /// ([`deputy`]), which the task's decisions do not take it below.
+    floor: AtomicI32,
     /// The thread is at the bookkeeping level, taking, holding or just
     /// letting go the bookkeeping lock: a decision for it is recorded in
     /// `applied`, not applied (`books`); written with `prio_lock` held.

@@ -147,6 +147,7 @@ impl Domain {
                             prio_lock: RawMutex::new(libc::PTHREAD_PRIO_INHERIT, 0)
                                 .map_err(mutex_init)?,
                             applied: AtomicI32::new(0),
+                            floor: AtomicI32::new(0),
                             in_books: AtomicBool::new(false),
                             trace: std::sync::Mutex::new(if opts.trace {
                                 Journal::new(opts.log_chunk, (Instant::now(), Traced::Completed))
