@@ -170,7 +170,14 @@ impl Job<'_> {
             match step {
                 Step::Call(r, segs) => {
                     let asm = self.asm.expect("requests are walked only with an assembly");
-                    serve(asm, &self.b.deputy(), r, segs, self.limit)?
+                    serve(
+                        asm,
+                        self.b.deputy(),
+                        Enclosing::default(),
+                        r,
+                        segs,
+                        self.limit,
+                    )?
                 }
                 Step::Segment(s, pre, inner) => match s {
                     Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
@@ -214,23 +221,37 @@ impl Job<'_> {
     }
 }
 
+/// The exclusive interfaces whose sections enclose a method, as the
+/// lowering has the requesting job hold them: their resources, outermost
+/// first, and how many of them a component thread acting for the task
+/// further out holds in the lock domain already.
+#[derive(Clone, Default)]
+struct Enclosing {
+    held: Vec<usize>,
+    taken: usize,
+}
+
 /// Requests `r` from the calling thread (a task's, or a component
-/// thread's for a nested request): the method's segments run on one of
-/// the interface's threads, which acts for the task (`deputy`) while it
-/// holds a plain resource.
+/// thread's for a nested request, inside the interfaces of `outer`): the
+/// method's segments run on one of the interface's threads, which acts
+/// for the task (`deputy`) while it holds a plain resource.
 fn serve(
     asm: &Arc<Assembly>,
-    deputy: &Deputy,
+    deputy: Deputy,
+    mut outer: Enclosing,
     r: &Request,
     segs: &[Segment],
     limit: Instant,
 ) -> Result<(), RtError> {
     let (segs, pre, inner) = method_body(asm, r, segs);
     let (segs, inner) = (segs.to_vec(), inner.to_vec());
+    let f = &asm.components().interfaces[r.interface];
+    if let Some(res) = f.resource.filter(|_| f.kind.exclusive()) {
+        outer.held.push(res);
+    }
     let on = asm.clone();
-    let deputy = deputy.clone();
     let out = asm.call(r.interface, move || -> Result<(), String> {
-        method(&on, &deputy, None, &segs, pre, &inner, limit)
+        method(&on, &deputy, None, &outer, &segs, pre, &inner, limit)
     });
     let failed = |e: String| {
         // Named only when it failed: a request's path makes no string.
@@ -245,13 +266,22 @@ fn serve(
 
 /// Runs a method's segments (the first with preorder number `pre`,
 /// `inner` the requests in them) on the component thread serving the
-/// request. A plain resource is the requesting task's to lock: the
-/// outermost one makes this thread act for the task (`acting` inside it),
-/// as the lowering has the job itself lock it.
+/// request, inside the interfaces of `outer`. A plain resource is the
+/// requesting task's to lock: the outermost one makes this thread act for
+/// the task (`acting` inside it), as the lowering has the job itself lock
+/// it, and the thread first takes the enclosing interfaces in the lock
+/// domain for the task (those no thread acting further out holds), so
+/// that the task's priority there is the one the lowering gives it: a
+/// fixed interface's, which a plain resource's holder then inherits
+/// (scenario `comp-plain-fixed-wait`). Nobody else asks the domain for
+/// an interface (its requests queue at the interface's threads), so
+/// taking one never waits.
+#[allow(clippy::too_many_arguments)]
 fn method(
     on: &Arc<Assembly>,
     deputy: &Deputy,
     acting: Option<&Acting<'_>>,
+    outer: &Enclosing,
     segs: &[Segment],
     pre: usize,
     inner: &[Request],
@@ -260,7 +290,18 @@ fn method(
     let mut walk = Walk::new(segs, pre, inner, Some(on));
     while let Some(step) = walk.next() {
         match step {
-            Step::Call(r, segs) => serve(on, deputy, r, segs, limit).map_err(|e| e.to_string())?,
+            Step::Call(r, segs) => {
+                // Inside an act every enclosing interface is held.
+                let outer = Enclosing {
+                    held: outer.held.clone(),
+                    taken: if acting.is_some() {
+                        outer.held.len()
+                    } else {
+                        outer.taken
+                    },
+                };
+                serve(on, deputy.clone(), outer, r, segs, limit).map_err(|e| e.to_string())?
+            }
             Step::Segment(Segment::Compute(t), ..) => compute(Duration::from_nanos(t.ns()), limit),
             Step::Segment(Segment::Suspend(t), ..) => {
                 std::thread::sleep(Duration::from_nanos(t.ns()))
@@ -276,13 +317,30 @@ fn method(
             ) => {
                 let section = |a: &Acting<'_>| -> Result<(), String> {
                     a.lock(*resource, *units).map_err(|e| e.to_string())?;
-                    let out = method(on, deputy, Some(a), body, pre + 1, inner, limit);
+                    let out = method(on, deputy, Some(a), outer, body, pre + 1, inner, limit);
                     let released = a.unlock(*resource).map_err(|e| e.to_string());
                     out.and(released)
                 };
                 match acting {
                     Some(a) => section(a)?,
-                    None => deputy.act(section).map_err(|e| e.to_string())??,
+                    None => deputy
+                        .act(|a| -> Result<(), String> {
+                            let take = &outer.held[outer.taken..];
+                            for (k, &res) in take.iter().enumerate() {
+                                if let Err(e) = a.lock(res, 1) {
+                                    for &back in take[..k].iter().rev() {
+                                        let _ = a.unlock(back);
+                                    }
+                                    return Err(e.to_string());
+                                }
+                            }
+                            let out = section(a);
+                            let released = (take.iter().rev())
+                                .try_for_each(|&res| a.unlock(res))
+                                .map_err(|e| e.to_string());
+                            out.and(released)
+                        })
+                        .map_err(|e| e.to_string())??,
                 }
             }
         }
@@ -541,8 +599,17 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
     let mut log = domain.timed_log();
     let (mut served, mut pool_overflows, mut component_threads) = (Vec::new(), 0, Vec::new());
     if let Some(a) = &asm {
-        // An exclusive interface's grants are its threads' (the domain
-        // does not see them): merged in time order.
+        // An exclusive interface's grants are its threads': merged in
+        // time order, in place of the domain's own (where a component
+        // thread acting for a task takes the interface there too, around
+        // a plain section, never waiting: `method`).
+        let interfaces = &a.components().interfaces;
+        log.retain(|(_, e)| match e {
+            Record::Granted { resource, .. } | Record::Released { resource, .. } => {
+                !interfaces.iter().any(|f| &f.name == resource)
+            }
+            _ => true,
+        });
         for (at, e) in a.events() {
             if let crate::component::Event::Grant {
                 task, interface, ..
@@ -559,7 +626,6 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
         }
         log.sort_by_key(|e| e.0);
         served = a.served();
-        let interfaces = &a.components().interfaces;
         pool_overflows = (0..interfaces.len()).map(|i| a.overflows(i)).sum();
         component_threads = (interfaces.iter().enumerate())
             .map(|(i, f)| (f.name.clone(), a.threads(i)))
