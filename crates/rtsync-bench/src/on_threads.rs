@@ -18,6 +18,7 @@
 
 use crate::Error;
 use crate::locks::{Against, MachineCosts};
+use rtsync_analysis::generate::components::component_system;
 use rtsync_analysis::generate::{GenConfig, Periods, generate};
 use rtsync_analysis::{Heuristic, Options, Verdict};
 use rtsync_experiment::as_it_runs::{as_it_runs, run_placed};
@@ -47,6 +48,11 @@ pub struct Config {
     pub run_for: Duration,
     /// Where the spec of a system with a task beyond the noise is written.
     pub out: PathBuf,
+    /// Random component topologies (paper 001, one CPU; plain resources
+    /// inside methods and tasks in half of them) in place of the
+    /// protocols' systems: the component threads, and the threads acting
+    /// for tasks in their methods' sections, against the bounds.
+    pub components: bool,
 }
 
 impl Config {
@@ -145,6 +151,28 @@ pub fn run(c: &Config, costs: &MachineCosts, mut step: impl FnMut()) -> Result<V
         overheads: Some(costs.profile.clone()),
         ..Options::default()
     };
+    if c.components {
+        // One row, the protocol column empty: each topology mixes the
+        // interfaces' protocols and its plain resources'.
+        let mut row = Row::default();
+        for k in 0..c.systems {
+            match component_system(c.seed, k) {
+                Some((s, spec)) => one(
+                    c,
+                    costs,
+                    &opts,
+                    "components",
+                    k as usize,
+                    &s,
+                    &spec,
+                    &mut row,
+                )?,
+                None => row.failed.push(format!("system {k}: no draw loaded")),
+            }
+            step();
+        }
+        return Ok(vec![row]);
+    }
     let mut rows = Vec::new();
     for &p in &c.protocols {
         let mut row = Row {
@@ -152,7 +180,8 @@ pub fn run(c: &Config, costs: &MachineCosts, mut step: impl FnMut()) -> Result<V
             ..Row::default()
         };
         for (k, s) in systems(c, p).enumerate() {
-            one(c, costs, &opts, p, k, &s, &mut row)?;
+            let spec = rtsync_model::write::to_toml(&s);
+            one(c, costs, &opts, p.name(), k, &s, &spec, &mut row)?;
             step();
         }
         rows.push(row);
@@ -170,14 +199,17 @@ pub const CONFIRM: usize = 2;
 /// where it stands)`, for the tasks with a measured worst and a bound.
 type Judged = Vec<(usize, Time, Time, Time, Against)>;
 
-/// Analyses, runs and judges system `k` of protocol `p`.
+/// Analyses, runs and judges system `k` of the row named `name`, whose
+/// spec is `spec` (written out where a task is beyond the noise).
+#[allow(clippy::too_many_arguments)]
 fn one(
     c: &Config,
     costs: &MachineCosts,
     opts: &Options,
-    p: Protocol,
+    name: &str,
     k: usize,
     s: &System,
+    spec: &str,
     row: &mut Row,
 ) -> Result<(), Error> {
     let (placement, analysis) = match as_it_runs(s, None, opts) {
@@ -243,7 +275,7 @@ fn one(
         }
     }
     if !beyond.is_empty() {
-        let spec = write_spec(c, p, k, s)?;
+        let spec = write_spec(c, name, k, spec)?;
         for (i, w, b, stolen) in beyond {
             row.beyond.push(Beyond {
                 task: placement.system.tasks[i].name.clone(),
@@ -257,12 +289,11 @@ fn one(
     Ok(())
 }
 
-fn write_spec(c: &Config, p: Protocol, k: usize, s: &System) -> Result<PathBuf, Error> {
+fn write_spec(c: &Config, name: &str, k: usize, spec: &str) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(&c.out)
         .map_err(|e| Error::BadInput(format!("{}: {e}", c.out.display())))?;
-    let path = c.out.join(format!("{p}-{k:04}.toml"));
-    std::fs::write(&path, rtsync_model::write::to_toml(s))
-        .map_err(|e| Error::BadInput(format!("{}: {e}", path.display())))?;
+    let path = c.out.join(format!("{name}-{k:04}.toml"));
+    std::fs::write(&path, spec).map_err(|e| Error::BadInput(format!("{}: {e}", path.display())))?;
     Ok(path)
 }
 
@@ -280,6 +311,7 @@ mod tests {
             utilization: 0.4,
             run_for: Duration::from_millis(100),
             out: PathBuf::from("unused"),
+            components: false,
         }
     }
 

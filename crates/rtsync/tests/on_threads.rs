@@ -62,6 +62,61 @@ fn the_experiment_runs_systems_and_counts_their_tasks() {
     let _ = std::fs::remove_dir_all(out_dir);
 }
 
+/// `--components`: random component topologies on component threads.
+/// Seed 1's first three topologies all lock plain resources inside
+/// methods (the component thread acting for the task), and the analysis
+/// accepts at least one of them; the row counts them all.
+#[test]
+fn component_topologies_run_with_their_plain_resources() {
+    if rtsync_rt::sys::probe_realtime().is_err() {
+        eprintln!("skipped component_topologies_run_with_their_plain_resources: no SCHED_FIFO");
+        return;
+    }
+    let out_dir =
+        std::env::temp_dir().join(format!("rtsync-on-threads-comp-{}", std::process::id()));
+    let o = rtsync(&[
+        "experiment",
+        "on-threads",
+        "--components",
+        "--systems",
+        "3",
+        "--seed",
+        "1",
+        "--run-for",
+        "200ms",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{out}{err}");
+    let row: Vec<u64> = out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("components"))
+        .unwrap_or_else(|| panic!("no components row\n{out}{err}"))
+        .split_whitespace()
+        .skip(1)
+        .take(3)
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let (run, rejected, tasks) = (row[0], row[1], row[2]);
+    assert_eq!(run + rejected, 3, "{out}");
+    if run == 0 && late_p99_us(&out) >= 1_000.0 {
+        eprintln!("skip: this machine's timer lateness rejects the systems\n{out}");
+        return;
+    }
+    assert!(run >= 1 && tasks >= 3 * run, "{out}");
+    let _ = std::fs::remove_dir_all(out_dir);
+    // The protocols' options do not apply.
+    let o = rtsync(&[
+        "experiment",
+        "on-threads",
+        "--components",
+        "--protocol",
+        "pcp",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// The timer lateness p99 the experiment's header reports, in us.
 fn late_p99_us(out: &str) -> f64 {
     out.split("timer lateness p99 ")

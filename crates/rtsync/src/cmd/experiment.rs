@@ -85,6 +85,11 @@ pub struct OnThreadsArgs {
     /// Where the spec of a system with a task beyond the noise is written.
     #[arg(long, default_value = "on-threads")]
     pub out: PathBuf,
+    /// Random component topologies (paper 001, one CPU, plain resources
+    /// in methods and tasks in half of them) in place of the protocols'
+    /// systems (--systems of them, from --seed).
+    #[arg(long, conflicts_with_all = ["protocol", "cpus", "tasks", "utilization"])]
+    pub components: bool,
 }
 
 #[derive(clap::Args)]
@@ -225,6 +230,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
         utilization: a.utilization,
         run_for,
         out: a.out,
+        components: a.components,
     };
     if let Err(e) = c.check() {
         eprintln!("error: {e}");
@@ -252,7 +258,12 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
         costs.profile.release,
         costs.worst_timer_lateness
     );
-    let bar = indicatif::ProgressBar::new(c.systems * c.protocols.len() as u64);
+    let rows_of = if c.components {
+        1
+    } else {
+        c.protocols.len() as u64
+    };
+    let bar = indicatif::ProgressBar::new(c.systems * rows_of);
     let rows = match ot::run(&c, &costs, || bar.inc(1)) {
         Ok(r) => r,
         Err(rtsync_bench::Error::BadInput(e)) => {
@@ -280,7 +291,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
     ]);
     for r in &rows {
         t.row(vec![
-            r.protocol.map_or("-".into(), |p| p.to_string()),
+            r.protocol.map_or("components".into(), |p| p.to_string()),
             r.run.to_string(),
             r.rejected.to_string(),
             r.tasks.to_string(),
@@ -314,7 +325,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
             beyond += 1;
             println!(
                 "  {} {}: measured {} against a bound of {} (stolen {}); repeat: rtsync run {} --duration 5s",
-                r.protocol.map_or("-".into(), |p| p.to_string()),
+                r.protocol.map_or("components".into(), |p| p.to_string()),
                 b.task,
                 shown(b.measured),
                 shown(b.bound),
