@@ -159,6 +159,8 @@ struct Job<'a> {
     calls: Option<&'a mut Vec<LockCall>>,
     /// The components serving the task's requests, if the system has any.
     asm: Option<&'a Arc<Assembly>>,
+    /// Sections the task's own code holds now.
+    holding: u32,
 }
 
 impl Job<'_> {
@@ -170,14 +172,11 @@ impl Job<'_> {
             match step {
                 Step::Call(r, segs) => {
                     let asm = self.asm.expect("requests are walked only with an assembly");
-                    serve(
-                        asm,
-                        self.b.deputy(),
-                        Enclosing::default(),
-                        r,
-                        segs,
-                        self.limit,
-                    )?
+                    let outer = Enclosing {
+                        holds: self.holding > 0,
+                        ..Enclosing::default()
+                    };
+                    serve(asm, self.b.deputy(), outer, r, segs, self.limit)?
                 }
                 Step::Segment(s, pre, inner) => match s {
                     Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
@@ -196,7 +195,9 @@ impl Job<'_> {
                         let lock = t0.elapsed();
                         let lock_move = sys::take_own_moves();
                         self.blocked += lock;
+                        self.holding += 1;
                         let r = self.body(body, pre + 1, inner);
+                        self.holding -= 1;
                         if timed {
                             sys::take_own_moves();
                         }
@@ -224,11 +225,51 @@ impl Job<'_> {
 /// The exclusive interfaces whose sections enclose a method, as the
 /// lowering has the requesting job hold them: their resources, outermost
 /// first, and how many of them a component thread acting for the task
-/// further out holds in the lock domain already.
+/// further out holds in the lock domain already; and whether the task
+/// holds a resource in the lock domain there (in its own code, or a
+/// plain section a thread acting for it further out holds), through
+/// which it may inherit while the method runs.
 #[derive(Clone, Default)]
 struct Enclosing {
     held: Vec<usize>,
     taken: usize,
+    holds: bool,
+}
+
+impl Enclosing {
+    /// What a request made from inside these sections sees: with
+    /// `acting`, every interface here is held in the domain, and so is a
+    /// plain resource.
+    fn inner(&self, acting: bool) -> Enclosing {
+        Enclosing {
+            held: self.held.clone(),
+            taken: if acting { self.held.len() } else { self.taken },
+            holds: self.holds || acting,
+        }
+    }
+}
+
+/// Runs `f` in the sections of the interfaces `take` for the task, taken
+/// in the lock domain by the thread acting for it (`a`), outermost first,
+/// and released after, innermost first.
+fn inside(
+    a: &Acting<'_>,
+    take: &[usize],
+    f: impl FnOnce() -> Result<(), String>,
+) -> Result<(), String> {
+    for (k, &res) in take.iter().enumerate() {
+        if let Err(e) = a.lock(res, 1) {
+            for &back in take[..k].iter().rev() {
+                let _ = a.unlock(back);
+            }
+            return Err(e.to_string());
+        }
+    }
+    let out = f();
+    let released = (take.iter().rev())
+        .try_for_each(|&res| a.unlock(res))
+        .map_err(|e| e.to_string());
+    out.and(released)
 }
 
 /// Requests `r` from the calling thread (a task's, or a component
@@ -249,9 +290,23 @@ fn serve(
     if let Some(res) = f.resource.filter(|_| f.kind.exclusive()) {
         outer.held.push(res);
     }
+    // A fixed interface's thread acts for the task through the whole
+    // method where the task may inherit meanwhile: nothing else carries
+    // its priority there (scenario `comp-fixed-inherits`).
+    let whole = outer.holds && asm.single(r.interface);
     let on = asm.clone();
     let out = asm.call(r.interface, move || -> Result<(), String> {
-        method(&on, &deputy, None, &outer, &segs, pre, &inner, limit)
+        if !whole {
+            return method(&on, &deputy, None, &outer, &segs, pre, &inner, limit);
+        }
+        deputy
+            .act(|a| {
+                inside(a, &outer.held[outer.taken..], || {
+                    let all = outer.inner(true);
+                    method(&on, &deputy, Some(a), &all, &segs, pre, &inner, limit)
+                })
+            })
+            .map_err(|e| e.to_string())?
     });
     let failed = |e: String| {
         // Named only when it failed: a request's path makes no string.
@@ -291,15 +346,7 @@ fn method(
     while let Some(step) = walk.next() {
         match step {
             Step::Call(r, segs) => {
-                // Inside an act every enclosing interface is held.
-                let outer = Enclosing {
-                    held: outer.held.clone(),
-                    taken: if acting.is_some() {
-                        outer.held.len()
-                    } else {
-                        outer.taken
-                    },
-                };
+                let outer = outer.inner(acting.is_some());
                 serve(on, deputy.clone(), outer, r, segs, limit).map_err(|e| e.to_string())?
             }
             Step::Segment(Segment::Compute(t), ..) => compute(Duration::from_nanos(t.ns()), limit),
@@ -324,22 +371,7 @@ fn method(
                 match acting {
                     Some(a) => section(a)?,
                     None => deputy
-                        .act(|a| -> Result<(), String> {
-                            let take = &outer.held[outer.taken..];
-                            for (k, &res) in take.iter().enumerate() {
-                                if let Err(e) = a.lock(res, 1) {
-                                    for &back in take[..k].iter().rev() {
-                                        let _ = a.unlock(back);
-                                    }
-                                    return Err(e.to_string());
-                                }
-                            }
-                            let out = section(a);
-                            let released = (take.iter().rev())
-                                .try_for_each(|&res| a.unlock(res))
-                                .map_err(|e| e.to_string());
-                            out.and(released)
-                        })
+                        .act(|a| inside(a, &outer.held[outer.taken..], || section(a)))
                         .map_err(|e| e.to_string())??,
                 }
             }
@@ -537,6 +569,7 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
                     blocked: Duration::ZERO,
                     calls: time_calls.then_some(&mut calls),
                     asm: asm.as_ref(),
+                    holding: 0,
                 };
                 let t0 = Instant::now();
                 b.job_begin()?;

@@ -436,6 +436,13 @@ impl Assembly {
         self.servers[i].threads()
     }
 
+    /// Whether interface `i` is served by one thread of its own priority
+    /// (fixed, fixed-npcs): its requesters wait on a plain futex, so
+    /// nothing the kernel does carries their priority to the thread.
+    pub(crate) fn single(&self, i: usize) -> bool {
+        matches!(self.servers[i].mode, server::Mode::Single { .. })
+    }
+
     /// Requests to interface `i` that found its pool busy (the analyzer
     /// sizes pools so that none does).
     pub fn overflows(&self, i: usize) -> u64 {

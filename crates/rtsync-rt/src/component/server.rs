@@ -358,14 +358,14 @@ impl Server {
                         .is_ok()
                     {
                         waiting.fetch_sub(1, Ordering::Relaxed);
-                        self.answer(k, tid as u32, &*job);
+                        crate::domain::answering(|| self.answer(k, tid as u32, &*job));
                     }
                 },
                 _ => {
                     // SAFETY: the lane reads its mail after the ring that
                     // published it (or finds none).
                     if let Some(job) = unsafe { (*lane.mail.get()).take() } {
-                        self.answer(k, tid as u32, &*job);
+                        crate::domain::answering(|| self.answer(k, tid as u32, &*job));
                     }
                 }
             }

@@ -27,6 +27,13 @@
 //! decision and that floor ([`Slot::floor`]); the thread gets its own
 //! priority back when it gives the place back.
 //!
+//! Where the thread serves a request ([`answering`]), it gives itself its
+//! own priority back only after its reply: it answers at the task's
+//! priority, as the requesting job would. A fixed interface's thread
+//! also acts for the task through a whole method where the task may
+//! inherit meanwhile (the runner decides: it holds a resource), since its
+//! requesters wait on a plain futex that carries no priority.
+//!
 //! Not lent: a protocol that moves the holder's thread (DPCP's and DFLP's
 //! migrations, MrsP's helping) would move the component thread away from
 //! the CPU its interface is pinned to; such resources inside a method are
@@ -108,13 +115,19 @@ impl Deputy {
             }
         });
         let back = self.swap(lender, true).map(drop);
-        let restored = if self.sh.opts.realtime {
-            sys::set_priority(0, own).map_err(|error| RtError::Os {
-                what: "giving a component thread its own priority back".into(),
-                error,
-            })
-        } else {
+        // The thread stays at the task's priority until its reply where a
+        // component thread serves (`answering`): a fixed interface's thread
+        // dropping to its own priority first could be preempted before
+        // the reply by a job below the task (found with scenario
+        // `comp-fixed-inherits`: X ran before the request's reply reached
+        // the task inheriting from u).
+        let restored = if !self.sh.opts.realtime {
             Ok(())
+        } else if OWED.with(|o| o.get()) == Owed::Nothing {
+            OWED.with(|o| o.set(Owed::Own(own)));
+            Ok(())
+        } else {
+            set_own(own)
         };
         back.and(restored)?;
         Ok(out)
@@ -164,6 +177,42 @@ impl Deputy {
         out.and(done)?;
         Ok(was)
     }
+}
+
+/// What a component thread owes itself after its reply ([`answering`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Owed {
+    /// Not answering a request: an act gives the thread its priority back
+    /// at once.
+    Outside,
+    /// Answering, no act yet.
+    Nothing,
+    /// Answering: its own priority, after the reply.
+    Own(Option<i32>),
+}
+
+thread_local! {
+    static OWED: std::cell::Cell<Owed> = const { std::cell::Cell::new(Owed::Outside) };
+}
+
+fn set_own(own: Option<i32>) -> Result<(), RtError> {
+    sys::set_priority(0, own).map_err(|error| RtError::Os {
+        what: "giving a component thread its own priority back".into(),
+        error,
+    })
+}
+
+/// Runs `answer`, a component thread's serving of a request and its
+/// reply, in which the thread may act for tasks, and only then gives the
+/// thread its own priority back if an act took it: the thread replies at
+/// the priority of the task it acted for, as the requester's job would.
+pub(crate) fn answering<R>(answer: impl FnOnce() -> R) -> R {
+    let outer = OWED.with(|o| o.replace(Owed::Nothing));
+    let out = answer();
+    if let Owed::Own(own) = OWED.with(|o| o.replace(outer)) {
+        let _ = set_own(own);
+    }
+    out
 }
 
 /// The calling thread acting for a task ([`Deputy::act`]).

@@ -68,6 +68,7 @@ mod books;
 use books::Books;
 mod decide;
 mod deputy;
+pub(crate) use deputy::answering;
 pub use deputy::{Acting, Deputy};
 mod gates;
 use gates::FastPaths;
