@@ -292,8 +292,10 @@ fn serve(
     }
     // A fixed interface's thread acts for the task through the whole
     // method where the task may inherit meanwhile: nothing else carries
-    // its priority there (scenario `comp-fixed-inherits`).
-    let whole = outer.holds && asm.single(r.interface);
+    // its priority there (scenario `comp-fixed-inherits`). So does the
+    // thread of an interface that is a resource of the lock domain, which
+    // it takes there for the task (the last of `outer`'s).
+    let whole = (outer.holds && asm.single(r.interface)) || asm.waits_in_domain(r.interface);
     let on = asm.clone();
     let out = asm.call(r.interface, move || -> Result<(), String> {
         if !whole {
@@ -635,11 +637,14 @@ pub fn run(sys: &System, opts: &RunOptions) -> Result<RunResult, RtError> {
         // An exclusive interface's grants are its threads': merged in
         // time order, in place of the domain's own (where a component
         // thread acting for a task takes the interface there too, around
-        // a plain section, never waiting: `method`).
+        // a plain section, never waiting: `method`), but for an interface
+        // that is a resource of the domain, whose grants are the
+        // domain's.
         let interfaces = &a.components().interfaces;
         log.retain(|(_, e)| match e {
             Record::Granted { resource, .. } | Record::Released { resource, .. } => {
-                !interfaces.iter().any(|f| &f.name == resource)
+                !(interfaces.iter().enumerate())
+                    .any(|(i, f)| &f.name == resource && !a.waits_in_domain(i))
             }
             _ => true,
         });

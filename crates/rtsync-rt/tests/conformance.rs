@@ -16,8 +16,7 @@
 //! Skipped, with the reason printed: where SCHED_FIFO is not permitted;
 //! scenarios with more CPUs than this machine; `pip-deadlock` (the runtime
 //! refuses the request that would close the cycle instead of entering the
-//! deadlock: `tests/robust.rs`); the recorded run of the scenarios in
-//! `NOT_RECORDED`, whose default run is checked. MrsP's helping is compared too: which
+//! deadlock: `tests/robust.rs`). MrsP's helping is compared too: which
 //! holder runs on which spinner's CPU, in order.
 
 mod common;
@@ -37,13 +36,6 @@ fn at(s: &str) -> (String, Time) {
 const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[(
     "pip-deadlock.toml",
     "the runtime refuses the deadlocking request (tests/robust.rs)",
-)];
-
-/// Scenarios whose recorded run (every resource through the machine) is
-/// known to differ, with why; their default run is checked.
-const NOT_RECORDED: &[(&str, &str)] = &[(
-    "comp-plain-inherited.toml",
-    "the machine does not see a request wait for an inherited interface (the kernel's PI futex queues it), so the interface's holder, waiting in the machine for R, does not pass that priority on to R's holder; on the default path R is the kernel's too and the chain is whole (docs/COMPONENTS.md)",
 )];
 
 /// Real time per scenario time: the scenarios' 1 ms steps become 4 ms, so
@@ -108,12 +100,6 @@ fn attempt_once(path: &Path, paths: Paths, seen: &mut Exercised) -> Option<Vec<S
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     if let Some((_, why)) = NOT_ON_REAL_THREADS.iter().find(|(n, _)| *n == name) {
         eprintln!("skipped {name}: {why}");
-        return None;
-    }
-    if paths == Paths::Recorded
-        && let Some((_, why)) = NOT_RECORDED.iter().find(|(n, _)| *n == name)
-    {
-        eprintln!("skipped the recorded run of {name}: {why}");
         return None;
     }
     let sc = Scenario::load(path).unwrap_or_else(|e| panic!("{e}"));

@@ -230,7 +230,7 @@ impl Assembly {
         if opts.realtime {
             sys::probe_realtime().map_err(RtError::NotRealTime)?;
         }
-        refuse_moving_locks(sys, &comps)?;
+        let encloses_plain = plain_locks(sys, &comps)?;
         let cfg = Config::new(sys);
         let map = PrioMap::new(&cfg).map_err(RtError::Levels)?;
         let allowed = sys::allowed_cpus();
@@ -277,7 +277,9 @@ impl Assembly {
                 None => Mode::Reentrant,
                 Some(r) => {
                     let rule = &cfg.rules[r];
-                    if rule.is_inheritance_mutex(r) {
+                    if rule.is_inheritance_mutex(r) && encloses_plain[i] {
+                        Mode::Domain
+                    } else if rule.is_inheritance_mutex(r) {
                         Mode::Exclusive(AtomicU32::new(0))
                     } else {
                         let (eff, carries) = match rule.holding {
@@ -443,6 +445,18 @@ impl Assembly {
         matches!(self.servers[i].mode, server::Mode::Single { .. })
     }
 
+    /// Whether interface `i` is a resource of the lock domain, taken
+    /// there for the requesting task by the thread acting for it around
+    /// the method (the runner does), rather than under the interface's PI
+    /// futex: an inherited interface some request to which encloses a
+    /// plain resource. Its waits are then the machine's too, so a task
+    /// waiting for the interface passes its priority on through the
+    /// holder's request to a plain resource's holder (scenario
+    /// `comp-plain-inherited`), as the lowering's PIP section does.
+    pub(crate) fn waits_in_domain(&self, i: usize) -> bool {
+        matches!(self.servers[i].mode, server::Mode::Domain)
+    }
+
     /// Requests to interface `i` that found its pool busy (the analyzer
     /// sizes pools so that none does).
     pub fn overflows(&self, i: usize) -> u64 {
@@ -517,16 +531,18 @@ impl Assembly {
     }
 }
 
-/// A plain resource locked inside a method is locked by the component
-/// thread acting for the requesting task ([`crate::domain::Deputy`]), on
-/// the thread's own CPU. A protocol that moves the holder's thread (a
-/// synchronization CPU's sections, MrsP's helping: read from its facts)
-/// would move the component thread off its interface's CPU, so such a
-/// resource inside a method is refused before anything starts, naming
-/// what to change.
-fn refuse_moving_locks(sys: &System, comps: &Components) -> Result<(), RtError> {
+/// Per interface, whether some request to it encloses a plain resource's
+/// section (in its method, or in a method it requests in turn). Such a
+/// resource is locked by the component thread acting for the requesting
+/// task ([`crate::domain::Deputy`]), on the thread's own CPU. A protocol
+/// that moves the holder's thread (a synchronization CPU's sections,
+/// MrsP's helping: read from its facts) would move the component thread
+/// off its interface's CPU, so such a resource inside a method is refused
+/// before anything starts, naming what to change.
+fn plain_locks(sys: &System, comps: &Components) -> Result<Vec<bool>, RtError> {
     let interface_resource: Vec<usize> =
         comps.interfaces.iter().filter_map(|f| f.resource).collect();
+    let mut encloses = vec![false; comps.interfaces.len()];
     for (t, task) in sys.tasks.iter().enumerate() {
         let pre = rtsync_model::system::preorder(&task.body);
         for chain in comps.chains(t) {
@@ -535,6 +551,7 @@ fn refuse_moving_locks(sys: &System, comps: &Components) -> Result<(), RtError> 
                 if let Some(rtsync_model::Segment::Lock { resource, .. }) = pre.get(n)
                     && !interface_resource.contains(resource)
                 {
+                    chain.iter().for_each(|q| encloses[q.interface] = true);
                     let res = &sys.resources[*resource];
                     if res.protocol.migrations() == 0 {
                         continue;
@@ -552,7 +569,7 @@ fn refuse_moving_locks(sys: &System, comps: &Components) -> Result<(), RtError> 
             }
         }
     }
-    Ok(())
+    Ok(encloses)
 }
 
 fn note_inner(r: &rtsync_model::component::Request, uses: &mut [Vec<usize>]) {

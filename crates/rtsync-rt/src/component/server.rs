@@ -70,6 +70,11 @@ pub(crate) enum Mode {
     /// A pool; one request at a time, under the interface's PI futex
     /// word (inherited).
     Exclusive(AtomicU32),
+    /// A pool whose interface is a resource of the lock domain, which the
+    /// runner's thread acting for the requesting task takes around the
+    /// method (inherited, where a request to it encloses a plain
+    /// resource: [`super::Assembly::waits_in_domain`]).
+    Domain,
     /// One thread at this SCHED_FIFO priority (or none where priorities
     /// are not applied), requests queued by the priority they carry;
     /// nested requests carry `carries` (fixed, fixed-npcs). Requests are
@@ -433,7 +438,7 @@ impl Server {
                 grant();
                 job.run();
             }
-            Mode::Reentrant => job.run(),
+            Mode::Reentrant | Mode::Domain => job.run(),
         }
         super::CONTEXT.with(|c| c.replace(prev));
         self.note(Event::Reply {

@@ -37,7 +37,7 @@
 //! Not lent: a protocol that moves the holder's thread (DPCP's and DFLP's
 //! migrations, MrsP's helping) would move the component thread away from
 //! the CPU its interface is pinned to; such resources inside a method are
-//! refused when the assembly is made (`component::refuse_moving_locks`).
+//! refused when the assembly is made (`component::plain_locks`).
 
 use super::*;
 
