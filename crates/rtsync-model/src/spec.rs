@@ -301,6 +301,13 @@ impl Loader<'_> {
         }
         Some(n)
     }
+
+    /// A priority (a task's, or a resource's given ceiling): larger runs
+    /// first, from 1.
+    fn priority(&mut self, v: &Spanned<i64>, key: &str, what: &str) -> Option<Priority> {
+        self.count(v, key, what, 1, 1_000_000)
+            .map(|v| v as Priority)
+    }
 }
 
 fn convert(cx: &mut Loader, raw: RawSpec, bases: &[usize]) -> Option<System> {
@@ -498,16 +505,8 @@ fn resources(
         });
         // The higher of a ceiling given here and one a component's fixed
         // interface gives its resource.
-        let given = rr.ceiling.as_ref().and_then(|c| {
-            cx.count(
-                c,
-                &keys::resource_field(&name, "ceiling"),
-                "the ceiling",
-                1,
-                1_000_000,
-            )
-            .map(|v| v as Priority)
-        });
+        let given = (rr.ceiling.as_ref())
+            .and_then(|c| cx.priority(c, &keys::resource_field(&name, "ceiling"), "the ceiling"));
         cx.resource_ids.insert(name.clone(), resources.len());
         resources.push(Resource {
             name,
@@ -568,16 +567,8 @@ fn task(
         Some(o) => cx.time(o, &keys::task_field(&name, "offset")),
         None => Some(Time::ZERO),
     };
-    let priority = rt.priority.as_ref().and_then(|p| {
-        cx.count(
-            p,
-            &keys::task_field(&name, "priority"),
-            "the priority",
-            1,
-            1_000_000,
-        )
-        .map(|v| v as Priority)
-    });
+    let priority = (rt.priority.as_ref())
+        .and_then(|p| cx.priority(p, &keys::task_field(&name, "priority"), "the priority"));
     let cpu = match &rt.cpu {
         Some(c) => cx
             .count(c, &keys::task_field(&name, "cpu"), "the CPU", 0, i64::MAX)

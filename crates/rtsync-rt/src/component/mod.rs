@@ -277,10 +277,14 @@ impl Assembly {
                 None => Mode::Reentrant,
                 Some(r) => {
                     let rule = &cfg.rules[r];
-                    if rule.is_inheritance_mutex(r) && encloses_plain[i] {
-                        Mode::Domain
-                    } else if rule.is_inheritance_mutex(r) {
-                        Mode::Exclusive(AtomicU32::new(0))
+                    if rule.is_inheritance_mutex(r) {
+                        // Where a request encloses a plain resource, the
+                        // machine must see its waits (`waits_in_domain`).
+                        if encloses_plain[i] {
+                            Mode::Domain
+                        } else {
+                            Mode::Exclusive(AtomicU32::new(0))
+                        }
                     } else {
                         let (eff, carries) = match rule.holding {
                             Hold::Ceiling(c) => (Eff::normal(c, 0), c as u32),
