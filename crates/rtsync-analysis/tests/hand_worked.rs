@@ -893,6 +893,24 @@ fn dpcp_job_window_counts_the_jobs_in_the_window() {
     assert_blocking(&r, "a", [9, 0, 9]);
 }
 
+/// DPCP, a per-request wait past the deadline
+/// (`data/dpcp-window-past-per-request.toml`). G on CPU 2; `h` (CPU 0,
+/// priority 20, T 20ms) holds it 5ms; `l` (CPU 1, 10, T 30ms, D 10ms)
+/// computes 1ms and holds it 1ms. `h`: its section and `l`'s as the one
+/// lower section, R_h = 6ms. `l` per request: `W = 1 + (⌈W/20⌉ + 1) · 5
+/// = 11ms`, past D = 10ms. Job window: `1 + ⌈(R_l + 6)/20⌉ · 5 = 6ms` up
+/// to R_l = 14ms, so R_l = 1 + 6 = 7ms: `l` released as `h`'s section
+/// starts waits all of it, which the simulator reaches. The window bounds
+/// the wait on its own; before 2026-12-01 a per-request wait past the
+/// deadline kept its CPU's wait unbounded and `l` was refused (SchedCAT's
+/// `dpcp` accepts such sets: found side by side on random shapes).
+#[test]
+fn dpcp_job_window_bounds_a_wait_the_per_request_form_cannot() {
+    let r = run(&sys(include_str!("data/dpcp-window-past-per-request.toml")));
+    assert_eq!(bounded(task(&r, "h").response), Time::from_ms(6));
+    assert_blocking(&r, "l", [6, 0, 7]);
+}
+
 /// DPCP per request, the lower blocker (`data/dpcp-request-blocker.toml`):
 /// as `dpcp-lower-sections` but `a` computes 10ms and requests G once,
 /// and `h` (T 4ms) holds G 500us. Per request: `W = 1 + 2 (z; not y's H,

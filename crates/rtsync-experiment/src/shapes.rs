@@ -38,13 +38,22 @@ pub enum Shape {
     /// search found it in 2 of 14,000 such systems, and in none of 6,000
     /// of the shapes above.
     Crowded,
+    /// Tasks above holding long sections (together more than half of a
+    /// lower job's deadline) beside lower jobs with short ones and short,
+    /// constrained deadlines: a per-request wait, which counts every task
+    /// above twice, passes the deadline where the job window, which counts
+    /// the jobs in the window, holds. Each form must bound the wait on its
+    /// own (DPCP's refused such jobs until 2026-12-01: its job window was
+    /// skipped once the per-request recurrence passed the deadline, and
+    /// none of the shapes above draws that case).
+    Window,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 8] = [
+    pub const NAMED: [Shape; 9] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
@@ -52,6 +61,7 @@ impl Shape {
         Shape::Dense,
         Shape::Jitter,
         Shape::Crowded,
+        Shape::Window,
         Shape::All,
     ];
 
@@ -65,6 +75,7 @@ impl Shape {
             Shape::Dense => "dense",
             Shape::Jitter => "jitter",
             Shape::Crowded => "crowded",
+            Shape::Window => "window",
             Shape::All => "all",
         }
     }
@@ -172,6 +183,22 @@ impl Shape {
                 c.requests_max = 3;
                 c.access_prob = 0.6;
                 c.cs_max = Time::from_ms(1);
+                c.positions = Positions::Random;
+            }
+            Shape::Window => {
+                if !uni {
+                    c.utilization = cpus as f64 * (0.1 + 0.05 * (k % 4) as f64);
+                }
+                c.periods = Periods::Harmonic {
+                    min: Time::from_ms(10),
+                    max: Time::from_ms(40),
+                };
+                c.deadline_min = 0.4;
+                c.resources = 1 + (k % 2) as usize;
+                c.access_prob = 0.7;
+                c.cs_min = Time::from_us(10);
+                c.cs_max = Time::from_ms(3);
+                c.requests_max = 3;
                 c.positions = Positions::Random;
             }
             Shape::All => unreachable!("resolved by Shape::of"),

@@ -59,6 +59,11 @@ use std::cell::{OnceCell, RefCell};
 /// requests there, own sections there)`.
 type Split = (Cpu, Time, u32, Time);
 
+/// The CPU of a [`Split`] for the requests no CPU serves (a resource
+/// whose synchronization CPU is not the platform's): their wait is
+/// unbounded in either form.
+const UNSERVED: Cpu = Cpu::MAX;
+
 /// A user of a resource served on a synchronization CPU: `(priority,
 /// task, requests per job, longest section, resource)`.
 type User = (Priority, TaskId, u32, Time, ResourceId);
@@ -352,19 +357,25 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let mut remote = Time::ZERO;
     let mut asks = tb.asks.borrow_mut();
     asks.clear();
+    let mut unserved = false;
     for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
         match tb.sync[rq.resource] {
             // The request's own section, not the task's longest on the
             // resource: a job with a short and a long section on `q`
             // waits for each as it is.
             Some(s) => asks.push((s, rq.length)),
-            None => remote = Time::MAX,
+            None => unserved = true,
         }
     }
     asks.sort_unstable();
     let mut split = tb.split.borrow_mut();
     let split = &mut split[i];
     split.clear();
+    if unserved {
+        // A request no CPU serves is never answered: no form bounds it.
+        remote = Time::MAX;
+        split.push((UNSERVED, Time::MAX, 0, Time::ZERO));
+    }
     let mut k = 0;
     while k < asks.len() {
         let s = asks[k].0;
@@ -420,7 +431,14 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
     let mut remote = Time::ZERO;
     let split = tb.split.borrow();
     for &(s, per_request, n, sections) in &split[i] {
-        if cx.cpu(i) == Some(s) || per_request == Time::MAX {
+        // A per-request wait past the deadline (`Time::MAX`) still takes
+        // the job window: the two forms bound the same wait each on its
+        // own, so the window alone bounds it where the per-request
+        // recurrence passed the deadline. (Until 2026-12-01 such a CPU's
+        // wait stayed unbounded, and a job with many short requests was
+        // refused where SchedCAT's `dpcp`, which has only the window,
+        // accepts it: found by the side-by-side hunt over random shapes.)
+        if cx.cpu(i) == Some(s) || s == UNSERVED {
             remote = remote.saturating_add(per_request);
             continue;
         }
@@ -682,7 +700,7 @@ mod tests {
                 let pi = cx.prio(i);
                 let mut want = Time::ZERO;
                 for &(s, per_request, n, sections) in &tb.split.borrow()[i] {
-                    if cx.cpu(i) == Some(s) || per_request == Time::MAX {
+                    if cx.cpu(i) == Some(s) {
                         want = want.saturating_add(per_request);
                         continue;
                     }

@@ -164,8 +164,9 @@ pub struct SoundnessArgs {
     /// resources on one CPU) | suspending (self-suspensions) | nested |
     /// dense (several requests per job) | jitter (release jitter on half
     /// the tasks) | crowded (four tasks per CPU sharing each global
-    /// resource: tasks queued ahead of a job on its CPU) | all (each in
-    /// turn).
+    /// resource: tasks queued ahead of a job on its CPU) | window (long
+    /// sections above short ones, short deadlines: per-request waits pass
+    /// the deadline where job windows hold) | all (each in turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
