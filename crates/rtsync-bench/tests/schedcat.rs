@@ -22,7 +22,9 @@
 //! converge) and 9 have a cause not found yet (docs/ANALYSIS.md, "LP
 //! bounds").
 
-use rtsync_analysis::generate::{GenConfig, generate};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rtsync_analysis::generate::{GenConfig, Periods, generate};
 use rtsync_analysis::{BoundForm, Heuristic, Options, TestSelection, analyze_result};
 use rtsync_bench::schedcat::{Peer, Relation, compare, peer_of, verdicts};
 use rtsync_model::{Protocol, Time};
@@ -61,6 +63,23 @@ fn sets(p: Protocol, k: usize) -> Vec<rtsync_model::System> {
     (0..60).map(|i| generate(&c, 28 + k as u64, i)).collect()
 }
 
+/// One set judged both ways: whether rtsync accepts it, whether SchedCAT
+/// does, and how many of its tasks rtsync bounds above SchedCAT.
+fn judge(
+    sys: &rtsync_model::System,
+    theirs: &rtsync_bench::schedcat::PeerAnswer,
+    p: Protocol,
+    o: &Options,
+) -> (bool, bool, usize) {
+    let ours = analyze_result(sys, o).unwrap();
+    let (a, b) = verdicts(&ours, theirs);
+    let looser = compare(sys, &ours, theirs, p)
+        .into_iter()
+        .filter(|r| matches!(r, Relation::Looser(_)))
+        .count();
+    (a, b, looser)
+}
+
 #[test]
 fn rtsync_lp_bounds_against_schedcats_lp() {
     let Some(peer) = peer() else { return };
@@ -80,12 +99,7 @@ fn rtsync_lp_bounds_against_schedcats_lp() {
                 ..Options::default()
             };
             for (i, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {
-                let ours = analyze_result(sys, &o).unwrap();
-                let (a, b) = verdicts(&ours, theirs);
-                let looser = compare(sys, &ours, theirs, p)
-                    .into_iter()
-                    .filter(|r| matches!(r, Relation::Looser(_)))
-                    .count();
+                let (a, b, looser) = judge(sys, theirs, p, &o);
                 if p == Protocol::Mpcp {
                     if b && !a {
                         eprintln!(
@@ -127,16 +141,11 @@ fn rtsync_bounds_are_at_most_schedcats() {
                 ..Options::default()
             };
             for (i, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {
-                let ours = analyze_result(sys, &o).unwrap();
-                let (a, b) = verdicts(&ours, theirs);
+                let (a, b, looser) = judge(sys, theirs, p, &o);
                 assert!(
                     a || !b,
                     "{p} shape {k} set {i}: SchedCAT accepts, rtsync refuses"
                 );
-                let looser = compare(sys, &ours, theirs, p)
-                    .into_iter()
-                    .filter(|r| matches!(r, Relation::Looser(_)))
-                    .count();
                 assert_eq!(looser, 0, "{p} shape {k} set {i}: rtsync above SchedCAT");
             }
         }
@@ -166,4 +175,125 @@ fn schedcat_times_each_set() {
         "{sum} against {}",
         run.seconds
     );
+}
+
+/// A shape drawn wide for the hunt below: 2 to 6 CPUs of 2 to 8 tasks,
+/// 10% to 60% load per CPU, 1 to 8 resources used with probability 0.1 to
+/// 0.7, sections of 1 us up to 5 us .. 2 ms, 1 to 4 requests per
+/// resource, periods log-uniform over 3x, 10x or 100x from 1 to 20 ms,
+/// implicit or constrained deadlines, any of the three bin-packing
+/// heuristics, DPCP's resources on the last CPU or spread. The three
+/// fixed shapes above never drew the case the hunt found first.
+fn wide_shape(p: Protocol, rng: &mut ChaCha8Rng) -> GenConfig {
+    let cpus = rng.random_range(2..=6);
+    let tasks = cpus * rng.random_range(2..=8);
+    let pmin = rng.random_range(1..=20);
+    let spread = [3, 10, 100][rng.random_range(0..3)];
+    GenConfig {
+        cpus,
+        tasks,
+        utilization: (cpus as f64 * rng.random_range(0.1..0.6)).min(0.9 * tasks as f64),
+        resources: rng.random_range(1..=8),
+        access_prob: rng.random_range(0.1..0.7),
+        requests_max: rng.random_range(1..=4),
+        protocol: p,
+        cs_min: Time::from_us(1),
+        cs_max: Time::from_us(rng.random_range(5..=2000)),
+        periods: Periods::LogUniform {
+            min: Time::from_ms(pmin),
+            max: Time::from_ms(pmin * spread),
+        },
+        deadline_min: if rng.random_bool(0.5) {
+            1.0
+        } else {
+            rng.random_range(0.5..1.0)
+        },
+        partition: Some(
+            [Heuristic::WorstFit, Heuristic::FirstFit, Heuristic::BestFit][rng.random_range(0..3)],
+        ),
+        sync_spread: rng.random_bool(0.5),
+        ..GenConfig::default()
+    }
+}
+
+/// The hunt: `RTSYNC_HUNT_SETS` sets per analysis (300 unless set), each
+/// of its own wide shape (`RTSYNC_HUNT_SEED`, 1 unless set), under every
+/// classic analysis SchedCAT has and the LP ones whose bounds the test
+/// above asserts. No set SchedCAT accepts is refused, and no task's bound
+/// is above SchedCAT's; each offending set is written out as a spec and
+/// named. Its first run (3,000 sets per analysis, seeds 4 to 6) found a
+/// DPCP set that SchedCAT accepts and rtsync refused
+/// (`tests/data/dpcp-window-past-per-request.toml` in rtsync-analysis has
+/// the case worked by hand).
+#[test]
+fn a_hunt_over_wide_shapes_finds_rtsync_never_looser() {
+    let Some(peer) = peer() else { return };
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .map(|v| {
+                v.parse::<u64>()
+                    .unwrap_or_else(|_| panic!("{name}={v}: not a number"))
+            })
+            .unwrap_or(default)
+    };
+    let (n, seed) = (var("RTSYNC_HUNT_SETS", 300), var("RTSYNC_HUNT_SEED", 1));
+    let out = std::env::temp_dir().join("rtsync-hunt");
+    let mut found = Vec::new();
+    for (p, lp) in [
+        (Protocol::Dpcp, false),
+        (Protocol::FmlpL, false),
+        (Protocol::Msrp, false),
+        (Protocol::Mpcp, false),
+        (Protocol::Dpcp, true),
+        (Protocol::FmlpL, true),
+        (Protocol::Dflp, true),
+        (Protocol::Msrp, true),
+    ] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (p as u64) << 8 ^ lp as u64);
+        let sets: Vec<_> = (0..n)
+            .map(|k| generate(&wide_shape(p, &mut rng), seed, k))
+            .collect();
+        let run = peer.run(peer_of(p, lp).unwrap(), &sets, 1).unwrap();
+        let o = Options {
+            tests: TestSelection::Rta,
+            form: if lp {
+                BoundForm::Lp
+            } else {
+                BoundForm::Classic
+            },
+            ..Options::default()
+        };
+        let (mut both, mut compared) = (0, 0);
+        for (k, (sys, theirs)) in sets.iter().zip(&run.sets).enumerate() {
+            let (a, b, looser) = judge(sys, theirs, p, &o);
+            both += usize::from(a && b);
+            compared += usize::from(b);
+            if (b && !a) || looser > 0 {
+                std::fs::create_dir_all(&out).unwrap();
+                let file = out.join(format!(
+                    "{p}{}-seed{seed}-{k}.toml",
+                    if lp { "-lp" } else { "" }
+                ));
+                std::fs::write(&file, rtsync_model::to_toml(sys)).unwrap();
+                found.push(format!(
+                    "{p}{}: set {k}: {}: {}",
+                    if lp { " (LP)" } else { "" },
+                    if b && !a {
+                        "SchedCAT accepts, rtsync refuses".to_string()
+                    } else {
+                        format!("{looser} task(s) above SchedCAT")
+                    },
+                    file.display()
+                ));
+            }
+        }
+        eprintln!("{p} lp={lp}: {n} wide sets, SchedCAT accepts {compared}, both {both}");
+        // A hunt whose sets SchedCAT never accepts would compare nothing.
+        assert!(
+            compared * 10 >= n as usize,
+            "{p} lp={lp}: SchedCAT accepts only {compared} of {n}"
+        );
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
 }
