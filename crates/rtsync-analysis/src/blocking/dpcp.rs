@@ -60,8 +60,9 @@ use std::cell::{OnceCell, RefCell};
 type Split = (Cpu, Time, u32, Time);
 
 /// The CPU of a [`Split`] for the requests no CPU serves (a resource
-/// whose synchronization CPU is not the platform's): their wait is
-/// unbounded in either form.
+/// whose synchronization CPU is not the platform's, which validation
+/// refuses but a system built in code can have): their wait is unbounded
+/// in either form.
 const UNSERVED: Cpu = Cpu::MAX;
 
 /// A user of a resource served on a synchronization CPU: `(priority,
@@ -435,8 +436,8 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         // the job window: the two forms bound the same wait each on its
         // own, so the window alone bounds it where the per-request
         // recurrence passed the deadline. (Until 2026-12-01 such a CPU's
-        // wait stayed unbounded, and a job with many short requests was
-        // refused where SchedCAT's `dpcp`, which has only the window,
+        // wait stayed unbounded, and a job with short sections below
+        // tasks holding long ones was refused where SchedCAT's `dpcp`
         // accepts it: found by the side-by-side hunt over random shapes.)
         if cx.cpu(i) == Some(s) || s == UNSERVED {
             remote = remote.saturating_add(per_request);
