@@ -10,12 +10,18 @@
 //! blocking, `B_i` local blocking and `A_i` the work of synchronization
 //! agents on the CPU. Suspension (remote blocking included) is handled in
 //! the two ways proven sound by Chen et al., "Many suspensions, many
-//! problems" (Real-Time Systems 2019), and the smaller result is kept:
+//! problems" (Real-Time Systems 2019), chosen per suspending task above at
+//! each step of the recurrence, the smaller term ([`Engine::response`]
+//! says why that is sound; before 2026-12-01 the two forms were solved
+//! apart and the smaller answer kept):
 //!
 //! 1. *jitter*: a suspending higher-priority task `h` interferes with
 //!    release jitter `J_h = R_h - C_h` (Bletsas et al. 2018, correcting the
 //!    earlier jitter-free forms used in several MPCP analyses);
-//! 2. *suspension-oblivious*: `h`'s suspension is counted as execution.
+//! 2. *suspension-oblivious*: `h`'s suspension is counted as execution,
+//!    and its blocking by lower tasks with it ([`Engine::oblivious_cost`]:
+//!    corrected 2026-12-01, the sections lower tasks start while `h` is
+//!    suspended hold it back once it resumes).
 //!
 //! Form 1 needs the other tasks' response times, so the engine starts from
 //! `R = C` and repeats the per-task analysis until no bound changes. Each
@@ -391,7 +397,11 @@ fn iterate(
                         break;
                     }
                 }
-                let obl = if !windowed && e.agents(i).is_empty() {
+                // Form 2 alone answers where nothing above suspends (and
+                // no agents run): then it reads no estimate, and is solved
+                // once.
+                let obl = if !windowed && e.agents(i).is_empty() && !e.hp(i).any(|h| e.suspends(h))
+                {
                     Some(*oblivious[i].get_or_insert_with(|| {
                         let mut cold = Time::ZERO;
                         e.oblivious(i, &no_resp, e.limit(i), &mut cold)
@@ -505,8 +515,19 @@ struct Engine<'a> {
     /// Per task, [`Engine::lower_agents_at_once`], which reads nothing
     /// that changes: computed with the engine, not at every recurrence.
     at_once: Vec<Option<Time>>,
+    /// Per task, how long the agents of the lower tasks of its CPU can
+    /// hold one of its jobs back after its resumptions
+    /// ([`Engine::reopened`]).
+    reopened: Vec<Time>,
+    /// Per task, how often one of its jobs can resume: after each
+    /// self-suspension and each outermost request (a wait or a section
+    /// served elsewhere; counting every request is an upper bound).
+    resumptions: Vec<u64>,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
+    /// The pairs of terms of the recurrence being solved (form 1 or 2,
+    /// whichever is smaller, per suspending task above), likewise.
+    scratch_pairs: RefCell<Vec<(Term, Term)>>,
     /// Whether a job-window look whose estimate rose looks again at once
     /// ([`iterate`]): where the waits are served by priority.
     climb: bool,
@@ -549,11 +570,88 @@ impl<'a> Engine<'a> {
             arrivals,
             home_longest,
             at_once: Vec::new(),
+            reopened: Vec::new(),
+            resumptions: (0..n)
+                .map(|h| {
+                    let away =
+                        cx.f.sections(h)
+                            .iter()
+                            .filter(|rq| rq.is_outermost())
+                            .count();
+                    cx.suspensions(h).saturating_add(away as u64)
+                })
+                .collect(),
             scratch: RefCell::new(Vec::new()),
+            scratch_pairs: RefCell::new(Vec::new()),
             climb: d.served_by_priority(),
         };
         e.at_once = (0..n).map(|i| e.lower_agents_at_once(i)).collect();
+        e.reopened = (0..n).map(|h| e.agents_after_resuming(h)).collect();
         e
+    }
+
+    /// The agents' work of the lower tasks of `h`'s CPU that one job of
+    /// `h` can wait for after it resumes: a lower task issues a request
+    /// only while it runs, which it can while `h` is suspended, and the
+    /// agent then runs above `h` once it resumes; at each resumption at
+    /// most one such request is in progress ([`Engine::lower_agents_at_once`]'s
+    /// argument): `(arrivals - 1) · longest`.
+    fn agents_after_resuming(&self, h: TaskId) -> Time {
+        let longest = self
+            .agents_below(h)
+            .filter(|&(x, _, lower)| lower && x != h)
+            .map(|(x, _, _)| self.home_longest[x])
+            .max()
+            .unwrap_or(Time::ZERO);
+        longest
+            .checked_mul(self.arrivals[h].saturating_sub(1))
+            .unwrap_or(Time::MAX)
+    }
+
+    /// What form 2 charges a task below `h` for one job of `h`: `h`'s time
+    /// on the CPU, its suspensions counted as execution, and, where it
+    /// suspends, the lower tasks' sections it can meet after it resumes.
+    /// `lower` is the analysed task's own local blocking (its `local`).
+    ///
+    /// The last is the correction of 2026-12-01. The oblivious form's
+    /// busy window starts before the analysed job's release, where no
+    /// job above it is pending; in that window, a task below the analysed
+    /// one runs only while every pending job above is suspended, and a
+    /// section it starts then (a boosted or ceiling section, an agent's)
+    /// holds back the job above once it resumes: time the analysed job's
+    /// own blocking (once per *its* arrival) and the job's execution and
+    /// suspension do not cover. tests/data/oblivious-reopened-ipcp.toml
+    /// (one CPU, IPCP) and oblivious-reopened-dpcp.toml: a lower task's
+    /// two 6 ms sections, each started while the task above suspends,
+    /// push that task's job into the analysed one's window; simulated
+    /// 22.96 ms against a bound of 19.02 ms before. Brandenburg and
+    /// Anderson's s-oblivious analysis inflates each job by all its
+    /// pi-blocking likewise; a job that never suspends needs no
+    /// inflation, as no lower task runs while it is pending.
+    ///
+    /// The charge: at each resumption at most one such section is in
+    /// progress (a lower task starts one only while it runs, and the
+    /// section runs above it until done); one that holds back `h`, above
+    /// the analysed job, would block that job at its arrival too, so
+    /// `lower` bounds it, and `h`'s own local blocking bounds them all:
+    /// `min(B_h, resumptions · lower)`, plus the agents' sections
+    /// ([`Engine::reopened`]; DPCP and DFLP charge them apart from
+    /// `local`). `B_h` alone (the first form of the correction) lost a
+    /// tenth of the soundness stream's `reopened` systems under the
+    /// uniprocessor protocols.
+    fn oblivious_cost(&self, h: TaskId, d: &Demand, joint: bool, lower: Time) -> Time {
+        let c = Engine::above(joint, d);
+        if !self.suspends_in(h, d) {
+            return c;
+        }
+        let met = lower
+            .checked_mul(self.resumptions[h])
+            .unwrap_or(Time::MAX)
+            .min(d.local);
+        c.saturating_add(self.suspension(h, d))
+            .saturating_add(self.cx.f.tasks[h].suspension)
+            .saturating_add(met)
+            .saturating_add(self.reopened[h])
     }
 
     /// The tasks that can preempt `i` on its CPU: equal or higher priority
@@ -685,7 +783,7 @@ impl<'a> Engine<'a> {
         let mut from = base;
         let w = self
             .fixed_point(i, base, &mut from, self.limit(i), resp, |h| {
-                (self.d.get(h).exec, cx.jitter[h])
+                ((self.d.get(h).exec, cx.jitter[h]), None)
             })
             .unwrap_or(self.limit(i));
         cx.jitter[i].saturating_add(w)
@@ -698,37 +796,53 @@ impl<'a> Engine<'a> {
     /// where it stopped (see [`Engine::response`]).
     fn oblivious(&self, i: TaskId, resp: &[Time], limit: Time, from: &mut Time) -> Option<Time> {
         let cx = self.cx;
-        let joint = self.d.get(i).joint.is_some();
+        let di = self.d.get(i);
+        let (joint, lower) = (di.joint.is_some(), di.local);
         self.fixed_point(i, self.own(i), from, limit, resp, |h| {
-            let d = self.d.get(h);
-            let c = Engine::above(joint, &d);
-            let c = if self.suspends_in(h, &d) {
-                c.saturating_add(self.suspension(h, &d))
-                    .saturating_add(cx.f.tasks[h].suspension)
-            } else {
-                c
-            };
-            (c, cx.jitter[h])
+            (
+                (
+                    self.oblivious_cost(h, &self.d.get(h), joint, lower),
+                    cx.jitter[h],
+                ),
+                None,
+            )
         })
     }
 
-    /// The smaller of form 1 (suspension as jitter, from the current
-    /// response estimates) and form 2 (suspension-oblivious): `known`
-    /// where form 2 was solved before (it reads no estimate there), else
-    /// solved here after form 1 and only up to form 1's answer, past which
-    /// it cannot be the smaller. Form 2 charges every suspension above as
-    /// execution, so it is usually the larger, and the one cut short.
+    /// The response-time bound of `i` from the current estimates: forms 1
+    /// and 2 taken task by task. Each suspending task above is charged,
+    /// at each step of the recurrence, the smaller of its form-1 term
+    /// (its time on the CPU, jitter `R_h - C_h`) and its form-2 term (its
+    /// suspension and blocking counted as execution,
+    /// [`Engine::oblivious_cost`]); tasks that do not suspend are charged
+    /// their execution alone. Before 2026-12-01 the two forms were solved
+    /// apart, every task above in one form, and the smaller answer kept.
     ///
-    /// Each form's iteration starts at its entry of `warm` (form 1, form
-    /// 2) where that is above its base, and leaves there where it stopped
-    /// (its answer, or its first iterate past the cap). An entry must not
-    /// exceed its form's least solution: where it stopped at an earlier
-    /// look qualifies as long as every input (demands, estimates, jitter)
-    /// only rose since, as every iterate is below the least solution and
-    /// that only rises with the inputs ([`recurrence::climb`]). So a later
-    /// look climbs from where the last one ended, not from the base, and
-    /// a form 2 that stopped past form 1's answer before, where it stays
-    /// while form 1 does not rise much, costs no step at all.
+    /// Why a choice per task, even per step, is sound: either form's
+    /// charge for a task holds in the busy window that starts at the last
+    /// instant before the release at which no job above charged by form 2
+    /// (or by its execution alone) is pending. Form 1 bounds a task's work
+    /// in any interval, and form 2 the work, suspension and blocking of
+    /// the jobs released in the window, so any split of the tasks above
+    /// between the two bounds the window (docs/ANALYSIS.md, "Forms 1 and
+    /// 2 task by task", has the argument; Chen, Nelissen and Huang's
+    /// unifying analysis, ECRTS 2016, also lets each task choose, with
+    /// other terms). At the least solution `w*` of the per-step minimum, the
+    /// split that is smaller there has `w*` as a fixed point, so its own
+    /// least solution, a bound, is at most `w*`. The minimum is no larger
+    /// than either form alone.
+    ///
+    /// `known`: form 2's answer where it was solved before, which bounds
+    /// the combination from above (its cap) and answers alone where
+    /// nothing above suspends. The iteration starts at `warm[0]` (`warm[1]`
+    /// for form 2 alone) where that is above its base, and leaves there
+    /// where it stopped (its answer, or its first iterate past the cap).
+    /// An entry must not exceed the least solution: where it stopped at an
+    /// earlier look qualifies as long as every input (demands, estimates,
+    /// jitter) only rose since, as every iterate is below the least
+    /// solution and that only rises with the inputs ([`recurrence::climb`]).
+    /// So a later look climbs from where the last one ended, not from the
+    /// base.
     fn response(
         &self,
         i: TaskId,
@@ -743,33 +857,24 @@ impl<'a> Engine<'a> {
             // the deadline" value of a request bound) is a miss.
             return Response::Exceeds(cx.deadline[i]);
         }
-        let smaller = |a: Option<Time>, b: Option<Time>| match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         let [w1, w2] = warm;
         let best = if self.hp(i).any(|h| self.suspends(h)) || !self.agents(i).is_empty() {
-            let joint = self.d.get(i).joint.is_some();
-            let mut jitter_form = |cap: Time| {
-                self.fixed_point(i, base, w1, cap, resp, |h| {
-                    let d = self.d.get(h);
-                    let c = Engine::above(joint, &d);
-                    let j = if self.suspends_in(h, &d) {
-                        resp[h].saturating_sub(c).max(cx.jitter[h])
-                    } else {
-                        cx.jitter[h]
-                    };
-                    (c, j)
-                })
-            };
-            match known {
-                // Form 1 need not look past form 2's answer either.
-                Some(o) => smaller(jitter_form(o.map_or(limit, |o| o.min(limit))), o),
-                None => {
-                    let j = jitter_form(limit);
-                    smaller(j, self.oblivious(i, resp, j.unwrap_or(limit), w2))
+            // Forms 1 and 2 task by task: each suspending task above is
+            // charged the smaller of its two terms at each step.
+            let di = self.d.get(i);
+            let (joint, lower) = (di.joint.is_some(), di.local);
+            let cap = known.map_or(limit, |o| o.map_or(limit, |o| o.min(limit)));
+            self.fixed_point(i, base, w1, cap, resp, |h| {
+                let d = self.d.get(h);
+                let c = Engine::above(joint, &d);
+                if self.suspends_in(h, &d) {
+                    let j = resp[h].saturating_sub(c).max(cx.jitter[h]);
+                    let o = (self.oblivious_cost(h, &d, joint, lower), cx.jitter[h]);
+                    ((c, j), Some(o))
+                } else {
+                    ((c, cx.jitter[h]), None)
                 }
-            }
+            })
         } else {
             // Nothing above suspends: both forms are the same equation,
             // and where it stopped is below either form's solution later.
@@ -797,7 +902,7 @@ impl<'a> Engine<'a> {
         from: &mut Time,
         limit: Time,
         resp: &[Time],
-        param: impl Fn(TaskId) -> (Time, Time),
+        param: impl Fn(TaskId) -> ((Time, Time), Option<(Time, Time)>),
     ) -> Option<Time> {
         if *from > limit {
             // Where it stopped before is past the limit already: so is
@@ -806,10 +911,15 @@ impl<'a> Engine<'a> {
         }
         let cx = self.cx;
         let mut terms = self.scratch.borrow_mut();
+        let mut pairs = self.scratch_pairs.borrow_mut();
         terms.clear();
+        pairs.clear();
         for h in self.hp(i) {
-            let (c, j) = param(h);
-            terms.push(Term::new(c, j, cx.period[h]));
+            let t = cx.period[h];
+            match param(h) {
+                ((c, j), None) => terms.push(Term::new(c, j, t)),
+                ((c, j), Some((c2, j2))) => pairs.push((Term::new(c, j, t), Term::new(c2, j2, t))),
+            }
         }
         let mut base = base;
         let at_once = self.at_once[i];
@@ -828,7 +938,7 @@ impl<'a> Engine<'a> {
                 None => terms.push(Term::new(load, resp[x], cx.period[x])),
             }
         }
-        let stop = recurrence::climb(base, (*from).max(base), limit, &mut terms);
+        let stop = recurrence::climb_with(base, (*from).max(base), limit, &mut terms, &mut pairs);
         let (Ok(w) | Err(w)) = stop;
         *from = w;
         stop.ok()

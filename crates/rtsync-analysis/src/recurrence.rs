@@ -27,6 +27,20 @@ pub(crate) struct Term {
 }
 
 impl Term {
+    /// The term at `w`, from its cached count where `w + j` has not passed
+    /// the point up to which that count holds.
+    #[inline]
+    fn at(&mut self, w: Time) -> Time {
+        let point = w.saturating_add(self.j);
+        if point > self.edge {
+            // ⌈point / t⌉ jobs; the count holds up to k · t.
+            let k = point.div_ceil(self.t);
+            self.edge = self.t.checked_mul(k).unwrap_or(Time::MAX);
+            self.work = self.c.checked_mul(k).unwrap_or(Time::MAX);
+        }
+        self.work
+    }
+
     /// `c · ⌈(w + j) / t⌉`; `t` must not be zero.
     pub(crate) fn new(c: Time, j: Time, t: Time) -> Term {
         debug_assert!(!t.is_zero(), "a period is never zero");
@@ -65,6 +79,21 @@ pub(crate) fn solve_from(base: Time, from: Time, limit: Time, terms: &mut [Term]
 /// the same recurrence with any base and terms no smaller (monotone in
 /// each): a later solve of a grown recurrence may start there.
 pub(crate) fn climb(base: Time, from: Time, limit: Time, terms: &mut [Term]) -> Result<Time, Time> {
+    climb_with(base, from, limit, terms, &mut [])
+}
+
+/// As [`climb`], with `pairs` besides: each pair adds the smaller of its
+/// two terms, `min(c · ⌈(w + j)/t⌉, c' · ⌈(w + j')/t⌉)`. The smaller of two
+/// nondecreasing functions of `w` is nondecreasing, so the iteration
+/// still only rises to the least solution, and each term keeps its own
+/// cached count.
+pub(crate) fn climb_with(
+    base: Time,
+    from: Time,
+    limit: Time,
+    terms: &mut [Term],
+    pairs: &mut [(Term, Term)],
+) -> Result<Time, Time> {
     debug_assert!(from >= base);
     let mut w = from;
     loop {
@@ -73,14 +102,10 @@ pub(crate) fn climb(base: Time, from: Time, limit: Time, terms: &mut [Term]) -> 
         }
         let mut next = base;
         for x in terms.iter_mut() {
-            let point = w.saturating_add(x.j);
-            if point > x.edge {
-                // ⌈point / t⌉ jobs; the count holds up to k · t.
-                let k = point.div_ceil(x.t);
-                x.edge = x.t.checked_mul(k).unwrap_or(Time::MAX);
-                x.work = x.c.checked_mul(k).unwrap_or(Time::MAX);
-            }
-            next = next.saturating_add(x.work);
+            next = next.saturating_add(x.at(w));
+        }
+        for (a, b) in pairs.iter_mut() {
+            next = next.saturating_add(a.at(w).min(b.at(w)));
         }
         if next == w {
             return Ok(w);
@@ -215,6 +240,56 @@ mod tests {
             let mut fresh: Vec<Term> = grown.iter().map(|&(c, j, p)| Term::new(c, j, p)).collect();
             let warm = climb(b, stop.max(b), ns(limit), &mut fresh).ok();
             prop_assert_eq!(warm, naive(b, ns(limit), &grown));
+        }
+
+        /// Pairs: the climb's answer is the plain iteration's with each
+        /// pair's smaller term taken at every step, and it is no larger
+        /// than either choice taken for every pair.
+        #[test]
+        fn pairs_take_the_smaller_term_at_each_step(
+            base in 0u64..50_000,
+            pairs in proptest::collection::vec(
+                ((0u64..5_000, 0u64..20_000), (0u64..5_000, 0u64..20_000), 1u64..40_000),
+                0..6,
+            ),
+            limit in 0u64..400_000,
+        ) {
+            let ns = Time::from_ns;
+            let (b, l) = (ns(base), ns(limit));
+            let mut cached: Vec<(Term, Term)> = pairs
+                .iter()
+                .map(|&((c, j), (c2, j2), p)| (Term::new(ns(c), ns(j), ns(p)), Term::new(ns(c2), ns(j2), ns(p))))
+                .collect();
+            let got = climb_with(b, b, l, &mut [], &mut cached).ok();
+            let job = |w: Time, c: u64, j: u64, p: u64| {
+                ns(c).checked_mul(w.saturating_add(ns(j)).div_ceil(ns(p))).unwrap_or(Time::MAX)
+            };
+            let mut w = b;
+            let plain = loop {
+                if w > l {
+                    break None;
+                }
+                let next = pairs.iter().fold(b, |a, &((c, j), (c2, j2), p)| {
+                    a.saturating_add(job(w, c, j, p).min(job(w, c2, j2, p)))
+                });
+                if next == w {
+                    break Some(w);
+                }
+                w = next;
+            };
+            prop_assert_eq!(got, plain);
+            for side in [0, 1] {
+                let one: Vec<(Time, Time, Time)> = pairs
+                    .iter()
+                    .map(|&((c, j), (c2, j2), p)| {
+                        let (c, j) = if side == 0 { (c, j) } else { (c2, j2) };
+                        (ns(c), ns(j), ns(p))
+                    })
+                    .collect();
+                if let Some(x) = naive(b, l, &one) {
+                    prop_assert!(got.is_some_and(|g| g <= x), "{got:?} above {x:?}");
+                }
+            }
         }
     }
 }

@@ -913,6 +913,49 @@ fn dpcp_job_window_bounds_a_wait_the_per_request_form_cannot() {
     assert_blocking(&r, "l", [6, 0, 7]);
 }
 
+/// FP, the suspension-oblivious form once a job above resumes into a
+/// lower section (`data/oblivious-reopened-ipcp.toml`, one CPU, IPCP; the
+/// DPCP twin below). `h` (T 24ms) computes 4ms, suspends twice (10us
+/// each) and locks r0 (ceiling 3); `x` (below `i`) holds r0 6ms twice.
+/// `h`: three arrivals, each blocked by one of `x`'s sections: B_h = 18ms,
+/// R_h = 4 + 0.02 + 18 = 22.02ms. `i` (C 9ms, its own arrival blocked
+/// once): form 1, `h` with jitter R_h - C_h = 18.02ms: `w = 9 + 6 +
+/// ⌈(w + 18.02)/24⌉ · 4` = 19, then 23 (two jobs), then 23. Form 2
+/// charged `h` its execution and suspension alone, `9 + 6 + ⌈w/24⌉ ·
+/// 4.02 = 19.02ms`, below the schedule `h` and `x` at 0, `i` at 6.04ms
+/// (22.962ms, rtsync-sim's soundness test): each of `x`'s sections starts
+/// as `h` suspends and holds it back once it resumes, which pushes `h`'s
+/// job into `i`'s window beside `h`'s next. Form 2 now charges `h` the
+/// sections it can meet, `min(B_h, resumptions · B_i) = min(18, 3 · 6)`
+/// (two suspensions and a request; `B_i`, a section that blocks `i` once,
+/// bounds any that holds back `h`): `9 + 6 + ⌈w/24⌉ · 22.02`, 37.02 and
+/// above, past form 1: R_i = 23ms.
+#[test]
+fn oblivious_form_charges_a_suspending_jobs_blocking_ipcp() {
+    let r = run(&sys(include_str!("data/oblivious-reopened-ipcp.toml")));
+    assert_eq!(task(&r, "h").blocking.local, Time::from_ms(18));
+    assert_eq!(bounded(task(&r, "h").response), us(22_020));
+    assert_eq!(bounded(task(&r, "i").response), Time::from_ms(23));
+}
+
+/// DPCP, the agents' form of the case above
+/// (`data/oblivious-reopened-dpcp.toml`): `h`'s two sections run on CPU
+/// 1 (10us each), `x`'s two 6ms sections on CPU 0, `h` and `i`'s CPU,
+/// above every task. `h`: its execution and remote 20us, and `x`'s agents,
+/// one section per arrival (three) capped by their 12ms per job: R_h =
+/// 4.02 + 12 = 16.02ms. `i`: one of `x`'s sections at its arrival; form 1
+/// with `h`'s jitter 16.02 - 4 = 12.02: `w = 9 + 6 + ⌈(w + 12.02)/24⌉ · 4`
+/// = 19, then 23, then 23. Form 2 charged `h` 4.02ms a job, 19.02ms (the
+/// same schedule gives 22.962ms); now 4.02 plus `x`'s sections at `h`'s
+/// two resumptions, 12ms: `9 + 6 + ⌈w/24⌉ · 16.02` = 31.02, past form 1.
+/// R_i = 23ms.
+#[test]
+fn oblivious_form_charges_a_suspending_jobs_blocking_dpcp() {
+    let r = run(&sys(include_str!("data/oblivious-reopened-dpcp.toml")));
+    assert_eq!(bounded(task(&r, "h").response), us(16_020));
+    assert_eq!(bounded(task(&r, "i").response), Time::from_ms(23));
+}
+
 /// DPCP per request, the lower blocker (`data/dpcp-request-blocker.toml`):
 /// as `dpcp-lower-sections` but `a` computes 10ms and requests G once,
 /// and `h` (T 4ms) holds G 500us. Per request: `W = 1 + 2 (z; not y's H,

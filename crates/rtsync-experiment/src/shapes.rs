@@ -47,13 +47,22 @@ pub enum Shape {
     /// skipped once the per-request recurrence passed the deadline, and
     /// none of the shapes above draws that case).
     Window,
+    /// Jobs above that suspend often and briefly beside lower tasks with
+    /// long sections, periods over 16x: a lower task starts a section each
+    /// time the jobs above are all suspended, and the one that resumes
+    /// waits for it, pushing its work into a lower job's window. The
+    /// suspension-oblivious form charged the jobs above their execution
+    /// and suspension alone until 2026-12-01 (tests/data/oblivious-
+    /// reopened-*.toml in rtsync-analysis), and the shapes above drew no
+    /// system where that showed.
+    Reopened,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 9] = [
+    pub const NAMED: [Shape; 10] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
@@ -62,6 +71,7 @@ impl Shape {
         Shape::Jitter,
         Shape::Crowded,
         Shape::Window,
+        Shape::Reopened,
         Shape::All,
     ];
 
@@ -76,6 +86,7 @@ impl Shape {
             Shape::Jitter => "jitter",
             Shape::Crowded => "crowded",
             Shape::Window => "window",
+            Shape::Reopened => "reopened",
             Shape::All => "all",
         }
     }
@@ -199,6 +210,19 @@ impl Shape {
                 c.cs_min = Time::from_us(10);
                 c.cs_max = Time::from_ms(3);
                 c.requests_max = 3;
+                c.positions = Positions::Random;
+            }
+            Shape::Reopened => {
+                c.periods = Periods::Harmonic {
+                    min: Time::from_ms(10),
+                    max: Time::from_ms(160),
+                };
+                c.suspend_prob = 0.8;
+                c.suspend_max = Time::from_us(300);
+                c.cs_min = Time::from_us(200);
+                c.cs_max = Time::from_ms(4);
+                c.requests_max = 3;
+                c.access_prob = 0.5;
                 c.positions = Positions::Random;
             }
             Shape::All => unreachable!("resolved by Shape::of"),

@@ -893,6 +893,38 @@ fn promise_broken_twin_held(
     assert!(out.findings.is_empty(), "{what}: {:?}", out.findings);
 }
 
+/// FP, the suspension-oblivious form (rtsync-analysis's hand-worked
+/// `oblivious_form_charges_a_suspending_jobs_blocking_*`): `h` suspends
+/// twice, and each time `x`, below `i`, starts a 6 ms section (IPCP at
+/// the ceiling; DPCP's agents) that holds `h` back once it resumes; `i`
+/// released at 6.04 ms, as the second starts, waits for it, for the rest
+/// of `h`'s job and for `h`'s next: 22.962 ms, above the 19.02 ms that
+/// form 2 gave before it charged `h`'s blocking, within the 23 ms now.
+/// With `i`'s deadline 21 ms the old bound accepted the system; the
+/// search finds `i`'s miss on its own (its resumption chains release `i`
+/// at each resumption of `h`), and with the deadline at the new bound
+/// finds nothing.
+#[test]
+fn an_oblivious_bound_charges_the_sections_a_resumption_meets() {
+    for p in ["ipcp", "dpcp"] {
+        let text = data_text(&format!("oblivious-reopened-{p}.toml"));
+        let s = sys(&text);
+        assert_eq!(bounds(&s)[1], Time::from_ms(23), "{p}");
+        let res = run_plan(
+            &s,
+            Plan::offsets([Time::ZERO, Time::from_us(6040), Time::ZERO]),
+        );
+        assert_eq!(
+            res.tasks[1].max_response,
+            Some(Time::from_us(22_962)),
+            "{p}"
+        );
+        let tight = text.replace("deadline = \"100ms\"", "deadline = \"21ms\"");
+        let calm = text.replace("deadline = \"100ms\"", "deadline = \"23ms\"");
+        promise_broken_twin_held(&tight, &calm, 20_000, Some(1), p);
+    }
+}
+
 /// EDF with two self-suspending tasks (rtsync-analysis's hand-worked
 /// `EDF_SUSPENSIONS`): the demand test charged one window `max_k (S_k +
 /// 1)·B_k`, two sections, and accepted the system; `l`'s sections block

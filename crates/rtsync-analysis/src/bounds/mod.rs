@@ -135,15 +135,29 @@ pub fn tasks_on(
                 .cpu_time()
                 .saturating_add(d.remote)
                 .saturating_add(cx.f.tasks[i].suspension);
+            // A task that suspends carries its local blocking in its
+            // utilization, which the tasks below it add up: while it is
+            // suspended a lower task can start a section that holds it
+            // back once it resumes, blocking that the lower tasks' own
+            // terms (once per *their* arrivals) leave out. The response-
+            // time analysis's form 2 charges it so (`fp::Engine::
+            // oblivious_cost`, with the example that broke it); for the
+            // task itself `u + b` is the same sum either way.
+            let suspends = d.suspends() || cx.f.tasks[i].suspensions > 0;
+            let (c, local) = if suspends {
+                (c.saturating_add(d.local), Time::ZERO)
+            } else {
+                (c, d.local)
+            };
             let u = if c == Time::MAX {
                 f64::INFINITY
             } else {
                 c.ratio(cx.period[i])
             };
-            let b = if d.local == Time::MAX {
+            let b = if local == Time::MAX {
                 f64::INFINITY
             } else {
-                d.local.ratio(cx.period[i])
+                local.ratio(cx.period[i])
             };
             BoundTask {
                 id: i,

@@ -166,7 +166,9 @@ pub struct SoundnessArgs {
     /// the tasks) | crowded (four tasks per CPU sharing each global
     /// resource: tasks queued ahead of a job on its CPU) | window (long
     /// sections above short ones, short deadlines: per-request waits pass
-    /// the deadline where job windows hold) | all (each in turn).
+    /// the deadline where job windows hold) | reopened (jobs above that
+    /// suspend often beside lower tasks with long sections: sections met
+    /// at each resumption) | all (each in turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
