@@ -224,8 +224,9 @@ pub enum Why {
     /// The blocking bound (local plus remote, spin for spin locks) differs.
     Blocking,
     /// The blocking bounds agree: the response-time analysis differs
-    /// (rtsync keeps the smaller of suspension as jitter and suspension as
-    /// execution; SchedCAT uses the jitter form alone).
+    /// (rtsync charges each suspending task above the smaller of
+    /// suspension as jitter and suspension as execution; SchedCAT uses the
+    /// jitter form alone).
     ResponseForm,
     /// Only one side found a bound below the deadline.
     Verdict,
@@ -254,7 +255,7 @@ impl Relation {
 }
 
 /// What the column heads of [`Relation::head`] mean, for the legend.
-pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's response-time bound is below/above SchedCAT's. blocking: the blocking bounds differ the same way; RTA form: they do not (rtsync keeps the smaller of suspension as jitter and suspension as execution, SchedCAT the jitter form); unbounded: rtsync finds no bound where SchedCAT does; SchedCAT broken: rtsync's simulator found a schedule in which the task responds later than SchedCAT's bound (checked for every looser task, a bounded search). not compared: tasks of sets a side rejects (both stop at the first miss; the verdict table compares those).";
+pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's response-time bound is below/above SchedCAT's. blocking: the blocking bounds differ the same way; RTA form: they do not (rtsync charges each suspending task above the smaller of suspension as jitter and suspension as execution, SchedCAT the jitter form); unbounded: rtsync finds no bound where SchedCAT does; SchedCAT broken: rtsync's simulator found a schedule in which the task responds later than SchedCAT's bound (checked for every looser task, a bounded search). not compared: tasks of sets a side rejects (both stop at the first miss; the verdict table compares those).";
 
 /// rtsync's blocking of task `i` in SchedCAT's terms: everything that
 /// delays the job beyond its own execution (remote waits, local blocking,
