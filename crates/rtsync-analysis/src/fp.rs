@@ -11,7 +11,7 @@
 //! agents on the CPU. Suspension (remote blocking included) is handled in
 //! the two ways proven sound by Chen et al., "Many suspensions, many
 //! problems" (Real-Time Systems 2019), chosen per suspending task above at
-//! each step of the recurrence, the smaller term ([`Engine::response`]
+//! each step of the recurrence, the smaller term (`Engine::response`
 //! says why that is sound; before 2026-12-01 the two forms were solved
 //! apart and the smaller answer kept):
 //!
@@ -19,7 +19,7 @@
 //!    release jitter `J_h = R_h - C_h` (Bletsas et al. 2018, correcting the
 //!    earlier jitter-free forms used in several MPCP analyses);
 //! 2. *suspension-oblivious*: `h`'s suspension is counted as execution,
-//!    and its blocking by lower tasks with it ([`Engine::oblivious_cost`]:
+//!    and its blocking by lower tasks with it (`Engine::oblivious_cost`:
 //!    corrected 2026-12-01, the sections lower tasks start while `h` is
 //!    suspended hold it back once it resumes).
 //!
