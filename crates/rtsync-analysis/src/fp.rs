@@ -520,8 +520,10 @@ struct Engine<'a> {
     /// ([`Engine::reopened`]).
     reopened: Vec<Time>,
     /// Per task, how often one of its jobs can resume: after each
-    /// self-suspension and each outermost request (a wait or a section
-    /// served elsewhere; counting every request is an upper bound).
+    /// self-suspension and each request under a protocol that may suspend
+    /// it (`Protocol::suspends`: a wait, or a section served elsewhere;
+    /// nested ones included). NPCS, IPCP, SRP and the spin locks never
+    /// suspend a job for a request.
     resumptions: Vec<u64>,
     /// The terms of the recurrence being solved, kept to reuse their space.
     scratch: RefCell<Vec<Term>>,
@@ -573,12 +575,10 @@ impl<'a> Engine<'a> {
             reopened: Vec::new(),
             resumptions: (0..n)
                 .map(|h| {
-                    let away =
-                        cx.f.sections(h)
-                            .iter()
-                            .filter(|rq| rq.is_outermost())
-                            .count();
-                    cx.suspensions(h).saturating_add(away as u64)
+                    let waits = (cx.f.sections(h).iter())
+                        .filter(|rq| cx.sys.resources[rq.resource].protocol.suspends())
+                        .count();
+                    cx.suspensions(h).saturating_add(waits as u64)
                 })
                 .collect(),
             scratch: RefCell::new(Vec::new()),

@@ -926,10 +926,10 @@ fn dpcp_job_window_bounds_a_wait_the_per_request_form_cannot() {
 /// (22.962ms, rtsync-sim's soundness test): each of `x`'s sections starts
 /// as `h` suspends and holds it back once it resumes, which pushes `h`'s
 /// job into `i`'s window beside `h`'s next. Form 2 now charges `h` the
-/// sections it can meet, `min(B_h, resumptions · B_i) = min(18, 3 · 6)`
-/// (two suspensions and a request; `B_i`, a section that blocks `i` once,
-/// bounds any that holds back `h`): `9 + 6 + ⌈w/24⌉ · 22.02`, 37.02 and
-/// above, past form 1: R_i = 23ms.
+/// sections it can meet, `min(B_h, resumptions · B_i) = min(18, 2 · 6)`
+/// (two suspensions; an IPCP lock never suspends; `B_i`, a section that
+/// blocks `i` once, bounds any that holds back `h`): `9 + 6 + ⌈w/24⌉ ·
+/// 16.02`, 31.02 and above, past form 1: R_i = 23ms.
 #[test]
 fn oblivious_form_charges_a_suspending_jobs_blocking_ipcp() {
     let r = run(&sys(include_str!("data/oblivious-reopened-ipcp.toml")));
