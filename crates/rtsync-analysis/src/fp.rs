@@ -832,11 +832,12 @@ impl<'a> Engine<'a> {
     /// least solution, a bound, is at most `w*`. The minimum is no larger
     /// than either form alone.
     ///
-    /// `known`: form 2's answer where it was solved before, which bounds
-    /// the combination from above (its cap) and answers alone where
-    /// nothing above suspends. The iteration starts at `warm[0]` (`warm[1]`
-    /// for form 2 alone) where that is above its base, and leaves there
-    /// where it stopped (its answer, or its first iterate past the cap).
+    /// `known`: form 2's answer where [`iterate`] solved it once (only
+    /// where nothing above suspends and no agents run, so it answers
+    /// alone). The iteration starts at `warm[0]` (`warm[1]` for form 2
+    /// alone) where that is above its base, and leaves there where it
+    /// stopped (its answer, or its first iterate past the deadline's
+    /// limit).
     /// An entry must not exceed the least solution: where it stopped at an
     /// earlier look qualifies as long as every input (demands, estimates,
     /// jitter) only rose since, as every iterate is below the least
@@ -863,8 +864,11 @@ impl<'a> Engine<'a> {
             // charged the smaller of its two terms at each step.
             let di = self.d.get(i);
             let (joint, lower) = (di.joint.is_some(), di.local);
-            let cap = known.map_or(limit, |o| o.map_or(limit, |o| o.min(limit)));
-            self.fixed_point(i, base, w1, cap, resp, |h| {
+            debug_assert!(
+                known.is_none(),
+                "form 2 is solved apart only where nothing above suspends"
+            );
+            self.fixed_point(i, base, w1, limit, resp, |h| {
                 let d = self.d.get(h);
                 let c = Engine::above(joint, &d);
                 if self.suspends_in(h, &d) {

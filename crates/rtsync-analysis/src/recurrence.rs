@@ -126,23 +126,32 @@ mod tests {
         Time::from_ms(v)
     }
 
-    /// The plain iteration, dividing every term at every step.
-    fn naive(base: Time, limit: Time, terms: &[(Time, Time, Time)]) -> Option<Time> {
+    /// One term `c · ⌈(w + j) / t⌉`, divided afresh.
+    fn work(w: Time, (c, j, t): (Time, Time, Time)) -> Time {
+        c.checked_mul(w.saturating_add(j).div_ceil(t))
+            .unwrap_or(Time::MAX)
+    }
+
+    /// The plain iteration of `w = base + sum(w)`.
+    fn naive_by(base: Time, limit: Time, sum: impl Fn(Time) -> Time) -> Option<Time> {
         let mut w = base;
         loop {
             if w > limit {
                 return None;
             }
-            let mut next = base;
-            for &(c, j, t) in terms {
-                let k = w.saturating_add(j).div_ceil(t);
-                next = next.saturating_add(c.checked_mul(k).unwrap_or(Time::MAX));
-            }
+            let next = base.saturating_add(sum(w));
             if next == w {
                 return Some(w);
             }
             w = next;
         }
+    }
+
+    /// The plain iteration, dividing every term at every step.
+    fn naive(base: Time, limit: Time, terms: &[(Time, Time, Time)]) -> Option<Time> {
+        naive_by(base, limit, |w| {
+            (terms.iter()).fold(Time::ZERO, |a, &x| a.saturating_add(work(w, x)))
+        })
     }
 
     /// Worked by hand: C = (1, 2, 3), T = (4, 6, 10) in ms, rate-monotonic.
@@ -261,22 +270,12 @@ mod tests {
                 .map(|&((c, j), (c2, j2), p)| (Term::new(ns(c), ns(j), ns(p)), Term::new(ns(c2), ns(j2), ns(p))))
                 .collect();
             let got = climb_with(b, b, l, &mut [], &mut cached).ok();
-            let job = |w: Time, c: u64, j: u64, p: u64| {
-                ns(c).checked_mul(w.saturating_add(ns(j)).div_ceil(ns(p))).unwrap_or(Time::MAX)
-            };
-            let mut w = b;
-            let plain = loop {
-                if w > l {
-                    break None;
-                }
-                let next = pairs.iter().fold(b, |a, &((c, j), (c2, j2), p)| {
-                    a.saturating_add(job(w, c, j, p).min(job(w, c2, j2, p)))
-                });
-                if next == w {
-                    break Some(w);
-                }
-                w = next;
-            };
+            let plain = naive_by(b, l, |w| {
+                pairs.iter().fold(Time::ZERO, |a, &((c, j), (c2, j2), p)| {
+                    let one = work(w, (ns(c), ns(j), ns(p)));
+                    a.saturating_add(one.min(work(w, (ns(c2), ns(j2), ns(p)))))
+                })
+            });
             prop_assert_eq!(got, plain);
             for side in [0, 1] {
                 let one: Vec<(Time, Time, Time)> = pairs
