@@ -100,6 +100,11 @@ pub struct Row {
     pub run: u64,
     /// Systems the analysis rejected (not run).
     pub rejected: u64,
+    /// Of those, the systems the analysis accepts with no overhead
+    /// charged: rejected for this machine's measured costs (a noisy or
+    /// virtual machine's timer lateness, charged to every release), not
+    /// for their own load.
+    pub rejected_for_costs: u64,
     /// Tasks compared.
     pub tasks: u64,
     /// The largest measured worst over its bound.
@@ -221,6 +226,13 @@ fn one(
     };
     if analysis.result.verdict != Verdict::Schedulable {
         row.rejected += 1;
+        let bare = Options {
+            overheads: None,
+            ..opts.clone()
+        };
+        if as_it_runs(s, None, &bare).is_ok_and(|(_, a)| a.result.verdict == Verdict::Schedulable) {
+            row.rejected_for_costs += 1;
+        }
         return Ok(());
     }
     let measure = || -> Result<Judged, String> {

@@ -43,17 +43,17 @@ fn the_experiment_runs_systems_and_counts_their_tasks() {
             .unwrap_or_else(|| panic!("no {p} row\n{out}"))
             .split_whitespace()
             .collect();
-        // A machine whose timers wake a job over a millisecond late in
-        // every round of the measurement charges that to every release:
-        // the analysis may then refuse even this light system, which is
-        // the machine's doing, not the experiment's (a burst in one
-        // round no longer counts: `stats::robust`).
-        if row[1..4] == ["0", "1", "0"] && late_p99_us(&out) >= 1_000.0 {
-            eprintln!("skip {p}: this machine's timer lateness rejects the system\n{out}");
+        // A machine whose timers wake a job late charges that to every
+        // release: the analysis may then refuse even this light system,
+        // which the table counts as rejected for costs (the analysis
+        // accepts it with none charged): the machine's doing, not the
+        // experiment's.
+        if row[1..5] == ["0", "1", "1", "0"] {
+            eprintln!("skip {p}: this machine's measured costs reject the system\n{out}");
             continue;
         }
-        // run 1, rejected 0, 8 tasks.
-        assert_eq!(row[1..4], ["1", "0", "8"], "{out}");
+        // run 1, rejected 0 (none for costs), 8 tasks.
+        assert_eq!(row[1..5], ["1", "0", "0", "8"], "{out}");
         assert!(
             out.contains("no task beyond the noise") || out.contains("repeat: rtsync run"),
             "{out}"
@@ -95,16 +95,23 @@ fn component_topologies_run_with_their_plain_resources() {
         .unwrap_or_else(|| panic!("no components row\n{out}{err}"))
         .split_whitespace()
         .skip(1)
-        .take(3)
+        .take(4)
         .map(|v| v.parse().unwrap())
         .collect();
-    let (run, rejected, tasks) = (row[0], row[1], row[2]);
+    let (run, rejected, for_costs, tasks) = (row[0], row[1], row[2], row[3]);
     assert_eq!(run + rejected, 3, "{out}");
-    if run == 0 && late_p99_us(&out) >= 1_000.0 {
-        eprintln!("skip: this machine's timer lateness rejects the systems\n{out}");
+    assert!(for_costs <= rejected, "{out}");
+    // With no overhead charged the analysis accepts at least one of the
+    // three, whatever the machine: a draw that no longer does so is the
+    // test's to change.
+    assert!(run + for_costs >= 1, "{out}");
+    if run == 0 {
+        // Every acceptable one rejected once this machine's costs are
+        // charged (a timer lateness near a millisecond on a noisy VM).
+        eprintln!("skip: this machine's measured costs reject the systems\n{out}");
         return;
     }
-    assert!(run >= 1 && tasks >= 3 * run, "{out}");
+    assert!(tasks >= 3 * run, "{out}");
     let _ = std::fs::remove_dir_all(out_dir);
     // The protocols' options do not apply.
     let o = rtsync(&[
@@ -115,17 +122,6 @@ fn component_topologies_run_with_their_plain_resources() {
         "pcp",
     ]);
     assert_eq!(o.status.code(), Some(2));
-}
-
-/// The timer lateness p99 the experiment's header reports, in us.
-fn late_p99_us(out: &str) -> f64 {
-    out.split("timer lateness p99 ")
-        .nth(1)
-        .and_then(|t| t.split_whitespace().next())
-        .and_then(|v| rtsync_model::Time::parse(v).ok())
-        .unwrap_or_else(|| panic!("no timer lateness in\n{out}"))
-        .ns() as f64
-        / 1_000.0
 }
 
 #[test]
@@ -143,13 +139,4 @@ fn bad_arguments_are_the_input() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
-}
-
-/// The skip above reads the header as the experiment prints it.
-#[test]
-fn the_timer_lateness_is_read_from_the_header() {
-    let header = "this machine: context switch 2.036us, timer lateness p99 2588.375us \
-                  (worst 3080.057us), charged in every bound";
-    assert_eq!(late_p99_us(header), 2588.375);
-    assert_eq!(late_p99_us("timer lateness p99 1.5ms (worst 2ms)"), 1500.0);
 }

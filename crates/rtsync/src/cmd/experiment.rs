@@ -285,6 +285,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
         "protocol",
         "run",
         "rejected",
+        "for costs",
         "tasks",
         "worst / bound",
         "within noise",
@@ -297,6 +298,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
             r.protocol.map_or("components".into(), |p| p.to_string()),
             r.run.to_string(),
             r.rejected.to_string(),
+            r.rejected_for_costs.to_string(),
             r.tasks.to_string(),
             format!("{:.2}", r.worst),
             r.noise.to_string(),
@@ -307,7 +309,9 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
     }
     print!("{}", t.render());
     println!(
-        "(rejected: the analysis does not accept the system, which is not run. worst / bound: the largest measured worst \
+        "(rejected: the analysis does not accept the system, which is not run. for costs: of those, the systems it \
+         accepts with no overhead charged, rejected for this machine's measured costs (a timer lateness of a \
+         millisecond charged to every release rejects most systems), not for their own load. worst / bound: the largest measured worst \
          response over its bound. within noise: above the bound by no more than the worst timer lateness measured plus the \
          time the hypervisor took during the run from the CPUs the task depends on (its own, and those joined to it by a \
          shared resource). once beyond: beyond the noise in the first run, within it \
