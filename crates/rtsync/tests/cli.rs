@@ -236,11 +236,20 @@ fn demo_compares_every_protocol() {
         Ok(()) => {
             assert_eq!(out.matches("measured worst, 100ms").count(), 2, "{out}");
             // Every task of the uniprocessor example ran under every
-            // protocol: a time and its share of the bound in each cell.
-            let table = out.split("measured worst, 100ms").nth(1).unwrap();
+            // protocol: a time and its share of the bound in each cell,
+            // or, where this machine's measured costs (charged in every
+            // bound: a noisy VM's timer lateness near a millisecond) put
+            // the bound past the deadline, marked '!' in the bound table,
+            // the time alone.
+            let (first, rest) = out.split_once("measured worst, 100ms").unwrap();
             for task in ["ctrl", "comms", "logger"] {
-                let row = table.lines().find(|l| l.starts_with(task)).unwrap();
-                assert_eq!(row.matches("ms (").count(), 5, "{row}");
+                let bound = first.lines().find(|l| l.starts_with(task)).unwrap();
+                let row = rest.lines().find(|l| l.starts_with(task)).unwrap();
+                assert_eq!(
+                    row.matches("ms (").count() + bound.matches(" !").count(),
+                    5,
+                    "{bound}\n{row}"
+                );
             }
         }
         Err(_) => assert!(out.contains("(no measured column:"), "{out}"),
