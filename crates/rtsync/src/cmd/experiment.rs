@@ -168,7 +168,9 @@ pub struct SoundnessArgs {
     /// sections above short ones, short deadlines: per-request waits pass
     /// the deadline where job windows hold) | reopened (jobs above that
     /// suspend often beside lower tasks with long sections: sections met
-    /// at each resumption) | all (each in turn).
+    /// at each resumption) | tight (reopened, each CPU's lowest task's
+    /// period cut to just above its bound: its previous job still runs in
+    /// the window) | all (each in turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
