@@ -708,11 +708,21 @@ impl<'a> Engine<'a> {
     /// [`Demand::joint`]: crate::blocking::Demand::joint
     fn own(&self, i: TaskId) -> Time {
         let d = self.d.get(i);
-        let blocking = d.joint.unwrap_or(d.spin.saturating_add(d.local));
+        Engine::own_of(&d, d.joint.is_some(), self.cx.f.tasks[i].suspension)
+    }
+
+    /// [`Engine::own`] of the demand `d` with self-suspension
+    /// `suspension`: with its joint bound where `joint`, else with its
+    /// spin and local blocking.
+    fn own_of(d: &Demand, joint: bool, suspension: Time) -> Time {
+        let blocking = match d.joint {
+            Some(j) if joint => j,
+            _ => d.spin.saturating_add(d.local),
+        };
         d.exec
             .saturating_add(blocking)
             .saturating_add(d.remote)
-            .saturating_add(self.cx.f.tasks[i].suspension)
+            .saturating_add(suspension)
     }
 
     /// What a job of `h` above `i` executes on their CPU as `i` is
@@ -723,18 +733,29 @@ impl<'a> Engine<'a> {
     }
 
     /// The agents' work for `x`, a task of `i`'s CPU below it, that can
-    /// delay `i`, where that is at most `load` (`x`'s agent work per job
-    /// there, the periodic term's least value): `x` issues a request only
-    /// while it runs, which it does not while `i` is ready, and waits for
-    /// it, so at each of `i`'s arrivals ([`Engine::arrivals`]) at most one
-    /// request of `x` is in progress: `arrivals · longest` in all, however
-    /// long the window (Brandenburg 2013, RTAS, the LP's constraint on
-    /// local lower-priority tasks, which SchedCAT's `lp_dpcp.cpp` applies
-    /// to DPCP and DFLP alike). `None`: the periodic term. `x` must be
+    /// delay `i`, as one term of the busy-window recurrence: `x` issues a
+    /// request only while it runs, which it does not while `i` is ready,
+    /// and waits for it, so at each of `i`'s arrivals ([`Engine::arrivals`])
+    /// at most one request of `x` is in progress: `arrivals · longest` in
+    /// all, however long the window (Brandenburg 2013, RTAS, the LP's
+    /// constraint on local lower-priority tasks, which SchedCAT's
+    /// `lp_dpcp.cpp` applies to DPCP and DFLP alike). `x`'s jobs in the
+    /// window bound it too, `⌈(w + R_x)/T_x⌉ · load`; each bounds the work
+    /// at every `w`, so the smaller is charged at each step of the
+    /// recurrence. Before 2026-12-02 one was chosen for all steps (the
+    /// cap where it was at most one job's `load`), so a window holding two
+    /// jobs of `x` charged both where the cap was below them: the hunt
+    /// beside SchedCAT found a DFLP LP task 161 us above SchedCAT's LP
+    /// that way (`tests/data/dflp-lower-agents-capped.toml`). `x` must be
     /// below `i` on its CPU ([`Engine::agents_below`]).
-    fn lower_agents(&self, i: TaskId, x: TaskId, load: Time) -> Option<Time> {
+    fn lower_agents(&self, i: TaskId, x: TaskId, load: Time, r_x: Time) -> LowerAgents {
         let cap = self.once_per_arrival(i, x);
-        (cap <= load).then_some(cap)
+        if cap <= load {
+            // At most the periodic term at every `w > 0`.
+            LowerAgents::Cap(cap)
+        } else {
+            LowerAgents::Smaller(Term::new(load, r_x, self.cx.period[x]), Term::flat(cap))
+        }
     }
 
     /// `x`'s longest section run by agents, once per arrival of `i`.
@@ -853,32 +874,42 @@ impl<'a> Engine<'a> {
     ) -> Response {
         let cx = self.cx;
         let (base, limit) = (self.own(i), self.limit(i));
-        if base > limit {
+        let di = self.d.get(i);
+        let suspending_above = self.hp(i).any(|h| self.suspends(h));
+        // Where `i` has a joint spin bound and a task above suspends, its
+        // classic demand is solved too (below).
+        let classic_too = di.joint.is_some() && suspending_above;
+        if base > limit && !classic_too {
             // A demand past the deadline (including the saturated "beyond
             // the deadline" value of a request bound) is a miss.
             return Response::Exceeds(cx.deadline[i]);
         }
         let [w1, w2] = warm;
-        let best = if self.hp(i).any(|h| self.suspends(h)) || !self.agents(i).is_empty() {
-            // Forms 1 and 2 task by task: each suspending task above is
-            // charged the smaller of its two terms at each step.
-            let di = self.d.get(i);
-            let (joint, lower) = (di.joint.is_some(), di.local);
+        let best = if suspending_above || !self.agents(i).is_empty() {
             debug_assert!(
                 known.is_none(),
                 "form 2 is solved apart only where nothing above suspends"
             );
-            self.fixed_point(i, base, w1, limit, resp, |h| {
-                let d = self.d.get(h);
-                let c = Engine::above(joint, &d);
-                if self.suspends_in(h, &d) {
-                    let j = resp[h].saturating_sub(c).max(cx.jitter[h]);
-                    let o = (self.oblivious_cost(h, &d, joint, lower), cx.jitter[h]);
-                    ((c, j), Some(o))
-                } else {
-                    ((c, cx.jitter[h]), None)
-                }
-            })
+            let best = self.by_forms(i, base, w1, limit, resp, di.joint.is_some(), di.local);
+            if classic_too {
+                // The joint spin bound (LP) counts the jobs of a suspending
+                // task above with its response as jitter, as form 1 does
+                // (its spin may fall in the window from any job that
+                // overlaps it), where the forms may charge that task by
+                // form 2, its jobs released in the window alone: the joint
+                // bound can then be above the classic one (found on the
+                // soundness stream's `tight` shape, 2026-12-02:
+                // `tests/data/msrp-lp-suspending-above.toml`, 9 ms against
+                // 8 ms). Each bounds the response: the classic demand is
+                // solved too, from its base, and the smaller kept.
+                let mut cold = Time::ZERO;
+                let classic = Engine::own_of(&di, false, cx.f.tasks[i].suspension);
+                let cap = best.unwrap_or(limit);
+                let alt = self.by_forms(i, classic, &mut cold, cap, resp, false, di.local);
+                alt.or(best)
+            } else {
+                best
+            }
         } else {
             // Nothing above suspends: both forms are the same equation,
             // and where it stopped is below either form's solution later.
@@ -892,6 +923,36 @@ impl<'a> Engine<'a> {
             Some(w) => Response::Bounded(cx.jitter[i].saturating_add(w)),
             None => Response::Exceeds(cx.deadline[i]),
         }
+    }
+
+    /// Forms 1 and 2 task by task ([`Engine::response`]): each suspending
+    /// task above is charged the smaller of its two terms at each step,
+    /// the others their execution; `joint` whether `i`'s demand holds
+    /// the spin of the jobs above ([`Engine::above`]), `lower` its local
+    /// blocking.
+    #[allow(clippy::too_many_arguments)]
+    fn by_forms(
+        &self,
+        i: TaskId,
+        base: Time,
+        from: &mut Time,
+        limit: Time,
+        resp: &[Time],
+        joint: bool,
+        lower: Time,
+    ) -> Option<Time> {
+        let cx = self.cx;
+        self.fixed_point(i, base, from, limit, resp, |h| {
+            let d = self.d.get(h);
+            let c = Engine::above(joint, &d);
+            if self.suspends_in(h, &d) {
+                let j = resp[h].saturating_sub(c).max(cx.jitter[h]);
+                let o = (self.oblivious_cost(h, &d, joint, lower), cx.jitter[h]);
+                ((c, j), Some(o))
+            } else {
+                ((c, cx.jitter[h]), None)
+            }
+        })
     }
 
     /// Least `w` with `w = base + Σ ⌈(w + J_h)/T_h⌉ C_h + Σ ⌈(w + R_x)/T_x⌉ L_x`,
@@ -937,9 +998,13 @@ impl<'a> Engine<'a> {
             if lower && at_once.is_some() {
                 continue;
             }
-            match lower.then(|| self.lower_agents(i, x, load)).flatten() {
-                Some(cap) => base = base.saturating_add(cap),
-                None => terms.push(Term::new(load, resp[x], cx.period[x])),
+            if !lower {
+                terms.push(Term::new(load, resp[x], cx.period[x]));
+                continue;
+            }
+            match self.lower_agents(i, x, load, resp[x]) {
+                LowerAgents::Cap(cap) => base = base.saturating_add(cap),
+                LowerAgents::Smaller(jobs, cap) => pairs.push((jobs, cap)),
             }
         }
         let stop = recurrence::climb_with(base, (*from).max(base), limit, &mut terms, &mut pairs);
@@ -947,6 +1012,15 @@ impl<'a> Engine<'a> {
         *from = w;
         stop.ok()
     }
+}
+
+/// How a lower task's agents on the job's CPU are charged
+/// ([`Engine::lower_agents`]).
+enum LowerAgents {
+    /// Its cap alone: no more than one job's agent work.
+    Cap(Time),
+    /// The smaller of its jobs in the window and its cap, at each step.
+    Smaller(Term, Term),
 }
 
 /// Per task, [`Engine::arrivals`] and [`Engine::home_longest`]. A job

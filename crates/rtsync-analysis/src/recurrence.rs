@@ -41,6 +41,12 @@ impl Term {
         self.work
     }
 
+    /// `c` at every `w > 0`: a bound that holds however long the window
+    /// (one job with an endless period), beside a periodic term in a pair.
+    pub(crate) fn flat(c: Time) -> Term {
+        Term::new(c, Time::ZERO, Time::MAX)
+    }
+
     /// `c · ⌈(w + j) / t⌉`; `t` must not be zero.
     pub(crate) fn new(c: Time, j: Time, t: Time) -> Term {
         debug_assert!(!t.is_zero(), "a period is never zero");

@@ -3,7 +3,9 @@
 
 mod common;
 use common::*;
-use rtsync_analysis::{Options, Profile, Response, Test, TestSelection, Verdict, analyze};
+use rtsync_analysis::{
+    BoundForm, Options, Profile, Response, Test, TestSelection, Verdict, analyze,
+};
 use rtsync_model::{Protocol, Time};
 
 /// Burns and Wellings, *Real-Time Systems and Programming Languages*,
@@ -911,6 +913,70 @@ fn dpcp_job_window_bounds_a_wait_the_per_request_form_cannot() {
     let r = run(&sys(include_str!("data/dpcp-window-past-per-request.toml")));
     assert_eq!(bounded(task(&r, "h").response), Time::from_ms(6));
     assert_blocking(&r, "l", [6, 0, 7]);
+}
+
+/// DFLP and DPCP, a lower task's agents on the job's CPU
+/// (`data/dflp-lower-agents-capped.toml`). `i` (CPU 0) computes 1.5ms and
+/// asks for s, served on CPU 1 for 1ms: two arrivals (release and
+/// resumption). `x`, below it on CPU 0 every 4.4ms, holds q 2ms, served on
+/// CPU 0 by agents above every task. `x`: its 2ms and `i`'s 1.5ms, R_x =
+/// 3.5ms. `i`: `w = 1.5 + 1 + min(2 · 2, ⌈(w + 3.5)/4.4⌉ · 2)`: at w =
+/// 2.5, two jobs of `x` (4ms) against the cap (4ms), 6.5; at 6.5 three
+/// jobs (6ms) against 4ms: R_i = 6.5ms. Before 2026-12-02 the cap was
+/// taken only where it was at most one job's work (2ms), so the three
+/// jobs were charged: `2.5 + 6 = 8.5ms`. Released 1ns after `x`'s
+/// request, `i` waits 2ms for it, computes, and resumes at 4.5ms into the
+/// agent of `x`'s next job (released at 4.4ms): 6.4ms less 1ns, which
+/// rtsync-sim's `a_lower_tasks_agents_are_capped_at_every_step` searches
+/// out (a sporadic `x` released at 4.5ms less a nanosecond reaches the
+/// bound).
+#[test]
+fn a_lower_tasks_agents_are_capped_at_every_step() {
+    let text = include_str!("data/dflp-lower-agents-capped.toml");
+    for protocol in ["dflp", "dpcp"] {
+        let r = run(&sys(&text.replace("\"dflp\"", &format!("\"{protocol}\""))));
+        assert_eq!(bounded(task(&r, "x").response), us(3_500), "{protocol}");
+        assert_eq!(bounded(task(&r, "i").response), us(6_500), "{protocol}");
+    }
+}
+
+/// MSRP, the LP's joint spin bound beside a suspending job above
+/// (`data/msrp-lp-suspending-above.toml`). g is global; a request spins
+/// for one section of the other CPU: `h`'s and `i`'s for `x`'s 1ms, `x`'s
+/// for 1ms. `h` (CPU 0, T 10ms): 3ms of execution and 1ms of spin, a
+/// 0.5ms suspension, and at each of its two arrivals `i`'s spin and
+/// section (1.5ms): R_h = 4 + 0.5 + 3 = 7.5ms. Classic, `i`: its 2.5ms and
+/// 1ms of spin, 3.5ms; `h` by form 1, `⌈(w + 3.5)/10⌉ · 4` (jitter R_h -
+/// C_h), or form 2, `⌈w/10⌉ · 4.5` (its suspension too): 3.5 + 4 = 7.5,
+/// then form 1 counts two jobs (8) and form 2 one (4.5): R_i = 8ms. The
+/// LP's joint bound counts the jobs of `h` that can spin in `i`'s window
+/// with `h`'s response as jitter, `⌈(w + 7.5)/10⌉` = 2, so three local
+/// requests against `x`'s three or more instances: 3ms, with `h` charged
+/// its execution alone (form 1 `⌈(w + 4.5)/10⌉ · 3`, form 2 3.5): 5.5 +
+/// 3 = 8.5, then 5.5 + 3.5 = 9ms. Both bound `i`'s response; before
+/// 2026-12-02 the LP form gave 9ms, above the classic 8ms, which the
+/// LP form promises never to be. It now solves the classic demand too
+/// where a job above suspends and keeps the smaller.
+#[test]
+fn an_lp_bound_never_exceeds_the_classic_one_where_a_job_above_suspends() {
+    let s = sys(include_str!("data/msrp-lp-suspending-above.toml"));
+    for form in [BoundForm::Classic, BoundForm::Lp] {
+        let r = analyze(
+            &s,
+            &Options {
+                form,
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .result;
+        assert_eq!(bounded(task(&r, "h").response), us(7_500), "{form:?}");
+        assert_eq!(
+            bounded(task(&r, "i").response),
+            Time::from_ms(8),
+            "{form:?}"
+        );
+    }
 }
 
 /// FP, the suspension-oblivious form once a job above resumes into a

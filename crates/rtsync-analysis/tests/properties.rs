@@ -384,6 +384,38 @@ proptest! {
         }
     }
 
+    /// The same with jobs that self-suspend: a joint spin bound counts a
+    /// suspending job above with its response as jitter, where the forms
+    /// may charge that task its jobs released in the window alone, so the
+    /// engine keeps the classic demand's answer where it is smaller
+    /// (`fp::Engine::response`; found on the soundness stream's `tight`
+    /// shape, `data/msrp-lp-suspending-above.toml` worked by hand).
+    #[test]
+    fn lp_bounds_never_exceed_classic_where_jobs_suspend(
+        p in prop::sample::select(
+            Protocol::ALL.into_iter().filter(|&p| rtsync_analysis::blocking::has_lp_form(p)).collect::<Vec<_>>()
+        ),
+        seed in any::<u64>(),
+        util in 0.3f64..0.9,
+    ) {
+        let cpus = 2 + (seed % 2) as usize;
+        let c = GenConfig {
+            suspend_prob: 0.6,
+            suspend_max: Time::from_us(500),
+            ..config(p, cpus, 4 * cpus, util * cpus as f64, 2, 0.0)
+        };
+        let placed = rtsync_analysis::place(&generate(&c, seed, 0), Heuristic::WorstFit)
+            .unwrap()
+            .into_owned();
+        let classic = rtsync_analysis::Context::new(&placed);
+        let lp = rtsync_analysis::Context::with_form(&placed, BoundForm::Lp);
+        let c = rtsync_analysis::fp::analyse(&classic, false).responses;
+        let l = rtsync_analysis::fp::analyse(&lp, false).responses;
+        for (i, (a, b)) in l.iter().zip(&c).enumerate() {
+            prop_assert!(key(*a) <= key(*b), "task {}: LP {:?} above classic {:?}\n{}", i, a, b, to_toml(&placed));
+        }
+    }
+
     /// Generation is reproducible: the same seed and index give the same
     /// system, and different indices give different ones.
     #[test]

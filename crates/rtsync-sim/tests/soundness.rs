@@ -732,6 +732,40 @@ fn a_lower_local_task_delays_a_dpcp_job_once_per_arrival() {
     assert!(found.findings.iter().any(|f| f.task == Some(0)));
 }
 
+/// rtsync-analysis's hand-worked `a_lower_tasks_agents_are_capped_at_every_step`:
+/// `x`, below `i` on its CPU, has three jobs in `i`'s window, but at each
+/// of `i`'s two arrivals at most one of its 2ms sections is in progress:
+/// 6.5ms, where charging its jobs gave 8.5ms. The search finds nothing
+/// past it, reaches 6.4ms (`i` released 1ns after `x`'s request, resuming
+/// into the agent of `x`'s next job), and breaks a bound of 6.3ms.
+#[test]
+fn a_lower_tasks_agents_are_capped_at_every_step() {
+    for protocol in ["dflp", "dpcp"] {
+        let s = sys(&data_text("dflp-lower-agents-capped.toml")
+            .replace("\"dflp\"", &format!("\"{protocol}\"")));
+        let b = bounds(&s);
+        assert_eq!(b[0], Time::from_us(6_500), "{protocol}");
+        let found = search_with(&s, &b, 100_000);
+        assert!(
+            found.findings.is_empty(),
+            "{protocol}: {:?}",
+            found.findings
+        );
+        let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+        assert!(
+            worst >= Time::from_ns(6_399_999),
+            "{protocol}: reached {worst}"
+        );
+        let mut low = b.clone();
+        low[0] = Time::from_us(6_300);
+        let found = search_with(&s, &low, 100_000);
+        assert!(
+            found.findings.iter().any(|f| f.task == Some(0)),
+            "{protocol}"
+        );
+    }
+}
+
 /// MPCP correction 6 (`data/mpcp-higher-holder-at-home.toml`): `i` waits
 /// for `G` behind `h`, above it on its own CPU, and the time `h` holds `G`
 /// is charged once, as `h`'s interference, not again as `i`'s suspension:
