@@ -124,6 +124,25 @@ fn windowed_system(p: Protocol, seed: u64, util: f64, spread: u64) -> System {
         .into_owned()
 }
 
+/// Every task's LP bound in `placed` is at most its classic one.
+fn lp_at_most_classic(placed: &System) -> Result<(), TestCaseError> {
+    let classic = rtsync_analysis::Context::new(placed);
+    let lp = rtsync_analysis::Context::with_form(placed, BoundForm::Lp);
+    let c = rtsync_analysis::fp::analyse(&classic, false).responses;
+    let l = rtsync_analysis::fp::analyse(&lp, false).responses;
+    for (i, (a, b)) in l.iter().zip(&c).enumerate() {
+        prop_assert!(
+            key(*a) <= key(*b),
+            "task {}: LP {:?} above classic {:?}\n{}",
+            i,
+            a,
+            b,
+            to_toml(placed)
+        );
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 160, .. ProptestConfig::default() })]
 
@@ -372,13 +391,9 @@ proptest! {
         spread in any::<u64>(),
     ) {
         let placed = windowed_system(p, seed, util, spread);
+        lp_at_most_classic(&placed)?;
         let classic = rtsync_analysis::Context::new(&placed);
         let lp = rtsync_analysis::Context::with_form(&placed, BoundForm::Lp);
-        let c = rtsync_analysis::fp::analyse(&classic, false).responses;
-        let l = rtsync_analysis::fp::analyse(&lp, false).responses;
-        for (i, (a, b)) in l.iter().zip(&c).enumerate() {
-            prop_assert!(key(*a) <= key(*b), "task {}: LP {:?} above classic {:?}\n{}", i, a, b, to_toml(&placed));
-        }
         if rtsync_analysis::fp::schedulable(&classic) {
             prop_assert!(rtsync_analysis::fp::schedulable(&lp));
         }
@@ -407,13 +422,7 @@ proptest! {
         let placed = rtsync_analysis::place(&generate(&c, seed, 0), Heuristic::WorstFit)
             .unwrap()
             .into_owned();
-        let classic = rtsync_analysis::Context::new(&placed);
-        let lp = rtsync_analysis::Context::with_form(&placed, BoundForm::Lp);
-        let c = rtsync_analysis::fp::analyse(&classic, false).responses;
-        let l = rtsync_analysis::fp::analyse(&lp, false).responses;
-        for (i, (a, b)) in l.iter().zip(&c).enumerate() {
-            prop_assert!(key(*a) <= key(*b), "task {}: LP {:?} above classic {:?}\n{}", i, a, b, to_toml(&placed));
-        }
+        lp_at_most_classic(&placed)?;
     }
 
     /// Generation is reproducible: the same seed and index give the same
