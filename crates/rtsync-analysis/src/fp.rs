@@ -873,8 +873,12 @@ impl<'a> Engine<'a> {
         warm: &mut [Time; 2],
     ) -> Response {
         let cx = self.cx;
-        let (base, limit) = (self.own(i), self.limit(i));
         let di = self.d.get(i);
+        let suspension = cx.f.tasks[i].suspension;
+        let (base, limit) = (
+            Engine::own_of(&di, di.joint.is_some(), suspension),
+            self.limit(i),
+        );
         let suspending_above = self.hp(i).any(|h| self.suspends(h));
         // Where `i` has a joint spin bound and a task above suspends, its
         // classic demand is solved too (below).
@@ -903,7 +907,7 @@ impl<'a> Engine<'a> {
                 // 8 ms). Each bounds the response: the classic demand is
                 // solved too, from its base, and the smaller kept.
                 let mut cold = Time::ZERO;
-                let classic = Engine::own_of(&di, false, cx.f.tasks[i].suspension);
+                let classic = Engine::own_of(&di, false, suspension);
                 let cap = best.unwrap_or(limit);
                 let alt = self.by_forms(i, classic, &mut cold, cap, resp, false, di.local);
                 alt.or(best)
