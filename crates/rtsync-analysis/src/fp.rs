@@ -40,7 +40,7 @@
 
 use crate::blocking::{Demand, DemandTable, foreign_loads};
 use crate::context::Context;
-use crate::recurrence::{self, Term};
+use crate::recurrence::{self, Term, Top};
 use crate::result::Response;
 use rtsync_model::{TaskId, Time};
 use std::cell::RefCell;
@@ -512,6 +512,10 @@ struct Engine<'a> {
     arrivals: Vec<u64>,
     /// Per task, its longest section that agents of its own CPU run.
     home_longest: Vec<Time>,
+    /// Every task's sections that agents of its own CPU run, longest
+    /// first, one task after another, and per task its range there.
+    home_arena: Vec<Time>,
+    home_of: Vec<(u32, u32)>,
     /// Per task, [`Engine::lower_agents_at_once`], which reads nothing
     /// that changes: computed with the engine, not at every recurrence.
     at_once: Vec<Option<Time>>,
@@ -530,6 +534,9 @@ struct Engine<'a> {
     /// The pairs of terms of the recurrence being solved (form 1 or 2,
     /// whichever is smaller, per suspending task above), likewise.
     scratch_pairs: RefCell<Vec<(Term, Term)>>,
+    /// The lower tasks' agents of the recurrence being solved
+    /// ([`Engine::lower_agents`]), likewise.
+    scratch_tops: RefCell<Vec<Top>>,
     /// Whether a job-window look whose estimate rose looks again at once
     /// ([`iterate`]): where the waits are served by priority.
     climb: bool,
@@ -548,6 +555,7 @@ impl<'a> Engine<'a> {
             }
         }
         let (arrivals, home_longest) = lower_agent_counts(cx, &foreign);
+        let (home_arena, home_of) = home_sections(cx);
         let home = foreign
             .iter()
             .enumerate()
@@ -571,6 +579,8 @@ impl<'a> Engine<'a> {
             at_home,
             arrivals,
             home_longest,
+            home_arena,
+            home_of,
             at_once: Vec::new(),
             reopened: Vec::new(),
             resumptions: (0..n)
@@ -583,6 +593,7 @@ impl<'a> Engine<'a> {
                 .collect(),
             scratch: RefCell::new(Vec::new()),
             scratch_pairs: RefCell::new(Vec::new()),
+            scratch_tops: RefCell::new(Vec::new()),
             climb: d.served_by_priority(),
         };
         e.at_once = (0..n).map(|i| e.lower_agents_at_once(i)).collect();
@@ -736,25 +747,43 @@ impl<'a> Engine<'a> {
     /// delay `i`, as one term of the busy-window recurrence: `x` issues a
     /// request only while it runs, which it does not while `i` is ready,
     /// and waits for it, so at each of `i`'s arrivals ([`Engine::arrivals`])
-    /// at most one request of `x` is in progress: `arrivals · longest` in
-    /// all, however long the window (Brandenburg 2013, RTAS, the LP's
-    /// constraint on local lower-priority tasks, which SchedCAT's
-    /// `lp_dpcp.cpp` applies to DPCP and DFLP alike). `x`'s jobs in the
-    /// window bound it too, `⌈(w + R_x)/T_x⌉ · load`; each bounds the work
-    /// at every `w`, so the smaller is charged at each step of the
-    /// recurrence. Before 2026-12-02 one was chosen for all steps (the
-    /// cap where it was at most one job's `load`), so a window holding two
-    /// jobs of `x` charged both where the cap was below them: the hunt
-    /// beside SchedCAT found a DFLP LP task 161 us above SchedCAT's LP
-    /// that way (`tests/data/dflp-lower-agents-capped.toml`). `x` must be
-    /// below `i` on its CPU ([`Engine::agents_below`]).
-    fn lower_agents(&self, i: TaskId, x: TaskId, load: Time, r_x: Time) -> LowerAgents {
+    /// at most one request of `x` is in progress: the `arrivals` longest of
+    /// the request instances of `x`'s jobs in the window, `⌈(w + R_x)/T_x⌉`
+    /// of them (Brandenburg 2013, RTAS, the LP's constraint on local
+    /// lower-priority tasks, which SchedCAT's `lp_dpcp.cpp` applies to
+    /// DPCP and DFLP alike, summing the longest instances). It is at most
+    /// both `arrivals · longest` and the jobs' whole agent work, and below
+    /// their smaller where `x`'s sections differ: a step function of the
+    /// job count, charged at each step of the recurrence ([`Top`]).
+    ///
+    /// History: before 2026-12-02 one of the two coarse bounds was chosen
+    /// for all steps (`tests/data/dflp-lower-agents-capped.toml`, found
+    /// beside SchedCAT's LP at seed 9); then their smaller at each step;
+    /// then (the same day) the longest instances, after the hunt beside
+    /// SchedCAT's LP DFLP at seed 10 found a task 1.2% above it, whose
+    /// window held one job of a lower task with sections of 217.6, 74.7
+    /// and 67.5 us and two arrivals: 292.3 us, where `2 · 217.6` and the
+    /// job's 359.8 both charged more (`tests/data/dflp-lower-instances.toml`).
+    /// Where the top instances of one job are all the longest, the charge
+    /// is `arrivals · longest` at every `w > 0`, and goes in the base.
+    /// `x` must be below `i` on its CPU ([`Engine::agents_below`]).
+    fn lower_agents(&self, i: TaskId, x: TaskId, r_x: Time) -> LowerAgents {
         let cap = self.once_per_arrival(i, x);
-        if cap <= load {
-            // At most the periodic term at every `w > 0`.
+        let (from, to) = self.home_of[x];
+        let one = recurrence::top_sum(
+            &self.home_arena[from as usize..to as usize],
+            self.arrivals[i],
+            1,
+        );
+        if one >= cap {
             LowerAgents::Cap(cap)
         } else {
-            LowerAgents::Smaller(Term::new(load, r_x, self.cx.period[x]), Term::flat(cap))
+            LowerAgents::Top(Top::new(
+                self.arrivals[i],
+                r_x,
+                self.cx.period[x],
+                (from, to),
+            ))
         }
     }
 
@@ -981,8 +1010,10 @@ impl<'a> Engine<'a> {
         let cx = self.cx;
         let mut terms = self.scratch.borrow_mut();
         let mut pairs = self.scratch_pairs.borrow_mut();
+        let mut tops = self.scratch_tops.borrow_mut();
         terms.clear();
         pairs.clear();
+        tops.clear();
         for h in self.hp(i) {
             let t = cx.period[h];
             match param(h) {
@@ -1006,12 +1037,20 @@ impl<'a> Engine<'a> {
                 terms.push(Term::new(load, resp[x], cx.period[x]));
                 continue;
             }
-            match self.lower_agents(i, x, load, resp[x]) {
+            match self.lower_agents(i, x, resp[x]) {
                 LowerAgents::Cap(cap) => base = base.saturating_add(cap),
-                LowerAgents::Smaller(jobs, cap) => pairs.push((jobs, cap)),
+                LowerAgents::Top(top) => tops.push(top),
             }
         }
-        let stop = recurrence::climb_with(base, (*from).max(base), limit, &mut terms, &mut pairs);
+        let stop = recurrence::climb_with(
+            base,
+            (*from).max(base),
+            limit,
+            &mut terms,
+            &mut pairs,
+            &mut tops,
+            &self.home_arena,
+        );
         let (Ok(w) | Err(w)) = stop;
         *from = w;
         stop.ok()
@@ -1021,10 +1060,29 @@ impl<'a> Engine<'a> {
 /// How a lower task's agents on the job's CPU are charged
 /// ([`Engine::lower_agents`]).
 enum LowerAgents {
-    /// Its cap alone: no more than one job's agent work.
+    /// `arrivals · longest`, whatever the window.
     Cap(Time),
-    /// The smaller of its jobs in the window and its cap, at each step.
-    Smaller(Term, Term),
+    /// The longest instances of its jobs in the window, at each step.
+    Top(Top),
+}
+
+/// Per task, its sections that agents of its own CPU run, longest first,
+/// in one arena, and each task's range there ([`Engine::lower_agents`]).
+fn home_sections(cx: &Context) -> (Vec<Time>, Vec<(u32, u32)>) {
+    let mut arena = Vec::new();
+    let mut of = Vec::with_capacity(cx.n());
+    for x in 0..cx.n() {
+        let from = arena.len();
+        let own = cx.cpu(x);
+        arena.extend(
+            (cx.f.agent_sections(cx.sys, x))
+                .filter(|&(c, _)| own == Some(c))
+                .map(|(_, rq)| rq.length),
+        );
+        arena[from..].sort_unstable_by(|a, b| b.cmp(a));
+        of.push((from as u32, arena.len() as u32));
+    }
+    (arena, of)
 }
 
 /// Per task, [`Engine::arrivals`] and [`Engine::home_longest`]. A job

@@ -41,12 +41,6 @@ impl Term {
         self.work
     }
 
-    /// `c` at every `w > 0`: a bound that holds however long the window
-    /// (one job with an endless period), beside a periodic term in a pair.
-    pub(crate) fn flat(c: Time) -> Term {
-        Term::new(c, Time::ZERO, Time::MAX)
-    }
-
     /// `c · ⌈(w + j) / t⌉`; `t` must not be zero.
     pub(crate) fn new(c: Time, j: Time, t: Time) -> Term {
         debug_assert!(!t.is_zero(), "a period is never zero");
@@ -58,6 +52,76 @@ impl Term {
             work: Time::ZERO,
         }
     }
+}
+
+/// The `a` longest section instances of a task with `k = ⌈(w + j)/t⌉`
+/// jobs in the window, each job issuing the sections of `arena[from..to]`
+/// (longest first): [`top_sum`] of them, recomputed only when `k` moves.
+/// A nondecreasing step function of `w`, at most both `a` times the
+/// longest section and `k` times a job's sections, and below their
+/// smaller where a job's sections differ in length: the charge for a
+/// task that has at most `a` requests in progress at the points that
+/// matter (a lower task's agents on a job's CPU, one at each of the job's
+/// arrivals, Brandenburg 2013, RTAS, as SchedCAT's `lp_dpcp.cpp` sums
+/// them).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Top {
+    j: Time,
+    t: Time,
+    a: u64,
+    from: u32,
+    to: u32,
+    /// The largest `w + j` for which `k` jobs still hold.
+    edge: Time,
+    k: u64,
+    value: Time,
+}
+
+impl Top {
+    /// The `a` longest of the sections `arena[from..to]` (longest first)
+    /// over `⌈(w + j)/t⌉` jobs; `t` must not be zero.
+    pub(crate) fn new(a: u64, j: Time, t: Time, (from, to): (u32, u32)) -> Top {
+        debug_assert!(!t.is_zero(), "a period is never zero");
+        Top {
+            j,
+            t,
+            a,
+            from,
+            to,
+            edge: Time::ZERO,
+            k: 0,
+            value: Time::ZERO,
+        }
+    }
+
+    #[inline]
+    fn at(&mut self, w: Time, arena: &[Time]) -> Time {
+        let point = w.saturating_add(self.j);
+        if point > self.edge {
+            let k = point.div_ceil(self.t);
+            self.edge = self.t.checked_mul(k).unwrap_or(Time::MAX);
+            if k != self.k {
+                self.k = k;
+                self.value = top_sum(&arena[self.from as usize..self.to as usize], self.a, k);
+            }
+        }
+        self.value
+    }
+}
+
+/// The sum of the `a` largest of the multiset holding each of
+/// `longest_first` `k` times.
+pub(crate) fn top_sum(longest_first: &[Time], a: u64, k: u64) -> Time {
+    let (mut left, mut sum) = (a, Time::ZERO);
+    for &s in longest_first {
+        if left == 0 {
+            break;
+        }
+        let n = k.min(left);
+        sum = sum.saturating_add(s.checked_mul(n).unwrap_or(Time::MAX));
+        left -= n;
+    }
+    sum
 }
 
 /// The least `w ≥ base` with `w = base + Σ terms(w)`, or `None` once an
@@ -85,20 +149,24 @@ pub(crate) fn solve_from(base: Time, from: Time, limit: Time, terms: &mut [Term]
 /// the same recurrence with any base and terms no smaller (monotone in
 /// each): a later solve of a grown recurrence may start there.
 pub(crate) fn climb(base: Time, from: Time, limit: Time, terms: &mut [Term]) -> Result<Time, Time> {
-    climb_with(base, from, limit, terms, &mut [])
+    climb_with(base, from, limit, terms, &mut [], &mut [], &[])
 }
 
-/// As [`climb`], with `pairs` besides: each pair adds the smaller of its
-/// two terms, `min(c · ⌈(w + j)/t⌉, c' · ⌈(w + j')/t⌉)`. The smaller of two
-/// nondecreasing functions of `w` is nondecreasing, so the iteration
-/// still only rises to the least solution, and each term keeps its own
-/// cached count.
+/// As [`climb`], with `pairs` and `tops` besides: each pair adds the
+/// smaller of its two terms, `min(c · ⌈(w + j)/t⌉, c' · ⌈(w + j')/t⌉)`,
+/// and each [`Top`] its longest instances, reading its sections from
+/// `arena`. The smaller of two nondecreasing functions of `w` is
+/// nondecreasing, and so is a top sum (its job count only grows), so the
+/// iteration still only rises to the least solution, and each term keeps
+/// its own cached count.
 pub(crate) fn climb_with(
     base: Time,
     from: Time,
     limit: Time,
     terms: &mut [Term],
     pairs: &mut [(Term, Term)],
+    tops: &mut [Top],
+    arena: &[Time],
 ) -> Result<Time, Time> {
     debug_assert!(from >= base);
     let mut w = from;
@@ -112,6 +180,9 @@ pub(crate) fn climb_with(
         }
         for (a, b) in pairs.iter_mut() {
             next = next.saturating_add(a.at(w).min(b.at(w)));
+        }
+        for x in tops.iter_mut() {
+            next = next.saturating_add(x.at(w, arena));
         }
         if next == w {
             return Ok(w);
@@ -257,6 +328,54 @@ mod tests {
             prop_assert_eq!(warm, naive(b, ns(limit), &grown));
         }
 
+        /// Tops: the climb's answer is the plain iteration's with each
+        /// task's `a` longest instances summed over its jobs at every
+        /// step, taken here by listing every instance and sorting; no
+        /// larger than the smaller of its two coarse bounds (`a` times
+        /// the longest, the jobs' whole sections) taken at every step.
+        #[test]
+        fn tops_sum_the_longest_instances_at_each_step(
+            base in 0u64..50_000,
+            tasks in proptest::collection::vec(
+                (1u64..5, 0u64..20_000, 1u64..40_000, proptest::collection::vec(1u64..3_000, 1..4)),
+                0..4,
+            ),
+            limit in 0u64..400_000,
+        ) {
+            let ns = Time::from_ns;
+            let (b, l) = (ns(base), ns(limit));
+            let mut arena = Vec::new();
+            let mut tops = Vec::new();
+            for (a, j, t, secs) in &tasks {
+                let mut sorted: Vec<Time> = secs.iter().map(|&x| ns(x)).collect();
+                sorted.sort_by(|x, y| y.cmp(x));
+                let from = arena.len() as u32;
+                arena.extend(sorted);
+                tops.push(Top::new(*a, ns(*j), ns(*t), (from, arena.len() as u32)));
+            }
+            let got = climb_with(b, b, l, &mut [], &mut [], &mut tops, &arena).ok();
+            let exact = |w: Time| {
+                tasks.iter().fold(Time::ZERO, |acc, (a, j, t, secs)| {
+                    let k = w.saturating_add(ns(*j)).div_ceil(ns(*t));
+                    let mut all: Vec<u64> =
+                        (0..k).flat_map(|_| secs.iter().copied()).collect();
+                    all.sort_unstable_by(|x, y| y.cmp(x));
+                    acc.saturating_add(ns(all.iter().take(*a as usize).sum()))
+                })
+            };
+            prop_assert_eq!(got, naive_by(b, l, exact));
+            let coarse = naive_by(b, l, |w| {
+                tasks.iter().fold(Time::ZERO, |acc, (a, j, t, secs)| {
+                    let k = w.saturating_add(ns(*j)).div_ceil(ns(*t));
+                    let cap = secs.iter().max().unwrap() * a;
+                    acc.saturating_add(ns(cap.min(k * secs.iter().sum::<u64>())))
+                })
+            });
+            if let Some(x) = coarse {
+                prop_assert!(got.is_some_and(|g| g <= x), "{got:?} above {x:?}");
+            }
+        }
+
         /// Pairs: the climb's answer is the plain iteration's with each
         /// pair's smaller term taken at every step, and it is no larger
         /// than either choice taken for every pair.
@@ -275,7 +394,7 @@ mod tests {
                 .iter()
                 .map(|&((c, j), (c2, j2), p)| (Term::new(ns(c), ns(j), ns(p)), Term::new(ns(c2), ns(j2), ns(p))))
                 .collect();
-            let got = climb_with(b, b, l, &mut [], &mut cached).ok();
+            let got = climb_with(b, b, l, &mut [], &mut cached, &mut [], &[]).ok();
             let plain = naive_by(b, l, |w| {
                 pairs.iter().fold(Time::ZERO, |a, &((c, j), (c2, j2), p)| {
                     let one = work(w, (ns(c), ns(j), ns(p)));

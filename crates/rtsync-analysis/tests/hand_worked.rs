@@ -940,6 +940,51 @@ fn a_lower_tasks_agents_are_capped_at_every_step() {
     }
 }
 
+/// DPCP, a lower agent holding the requested resource nested
+/// (`data/dpcp-nested-lower-agent.toml`). `h` computes 100us and asks for
+/// q (600us, served on CPU 1); `l`, below it, holds p 100us and q inside
+/// it 200us, both served on CPU 1. Per request: `W = 600 + 200` (the
+/// longest lower section on q, whose ceiling is `h`'s priority; p's is
+/// `l`'s, below). Job window: its own 600us, no task above, and one lower
+/// section per request on a resource whose ceiling reaches `h`: `l`'s
+/// 200us on q, nested or not: 800us. `R_h = 100 + 800 = 900us`. Before
+/// 2026-12-02 the job window took `l`'s *outermost* section on q, which it
+/// has none of, and gave 700us; rtsync-sim's test of the same name
+/// searches the schedule out.
+#[test]
+fn dpcp_a_lower_agent_holding_the_resource_nested() {
+    let s = sys(include_str!("data/dpcp-nested-lower-agent.toml"));
+    for form in [BoundForm::Classic, BoundForm::Lp] {
+        let opts = Options {
+            form,
+            ..Options::default()
+        };
+        let r = analyze(&s, &opts).unwrap().result;
+        assert_eq!(bounded(task(&r, "h").response), us(900), "{form:?}");
+    }
+}
+
+/// DFLP and DPCP, a lower task's longest request instances
+/// (`data/dflp-lower-instances.toml`). `i` computes 1.5ms and asks for s
+/// (1ms, served on CPU 1): two arrivals. `x`, below it, has sections of
+/// 2, 0.5 and 0.5ms served on CPU 0 by agents above every task, and one
+/// job in the window (period 100ms). At most one of its requests is in
+/// progress at each arrival: the two longest instances, 2 + 0.5ms, so
+/// `R_i = 1.5 + 1 + 2.5 = 5ms`. The coarser charges: `2 · 2 = 4ms` and
+/// the job's 3ms, whose smaller gave 5.5ms before 2026-12-02. `i`
+/// released as `x`'s first request starts, and resuming as `x` asks for
+/// its second after computing 1ms, ends at 5ms less a little, which
+/// rtsync-sim's `a_lower_tasks_longest_instances_are_charged` searches
+/// out (4.97ms).
+#[test]
+fn a_lower_tasks_longest_instances_are_charged() {
+    let text = include_str!("data/dflp-lower-instances.toml");
+    for protocol in ["dflp", "dpcp"] {
+        let r = run(&sys(&text.replace("\"dflp\"", &format!("\"{protocol}\""))));
+        assert_eq!(bounded(task(&r, "i").response), us(5_000), "{protocol}");
+    }
+}
+
 /// MSRP, the LP's joint spin bound beside a suspending job above
 /// (`data/msrp-lp-suspending-above.toml`). g is global; a request spins
 /// for one section of the other CPU: `h`'s and `i`'s for `x`'s 1ms, `x`'s

@@ -186,13 +186,18 @@ proptest! {
     }
 
     /// A protocol that forbids nesting global resources refuses a nesting
-    /// probability without local resources, and says what to do instead.
+    /// probability without local resources, and one that nests nothing
+    /// (DFLP) refuses it always; each says what to do instead.
     #[test]
-    fn nesting_without_local_resources_is_refused_where_forbidden(p in protocol()) {
+    fn nesting_without_local_resources_is_refused_where_forbidden(p in protocol(), locals in 0usize..3) {
         let mut c = config(p, 2, 8, 1.0, 3, 0.0);
         c.nest_prob = 0.2;
+        c.local_resources = locals;
         let r = rtsync_analysis::generate::check_config(&c);
-        if p.is_uniprocessor() || p.allows_nested_global() {
+        if !p.allows_nesting() {
+            let e = r.unwrap_err();
+            prop_assert!(e.contains("forbids nesting its resources") && e.contains("dpcp"), "{}", e);
+        } else if p.is_uniprocessor() || p.allows_nested_global() || locals > 0 {
             prop_assert!(r.is_ok());
         } else {
             let e = r.unwrap_err();

@@ -21,7 +21,16 @@ pub enum Shape {
     /// resumption, and suspension-induced jitter.
     Suspending,
     /// Nested sections wherever the protocol allows them (transitive
-    /// inheritance, nesting groups).
+    /// inheritance, nesting groups). Where it forbids nesting a global
+    /// resource (MPCP, DPCP, DFLP, MSRP, MrsP), among each CPU's own two
+    /// resources (under DPCP where one CPU serves both; DFLP nests
+    /// nothing). Until 2026-12-02 those protocols drew no nesting at all;
+    /// the first run with it broke DPCP's and DFLP's bounds: sections
+    /// served on different CPUs, and DFLP's nested requests queued again,
+    /// both of which the nesting rules now refuse
+    /// ([`rtsync_model::nesting::Conflict`]), and DPCP's job window
+    /// charging a lower agent that holds a resource nested nothing
+    /// ([`rtsync_analysis`]'s `blocking::dpcp`).
     Nested,
     /// Many short requests per job at random points.
     Dense,
@@ -186,7 +195,10 @@ impl Shape {
                 c.local_resources = if uni { 0 } else { 1 };
             }
             Shape::Nested => {
-                c.nest_prob = if nest { 0.7 } else { 0.0 };
+                c.nest_prob = if p.allows_nesting() { 0.7 } else { 0.0 };
+                if !nest {
+                    c.local_resources = 2;
+                }
                 c.access_prob = 0.6;
             }
             Shape::Dense => {

@@ -10,7 +10,7 @@
 //! Lock-order cycles are a property of the whole spec, not of one
 //! nesting, and stay validation's (`validate.rs`).
 
-use crate::system::{ResourceId, System};
+use crate::system::{Cpu, ResourceId, System};
 use crate::{Facts, Protocol};
 use std::fmt;
 
@@ -29,13 +29,19 @@ pub struct Side {
     /// facts, and its `family` the local protocol: it stays on that
     /// task's CPU wherever the task goes.)
     pub shared: bool,
+    /// The CPU whose agents run its sections ([`System::serving_cpu`]:
+    /// DPCP and DFLP), `None` where they run on the job's own CPU.
+    pub serving: Option<Cpu>,
 }
 
 impl Side {
     /// Resource `r` of `sys`, whose facts are `f` (read, not recomputed:
     /// validation and the protocol core ask for every resource).
     pub fn of(sys: &System, f: &Facts, r: ResourceId) -> Side {
-        Side::new(sys.resources[r].protocol, f.global[r], f.partitioned)
+        Side {
+            serving: sys.serving_cpu(r),
+            ..Side::new(sys.resources[r].protocol, f.global[r], f.partitioned)
+        }
     }
 
     /// A resource under `protocol`, used from more than one CPU where
@@ -44,6 +50,7 @@ impl Side {
         Side {
             family: crate::mix::family_of(protocol, global),
             shared: global || !partitioned,
+            serving: None,
         }
     }
 }
@@ -61,6 +68,18 @@ pub enum Conflict {
     /// that forbids it (MPCP, DPCP, DFLP, MSRP, MrsP as published and as
     /// analysed; FMLP allows it through group locks).
     NestedGlobal(Protocol),
+    /// A resource of a protocol that nests none of its resources, global
+    /// or not (DFLP, [`crate::ProtocolFacts::nests`]).
+    Unnested(Protocol),
+    /// The two sections would run on different CPUs: one served by agents
+    /// of a synchronization CPU (DPCP, DFLP) and the other by another
+    /// CPU's agents or on the job's own CPU. The outer section's agent
+    /// would wait off its CPU holding it, which lets the lower tasks there
+    /// run and ask meanwhile, and its holding time would grow by the
+    /// inner request's wait; the analyses bound neither (the soundness
+    /// search broke the DPCP and DFLP bounds by up to 2.2 times on such
+    /// nestings, 2026-12-02; spec_errors.rs, `sections_served_on_different_cpus_do_not_nest`).
+    ServedApart,
     /// One side passes PCP's ceiling test and the other does not: PCP's
     /// deadlock freedom (Sha, Rajkumar and Lehoczky 1990, Thm 10) holds
     /// only among jobs that took every resource they hold through the
@@ -85,6 +104,15 @@ pub fn conflict(outer: Side, inner: Side) -> Option<Conflict> {
             return Some(Conflict::NestedGlobal(p));
         }
     }
+    if let Some(p) = [outer.family, inner.family]
+        .into_iter()
+        .find(|p| !p.allows_nesting())
+    {
+        return Some(Conflict::Unnested(p));
+    }
+    if outer.serving != inner.serving {
+        return Some(Conflict::ServedApart);
+    }
     if outer.family.ceiling_tested() != inner.family.ceiling_tested() {
         return Some(Conflict::CeilingTestMixed);
     }
@@ -99,6 +127,10 @@ impl fmt::Display for Conflict {
             }
             Conflict::NestedGlobal(p) => {
                 write!(f, "{p} forbids nesting a global resource with another")
+            }
+            Conflict::Unnested(p) => write!(f, "{p} forbids nesting its resources"),
+            Conflict::ServedApart => {
+                f.write_str("a section served on another CPU than the section that holds it")
             }
             Conflict::CeilingTestMixed => f.write_str(
                 "a resource that passes PCP's ceiling test nested with one that does not",
@@ -163,6 +195,34 @@ mod tests {
             Some(Conflict::CeilingTestMixed)
         );
         assert_eq!(conflict(side(Pcp, false), side(Pcp, false)), None);
+        // Sections served on different CPUs (DPCP, DFLP's agents, or the
+        // job's own CPU) never nest; served on the same CPU they may.
+        let at = |p, c| Side {
+            serving: c,
+            ..side(p, false)
+        };
+        assert_eq!(conflict(at(Dpcp, Some(0)), at(Dpcp, Some(0))), None);
+        assert_eq!(
+            conflict(at(Dpcp, Some(0)), at(Dpcp, Some(1))),
+            Some(Conflict::ServedApart)
+        );
+        assert_eq!(
+            conflict(at(Mpcp, None), at(Dpcp, Some(1))),
+            Some(Conflict::ServedApart)
+        );
+        // DFLP nests nothing, served on one CPU or not, either side.
+        assert_eq!(
+            conflict(at(Dflp, Some(1)), at(Dflp, Some(1))),
+            Some(Conflict::Unnested(Dflp))
+        );
+        assert_eq!(
+            conflict(at(Pcp, None), at(Dflp, None)),
+            Some(Conflict::Unnested(Dflp))
+        );
+        assert_eq!(
+            conflict(at(Dpcp, Some(1)), at(Pcp, None)),
+            Some(Conflict::ServedApart)
+        );
         // A local MSRP resource follows SRP, which nests with SRP, and
         // with a global MSRP resource nests as SRP would: refused.
         assert_eq!(conflict(side(Msrp, false), side(Srp, false)), None);

@@ -73,6 +73,7 @@ impl Protocol {
         const CEILING_TEST: u16 = 1 << 8;
         const NEVER_WAITS: u16 = 1 << 9;
         const START_TEST: u16 = 1 << 10;
+        const NO_NESTING: u16 = 1 << 11;
         const fn row(name: &'static str, flags: u16, migrations: u64) -> ProtocolFacts {
             with_local(name, flags, migrations, None)
         }
@@ -96,6 +97,7 @@ impl Protocol {
                 ceiling_test: flags & CEILING_TEST != 0,
                 never_waits: flags & NEVER_WAITS != 0,
                 start_test: flags & START_TEST != 0,
+                nests: flags & NO_NESTING == 0,
                 local,
             }
         }
@@ -113,7 +115,7 @@ impl Protocol {
             Protocol::Dpcp => row("dpcp", SYNC_CPU | SUSPENDS | NO_DEADLOCK, 2),
             Protocol::FmlpS => row("fmlp-s", NO_DEADLOCK | NESTED_GLOBAL | EDF | BUSY, 0),
             Protocol::FmlpL => row("fmlp-l", SUSPENDS | NO_DEADLOCK | NESTED_GLOBAL, 0),
-            Protocol::Dflp => row("dflp", SYNC_CPU | SUSPENDS | NO_DEADLOCK, 2),
+            Protocol::Dflp => row("dflp", SYNC_CPU | SUSPENDS | NO_DEADLOCK | NO_NESTING, 2),
             Protocol::Msrp => with_local(
                 "msrp",
                 MULTI_UNIT | NO_DEADLOCK | EDF | BUSY,
@@ -171,6 +173,11 @@ impl Protocol {
     /// group locks (the nesting-connected resources become one lock).
     pub fn allows_nested_global(self) -> bool {
         self.facts().nested_global
+    }
+
+    /// Whether its resources may be nested at all ([`ProtocolFacts::nests`]).
+    pub fn allows_nesting(self) -> bool {
+        self.facts().nests
     }
 
     /// Whether a holder keeps its CPU without suspending: it runs
@@ -253,6 +260,15 @@ pub struct ProtocolFacts {
     pub never_waits: bool,
     /// A job may be kept from starting while it is short (SRP).
     pub start_test: bool,
+    /// Its resources may be nested at all (where they stay on one CPU;
+    /// `nested_global` says whether across CPUs). Not DFLP's: a request
+    /// made inside a section queues again in FIFO order behind every
+    /// request issued since the outer one, so the outer section's holding
+    /// time grows by a second round of the others' sections, which its
+    /// analysis (Brandenburg 2013, one section of each other task per
+    /// request) does not bound; the soundness search broke it so on the
+    /// `nested` shape (2026-12-02).
+    pub nests: bool,
     /// The uniprocessor protocol it prescribes for its local resources.
     pub local: Option<Protocol>,
 }

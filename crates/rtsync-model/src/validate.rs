@@ -321,6 +321,44 @@ impl V<'_> {
                         o.name, i.name
                     ),
                 ),
+                Conflict::Unnested(p) => (
+                    format!(
+                        "locks `{}` while holding `{}`; {p} forbids nesting its resources (a request made inside a section queues again behind every request issued since, which its analysis does not bound)",
+                        i.name, o.name
+                    ),
+                    format!(
+                        "release `{}` before locking `{}`, merge the two into one resource, or use dpcp, which nests resources served on one CPU",
+                        o.name, i.name
+                    ),
+                ),
+                Conflict::ServedApart => {
+                    let place = |c: Option<usize>| match c {
+                        Some(c) => format!("by the agents of CPU {c}"),
+                        None => "on the job's own CPU".to_string(),
+                    };
+                    let fix = match so.serving {
+                        Some(c) => {
+                            format!("give `{}` sync_cpu = {c}, as `{}` has, ", i.name, o.name)
+                        }
+                        None => String::new(),
+                    };
+                    (
+                        format!(
+                            "locks `{}` (served {}) while holding `{}` (served {}): the holder of `{}` would wait off its CPU for `{}`, letting lower tasks there run and ask meanwhile, and hold `{}` for the wait too, which no analysis bounds",
+                            i.name,
+                            place(si.serving),
+                            o.name,
+                            place(so.serving),
+                            o.name,
+                            i.name,
+                            o.name
+                        ),
+                        format!(
+                            "{fix}release `{}` before locking `{}`, or merge the two into one resource",
+                            o.name, i.name
+                        ),
+                    )
+                }
                 Conflict::CeilingTestMixed => (
                     format!(
                         "locks `{}` ({}) while holding `{}` ({}): PCP prevents deadlock only among resources that all pass its ceiling test, and a job that holds one taken past the test can deadlock with a job the test refuses",

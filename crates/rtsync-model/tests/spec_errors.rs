@@ -470,3 +470,54 @@ fn all_errors_are_reported_not_just_the_first() {
     let e = errors(src);
     assert_eq!(e.iter().filter(|d| d.is_error()).count(), 2, "{e:#?}");
 }
+
+/// DPCP: a section served by one CPU's agents nesting one served by
+/// another's. `x1`'s agent on CPU 0 would wait off CPU 0 for `r3` holding
+/// `r1`; meanwhile `x2`, below `i` there, asks for `r2`, and `i`, released
+/// as the first agent resumes, waits for both (12 ms simulated, where the
+/// analysis charged one lower request, 11 ms), and `r1`'s holding time
+/// would grow by `r3`'s wait on CPU 1. The search broke the bounds by up
+/// to 2.2 times on such nestings (the `nested` shape, 2026-12-02). Served
+/// on the same CPU, the two nest under DPCP (PCP among the agents blocks
+/// a request once, before its outermost section). DFLP nests nothing: a
+/// nested request queues again behind every request issued since.
+#[test]
+fn sections_served_on_different_cpus_do_not_nest() {
+    let spec = |protocol: &str, r3_cpu: usize| {
+        format!(
+            "[platform]\ncpus = 2\nprotocol = \"{protocol}\"\n\
+[[resource]]\nname = \"r1\"\nsync_cpu = 0\n[[resource]]\nname = \"r2\"\nsync_cpu = 0\n\
+[[resource]]\nname = \"r3\"\nsync_cpu = {r3_cpu}\n\
+[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ {{ compute = \"1ms\" }} ]\n\
+[[task]]\nname = \"x1\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\n\
+body = [ {{ lock = \"r1\", body = [ {{ compute = \"1ms\" }}, {{ lock = \"r3\", hold = \"8ms\" }}, {{ compute = \"1ms\" }} ] }} ]\n\
+[[task]]\nname = \"x2\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ {{ lock = \"r2\", hold = \"10ms\" }} ]\n"
+        )
+    };
+    let e = one_error(&spec("dpcp", 1));
+    assert!(
+        e.message.contains(
+            "locks `r3` (served by the agents of CPU 1) while holding `r1` (served by the agents of CPU 0)"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.starts_with("give `r3` sync_cpu = 0, as `r1` has, release `r1`")),
+        "{e}"
+    );
+    accepted(&spec("dpcp", 0));
+    for cpu in [0, 1] {
+        let e = one_error(&spec("dflp", cpu));
+        assert!(
+            e.message
+                .contains("locks `r3` while holding `r1`; dflp forbids nesting its resources"),
+            "{e}"
+        );
+        assert!(
+            e.hint.as_deref().is_some_and(|h| h.contains("or use dpcp")),
+            "{e}"
+        );
+    }
+}

@@ -39,6 +39,22 @@ fn first_task_searched(name: &str, bound: Time) -> (System, Vec<Time>, Time) {
     (s, b, worst)
 }
 
+/// `s`'s first task has the analysis bound `bound`; a search finds
+/// nothing past the bounds and reaches `reaches` for it, and a planted
+/// bound of `breaks` for it is broken (`what` names the case in failures).
+fn first_task_bracketed(s: &System, bound: Time, reaches: Time, breaks: Time, what: &str) {
+    let b = bounds(s);
+    assert_eq!(b[0], bound, "{what}");
+    let found = search_with(s, &b, 100_000);
+    assert!(found.findings.is_empty(), "{what}: {:?}", found.findings);
+    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    assert!(worst >= reaches, "{what}: reached {worst}");
+    let mut low = b.clone();
+    low[0] = breaks;
+    let found = search_with(s, &low, 100_000);
+    assert!(found.findings.iter().any(|f| f.task == Some(0)), "{what}");
+}
+
 /// `s`'s first task has the analysis bound `bound`, and a search of
 /// `budget` events finds nothing past the bounds and `worst` for it.
 fn first_task_reaches(s: &System, bound: Time, budget: u64, worst: Time) {
@@ -743,26 +759,35 @@ fn a_lower_tasks_agents_are_capped_at_every_step() {
     for protocol in ["dflp", "dpcp"] {
         let s = sys(&data_text("dflp-lower-agents-capped.toml")
             .replace("\"dflp\"", &format!("\"{protocol}\"")));
-        let b = bounds(&s);
-        assert_eq!(b[0], Time::from_us(6_500), "{protocol}");
-        let found = search_with(&s, &b, 100_000);
-        assert!(
-            found.findings.is_empty(),
-            "{protocol}: {:?}",
-            found.findings
-        );
-        let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
-        assert!(
-            worst >= Time::from_ns(6_399_999),
-            "{protocol}: reached {worst}"
-        );
-        let mut low = b.clone();
-        low[0] = Time::from_us(6_300);
-        let found = search_with(&s, &low, 100_000);
-        assert!(
-            found.findings.iter().any(|f| f.task == Some(0)),
-            "{protocol}"
-        );
+        let (bound, reaches) = (Time::from_us(6_500), Time::from_ns(6_399_999));
+        first_task_bracketed(&s, bound, reaches, Time::from_us(6_300), protocol);
+    }
+}
+
+/// rtsync-analysis's hand-worked `dpcp_a_lower_agent_holding_the_resource_nested`:
+/// `h` asks for q while `l`'s agent holds it inside p. The search finds
+/// nothing past the 900us bound and reaches it (less a nanosecond), and
+/// breaks the 700us the job window gave when it charged `l`'s outermost
+/// sections on q (none).
+#[test]
+fn dpcp_a_lower_agent_holding_the_resource_nested() {
+    let s = data("dpcp-nested-lower-agent.toml");
+    let (bound, reaches) = (Time::from_us(900), Time::from_ns(899_999));
+    first_task_bracketed(&s, bound, reaches, Time::from_us(700), "dpcp");
+}
+
+/// rtsync-analysis's hand-worked `a_lower_tasks_longest_instances_are_charged`:
+/// at `i`'s two arrivals `x` has at most one request each in progress,
+/// the two longest of its job's 2, 0.5 and 0.5ms: 5ms. The search finds
+/// nothing past it, comes within half a percent, and breaks 4.9ms.
+#[test]
+fn a_lower_tasks_longest_instances_are_charged() {
+    for protocol in ["dflp", "dpcp"] {
+        let s =
+            sys(&data_text("dflp-lower-instances.toml")
+                .replace("\"dflp\"", &format!("\"{protocol}\"")));
+        let (bound, reaches) = (Time::from_ms(5), Time::from_us(4_950));
+        first_task_bracketed(&s, bound, reaches, Time::from_us(4_900), protocol);
     }
 }
 

@@ -100,7 +100,13 @@ pub struct Tables {
     split: RefCell<Vec<Vec<Split>>>,
     /// Per synchronization CPU, per resource served there, its users
     /// `(priority, task, count, length, resource)`, longest section
-    /// first: the job window's candidates ([`Tables::users_on`]).
+    /// first: the job window's candidates ([`Tables::users_on`]). The
+    /// length is the longest section on the resource at any nesting
+    /// level: a lower agent that holds it nested blocks as long as one
+    /// that holds it outermost (until 2026-12-02 the outermost length,
+    /// zero for a resource only ever nested, which the `nested` shape's
+    /// first run broke: a request of the CPU's top task charged nothing
+    /// for a lower agent holding its resource inside another).
     users_on: OnceCell<Vec<Vec<User>>>,
 }
 
@@ -203,7 +209,7 @@ impl Tables {
                     for &x in f.users(r) {
                         let n = f.requests(x, r);
                         if n > 0 {
-                            list.push((cx.prio(x), x, n, f.outer_cs(x, r), r));
+                            list.push((cx.prio(x), x, n, f.cs(x, r), r));
                         }
                     }
                 }
@@ -718,7 +724,7 @@ mod tests {
                     for &r in on_s.iter().filter(|&&r| f.ceiling[r] >= pi) {
                         for x in (0..cx.n()).filter(|&x| cx.prio(x) < pi && f.requests(x, r) > 0) {
                             let cap = f.requests(x, r) as u64 * jobs(resp[i], resp[x], cx.period[x]);
-                            lower.push((f.outer_cs(x, r), cap, x, r));
+                            lower.push((f.cs(x, r), cap, x, r));
                         }
                     }
                     // Longest first; among equals, highest task and resource first.

@@ -178,6 +178,14 @@ pub fn check_config(c: &GenConfig) -> Result<(), String> {
     {
         return Err("probabilities must lie in [0, 1]".into());
     }
+    if c.nest_prob > 0.0 && !c.protocol.allows_nesting() {
+        return Err(format!(
+            "{} forbids nesting its resources (a request made inside a section queues again \
+             behind every request issued since), so a nesting probability needs another \
+             protocol (dpcp nests resources served on one CPU)",
+            c.protocol
+        ));
+    }
     if c.nest_prob > 0.0
         && !c.protocol.is_uniprocessor()
         && !c.protocol.allows_nested_global()
@@ -243,11 +251,7 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
             },
             protocol: c.protocol,
             units: 1,
-            sync_cpu: c.protocol.needs_sync_cpu().then_some(if c.sync_spread {
-                r % c.cpus
-            } else {
-                c.cpus - 1
-            }),
+            sync_cpu: c.protocol.needs_sync_cpu().then_some(sync_cpu_of(c, r)),
             ceiling: None,
         })
         .collect();
@@ -320,6 +324,16 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
     }
 }
 
+/// The CPU whose agents serve resource `r` where the protocol has them:
+/// spread over the CPUs, or all on the last one.
+fn sync_cpu_of(c: &GenConfig, r: usize) -> usize {
+    if c.sync_spread {
+        r % c.cpus
+    } else {
+        c.cpus - 1
+    }
+}
+
 /// Worst-fit placement by utilization, heaviest first.
 fn worst_fit(utils: &[f64], cpus: usize) -> Vec<Option<usize>> {
     let mut order: Vec<usize> = (0..utils.len()).collect();
@@ -373,10 +387,15 @@ fn body(
     // probability nest_prob (resource order increases, so no cycles). A
     // protocol that forbids nesting global resources nests only this CPU's
     // local ones, so that every system generated is one `check` accepts.
+    // Under DPCP the two must also be served on one CPU
+    // ([`rtsync_model::nesting::Conflict::ServedApart`]); DFLP nests
+    // nothing ([`rtsync_model::ProtocolFacts::nests`]).
     let may_nest = |outer: usize, inner: usize| {
-        c.protocol.is_uniprocessor()
-            || c.protocol.allows_nested_global()
-            || (outer >= shared && inner >= shared)
+        c.protocol.allows_nesting()
+            && (c.protocol.is_uniprocessor()
+                || c.protocol.allows_nested_global()
+                || (outer >= shared && inner >= shared))
+            && (!c.protocol.needs_sync_cpu() || sync_cpu_of(c, outer) == sync_cpu_of(c, inner))
     };
     let mut tops: Vec<Segment> = Vec::new();
     let mut prev_res: Option<usize> = None;
