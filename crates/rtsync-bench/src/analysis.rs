@@ -583,6 +583,7 @@ fn print_agreement(rows: &[Row], n: u64) {
         Relation::Looser(Why::ResponseForm),
         Relation::Looser(Why::Verdict),
         Relation::Looser(Why::Broken),
+        Relation::Looser(Why::Unsuspended),
         Relation::Unmatched,
     ];
     let mut head = vec!["shape", "protocol"];

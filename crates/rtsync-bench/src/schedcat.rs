@@ -234,6 +234,15 @@ pub enum Why {
     /// the task ([`refute`]): not a bound at all, so rtsync's being above
     /// it is no looseness.
     Broken,
+    /// A task above on the same CPU has sections served on another CPU
+    /// (DPCP, DFLP) and suspends for them, but SchedCAT's remote blocking
+    /// for it is zero, and its driver then counts it as not suspending:
+    /// no jitter, and nothing for the lower sections it can meet after it
+    /// resumes. That rule is what makes SchedCAT's LP DPCP and DFLP bounds
+    /// fall below a simulated schedule on `oblivious-reopened-dpcp.toml`
+    /// (docs/ANALYSIS.md, "Form 2 charges a suspending job's blocking"),
+    /// so rtsync's being above such a bound is no looseness either.
+    Unsuspended,
 }
 
 impl Relation {
@@ -249,13 +258,15 @@ impl Relation {
             Relation::Looser(Why::Verdict) => "looser: unbounded",
             Relation::Looser(Why::Broken) => "looser: SchedCAT broken",
             Relation::Tighter(Why::Broken) => "tighter: broken",
+            Relation::Looser(Why::Unsuspended) => "looser: SchedCAT no suspension",
+            Relation::Tighter(Why::Unsuspended) => "tighter: no suspension",
             Relation::Unmatched => "not compared",
         }
     }
 }
 
 /// What the column heads of [`Relation::head`] mean, for the legend.
-pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's response-time bound is below/above SchedCAT's. blocking: the blocking bounds differ the same way; RTA form: they do not (rtsync charges each suspending task above the smaller of suspension as jitter and suspension as execution, SchedCAT the jitter form); unbounded: rtsync finds no bound where SchedCAT does; SchedCAT broken: rtsync's simulator found a schedule in which the task responds later than SchedCAT's bound (checked for every looser task, a bounded search). not compared: tasks of sets a side rejects (both stop at the first miss; the verdict table compares those).";
+pub const LEGEND: &str = "Tasks of sets both accept: tighter/looser: rtsync's response-time bound is below/above SchedCAT's. blocking: the blocking bounds differ the same way; RTA form: they do not (rtsync charges each suspending task above the smaller of suspension as jitter and suspension as execution, SchedCAT the jitter form); unbounded: rtsync finds no bound where SchedCAT does; SchedCAT broken: rtsync's simulator found a schedule in which the task responds later than SchedCAT's bound (checked for every looser task, a bounded search); SchedCAT no suspension: a task above it on its CPU suspends for sections served elsewhere, which SchedCAT's driver counts as no suspension because their remote blocking is zero (its rule that a simulated schedule breaks, docs/ANALYSIS.md). not compared: tasks of sets a side rejects (both stop at the first miss; the verdict table compares those).";
 
 /// rtsync's blocking of task `i` in SchedCAT's terms: everything that
 /// delays the job beyond its own execution (remote waits, local blocking,
@@ -292,6 +303,18 @@ pub fn compare(
     // SchedCAT adds a spin lock's spin to the cost, outside `blocked`.
     let spin_in_cost = p.keeps_cpu();
     let mut out = vec![Relation::Equal; sys.tasks.len()];
+    // Per task, whether SchedCAT's driver counts it as not suspending
+    // though it does: sections served on another CPU, no remote blocking
+    // in SchedCAT's answer, no self-suspension ([`Why::Unsuspended`]).
+    let mut unsuspended = vec![false; sys.tasks.len()];
+    for (rank, &h) in cx.f.by_priority.iter().enumerate() {
+        let away = (cx.f.agent_sections(sys, h)).any(|(c, _)| cx.cpu(h) != Some(c));
+        unsuspended[h] = away && theirs.tasks[rank].remote == 0 && cx.f.tasks[h].suspensions == 0;
+    }
+    let below_unsuspended = |i: usize| {
+        (0..sys.tasks.len())
+            .any(|h| h != i && unsuspended[h] && cx.cpu(h) == cx.cpu(i) && cx.prio(h) >= cx.prio(i))
+    };
     for (rank, &i) in cx.f.by_priority.iter().enumerate() {
         let t = &theirs.tasks[rank];
         let d = cx.deadline[i].ns();
@@ -318,6 +341,7 @@ pub fn compare(
             }
             (Some(a), Some(b)) if a == b => Relation::Equal,
             (Some(a), Some(b)) if a < b => Relation::Tighter(by_blocking(true)),
+            (Some(_), Some(_)) if below_unsuspended(i) => Relation::Looser(Why::Unsuspended),
             (Some(_), Some(_)) => Relation::Looser(by_blocking(false)),
             (None, _) => Relation::Looser(Why::Verdict),
             (Some(_), None) => Relation::Tighter(Why::Verdict),
@@ -400,5 +424,53 @@ body = [ { lock = "g", hold = "100us" } ]
         };
         assert_eq!(b, Time::from_us(120));
         assert_eq!(refute(&sys, 0, b.ns()), None);
+    }
+
+    /// `oblivious-reopened-dpcp.toml` (rtsync-analysis's tests/data): `h`
+    /// suspends for its own sections of r1, served on CPU 1, which nobody
+    /// else uses. Told, as SchedCAT's LP DPCP answers, that `h`'s remote
+    /// blocking is zero and `i`'s bound 19.02 ms (below the 22.962 ms
+    /// schedule), `i` above it is classified as resting on that answer;
+    /// told a non-zero remote blocking for `h`, as plain looseness.
+    #[test]
+    fn a_bound_that_counts_a_suspending_task_as_not_suspending_is_classified() {
+        let sys = rtsync_model::load_str(
+            include_str!("../../rtsync-analysis/tests/data/oblivious-reopened-dpcp.toml"),
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+        let ours = rtsync_analysis::analyze_result(&sys, &Default::default()).unwrap();
+        let Response::Bounded(r_i) = ours.tasks[1].response else {
+            panic!("i is bounded")
+        };
+        assert!(r_i > Time::from_us(19_020), "{r_i}");
+        let answer = |h_remote: u64| PeerAnswer {
+            schedulable: true,
+            tasks: [
+                ours.tasks[0].response,
+                Response::Bounded(Time::from_us(19_020)),
+                ours.tasks[2].response,
+            ]
+            .into_iter()
+            .enumerate()
+            .map(|(k, r)| PeerTaskAnswer {
+                response: match r {
+                    Response::Bounded(x) => Some(x.ns()),
+                    _ => None,
+                },
+                blocking: 0,
+                remote: if k == 0 { h_remote } else { 0 },
+            })
+            .collect(),
+        };
+        let rel = compare(&sys, &ours, &answer(0), Protocol::Dpcp);
+        assert_eq!(rel[1], Relation::Looser(Why::Unsuspended));
+        let rel = compare(&sys, &ours, &answer(1_000), Protocol::Dpcp);
+        assert!(
+            matches!(rel[1], Relation::Looser(w) if w != Why::Unsuspended),
+            "{:?}",
+            rel[1]
+        );
     }
 }
