@@ -69,6 +69,16 @@ impl System {
     pub fn protocol_label(&self) -> String {
         label(self)
     }
+    /// The protocols as a header line names them: `protocol pcp`,
+    /// `protocols fmlp-s + fmlp-l`, or `no shared resources` (a component
+    /// spec whose interfaces all propagate, say), never `protocol none`.
+    pub fn protocol_phrase(&self) -> String {
+        match protocols(self).len() {
+            0 => "no shared resources".into(),
+            1 => format!("protocol {}", label(self)),
+            _ => format!("protocols {}", label(self)),
+        }
+    }
 }
 
 /// Why a mix is refused: two resources whose protocols rtsync does not
@@ -278,6 +288,16 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn phrases_name_the_protocols_or_say_there_are_none() {
+        assert_eq!(sys(&["pcp"], 1).protocol_phrase(), "protocol pcp");
+        assert_eq!(
+            sys(&["fmlp-l", "fmlp-s"], 2).protocol_phrase(),
+            "protocols fmlp-s + fmlp-l"
+        );
+        assert_eq!(sys(&[], 1).protocol_phrase(), "no shared resources");
     }
 
     #[test]

@@ -355,10 +355,7 @@ impl<'a> Chart<'a> {
             "\n"
         ));
         let title = self.sys.name.clone().unwrap_or_else(|| "simulation".into());
-        let proto = match self.sys.protocol_label().as_str() {
-            "none" => "no protocol".to_string(),
-            label => label.to_string(),
-        };
+        let proto = self.sys.protocol_phrase();
         let _ = writeln!(
             self.s,
             r##"<text x="{LEFT}" y="18" font-size="14" font-weight="bold">{} ({proto}, {}) — {} .. {}</text>"##,

@@ -158,7 +158,7 @@ pub fn page(p: &Page) -> String {
         esc(p.label),
         sys.platform.cpus,
         r.scheduler,
-        esc(&sys.protocol_label()),
+        esc(&sys.protocol_phrase()),
         if ok { "ok" } else { "miss" },
         esc(&r.verdict.to_string())
     );

@@ -204,9 +204,9 @@ pub fn run(a: Args) -> u8 {
         }
     };
     println!(
-        "{}: ran {duration:?}, protocol {}{}",
+        "{}: ran {duration:?}, {}{}",
         loaded.label,
-        sys.protocol_label(),
+        sys.protocol_phrase(),
         if a.no_realtime {
             ", without SCHED_FIFO (timings not meaningful)"
         } else {

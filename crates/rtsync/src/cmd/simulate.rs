@@ -308,11 +308,11 @@ pub fn run(a: Args) -> u8 {
         );
     }
     println!(
-        "{}: simulated {} ({} events), protocol {}",
+        "{}: simulated {} ({} events), {}",
         loaded.label,
         res.end,
         res.events,
-        sys.protocol_label()
+        sys.protocol_phrase()
     );
     let mut t = Table::new(&[
         "task", "cpu", "jobs", "sim max", "sim mean", "bound", "local", "remote", "spin", "misses",
