@@ -510,8 +510,6 @@ struct Engine<'a> {
     /// lower-priority task of its CPU with a request in progress there
     /// ([`Engine::lower_agents`]): at release and after each suspension.
     arrivals: Vec<u64>,
-    /// Per task, its longest section that agents of its own CPU run.
-    home_longest: Vec<Time>,
     /// Every task's sections that agents of its own CPU run, longest
     /// first, one task after another, and per task its range there.
     home_arena: Vec<Time>,
@@ -554,8 +552,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        let (arrivals, home_longest) = lower_agent_counts(cx, &foreign);
-        let (home_arena, home_of) = home_sections(cx);
+        let (arrivals, home_arena, home_of) = lower_agent_counts(cx, &foreign);
         let home = foreign
             .iter()
             .enumerate()
@@ -578,7 +575,6 @@ impl<'a> Engine<'a> {
             home,
             at_home,
             arrivals,
-            home_longest,
             home_arena,
             home_of,
             at_once: Vec::new(),
@@ -611,7 +607,7 @@ impl<'a> Engine<'a> {
         let longest = self
             .agents_below(h)
             .filter(|&(x, _, lower)| lower && x != h)
-            .map(|(x, _, _)| self.home_longest[x])
+            .map(|(x, _, _)| self.home_longest(x))
             .max()
             .unwrap_or(Time::ZERO);
         longest
@@ -769,12 +765,7 @@ impl<'a> Engine<'a> {
     /// `x` must be below `i` on its CPU ([`Engine::agents_below`]).
     fn lower_agents(&self, i: TaskId, x: TaskId, r_x: Time) -> LowerAgents {
         let cap = self.once_per_arrival(i, x);
-        let (from, to) = self.home_of[x];
-        let one = recurrence::top_sum(
-            &self.home_arena[from as usize..to as usize],
-            self.arrivals[i],
-            1,
-        );
+        let one = recurrence::top_sum(self.home(x), self.arrivals[i], 1);
         if one >= cap {
             LowerAgents::Cap(cap)
         } else {
@@ -782,14 +773,25 @@ impl<'a> Engine<'a> {
                 self.arrivals[i],
                 r_x,
                 self.cx.period[x],
-                (from, to),
+                self.home_of[x],
             ))
         }
     }
 
+    /// `x`'s sections that agents of its own CPU run, longest first.
+    fn home(&self, x: TaskId) -> &[Time] {
+        let (from, to) = self.home_of[x];
+        &self.home_arena[from as usize..to as usize]
+    }
+
+    /// `x`'s longest section that agents of its own CPU run.
+    fn home_longest(&self, x: TaskId) -> Time {
+        self.home(x).first().copied().unwrap_or(Time::ZERO)
+    }
+
     /// `x`'s longest section run by agents, once per arrival of `i`.
     fn once_per_arrival(&self, i: TaskId, x: TaskId) -> Time {
-        self.home_longest[x]
+        self.home_longest(x)
             .checked_mul(self.arrivals[i])
             .unwrap_or(Time::MAX)
     }
@@ -808,7 +810,7 @@ impl<'a> Engine<'a> {
                 continue;
             }
             any = true;
-            longest = longest.max(self.home_longest[x]);
+            longest = longest.max(self.home_longest(x));
             each = each.saturating_add(self.once_per_arrival(i, x).min(load));
         }
         let all = longest.checked_mul(self.arrivals[i]).unwrap_or(Time::MAX);
@@ -1066,37 +1068,23 @@ enum LowerAgents {
     Top(Top),
 }
 
-/// Per task, its sections that agents of its own CPU run, longest first,
-/// in one arena, and each task's range there ([`Engine::lower_agents`]).
-fn home_sections(cx: &Context) -> (Vec<Time>, Vec<(u32, u32)>) {
-    let mut arena = Vec::new();
-    let mut of = Vec::with_capacity(cx.n());
-    for x in 0..cx.n() {
-        let from = arena.len();
-        let own = cx.cpu(x);
-        arena.extend(
-            (cx.f.agent_sections(cx.sys, x))
-                .filter(|&(c, _)| own == Some(c))
-                .map(|(_, rq)| rq.length),
-        );
-        arena[from..].sort_unstable_by(|a, b| b.cmp(a));
-        of.push((from as u32, arena.len() as u32));
-    }
-    (arena, of)
-}
-
-/// Per task, [`Engine::arrivals`] and [`Engine::home_longest`]. A job
-/// arrives at release, after each self-suspension, and after each request
-/// served on another CPU (it suspends); a request served on its own CPU
-/// keeps that CPU busy with agents until it is done (agents run above
-/// every task), so no lower task runs meanwhile, unless an agent there
-/// can itself suspend (a section served there nesting one served
-/// elsewhere): then every request counts.
-fn lower_agent_counts(cx: &Context, foreign: &[Vec<(TaskId, Time)>]) -> (Vec<u64>, Vec<Time>) {
+/// Per task, [`Engine::arrivals`], and its sections that agents of its
+/// own CPU run, longest first, in one arena with each task's range there
+/// ([`Engine::home_arena`]). A job arrives at release, after each
+/// self-suspension, and after each request served on another CPU (it
+/// suspends); a request served on its own CPU keeps that CPU busy with
+/// agents until it is done (agents run above every task), so no lower
+/// task runs meanwhile, unless an agent there can itself suspend (a
+/// section served there nesting one served elsewhere, which validation
+/// refuses since 2026-12-02): then every request counts.
+fn lower_agent_counts(
+    cx: &Context,
+    foreign: &[Vec<(TaskId, Time)>],
+) -> (Vec<u64>, Vec<Time>, Vec<(u32, u32)>) {
     let f = &cx.f;
     let n = cx.n();
     if foreign.iter().all(Vec::is_empty) {
-        return (vec![0; n], vec![Time::ZERO; n]);
+        return (vec![0; n], Vec::new(), vec![(0, 0); n]);
     }
     let sync = |r| crate::blocking::sync_cpu(cx, r);
     let mut suspending = vec![false; f.cpus];
@@ -1107,24 +1095,28 @@ fn lower_agent_counts(cx: &Context, foreign: &[Vec<(TaskId, Time)>]) -> (Vec<u64
             suspending[c] = true;
         }
     }
-    let mut arrivals = vec![0; n];
-    let mut home_longest = vec![Time::ZERO; n];
+    let mut arrivals = Vec::with_capacity(n);
+    let mut arena = Vec::new();
+    let mut of = Vec::with_capacity(n);
     for x in 0..n {
         let own = cx.cpu(x);
+        let from = arena.len();
         // Every outermost request is an arrival but those that agents of
         // the job's own CPU serve without suspending.
         let mut away = f.sections(x).iter().filter(|rq| rq.is_outermost()).count() as u64;
         for (c, rq) in f.agent_sections(cx.sys, x) {
             if own == Some(c) {
-                home_longest[x] = home_longest[x].max(rq.length);
+                arena.push(rq.length);
                 if !suspending[c] {
                     away -= 1;
                 }
             }
         }
-        arrivals[x] = away.saturating_add(cx.suspensions(x)).saturating_add(1);
+        arena[from..].sort_unstable_by(|a, b| b.cmp(a));
+        of.push((from as u32, arena.len() as u32));
+        arrivals.push(away.saturating_add(cx.suspensions(x)).saturating_add(1));
     }
-    (arrivals, home_longest)
+    (arrivals, arena, of)
 }
 
 #[cfg(test)]
