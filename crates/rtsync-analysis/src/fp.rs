@@ -764,10 +764,17 @@ impl<'a> Engine<'a> {
     /// is `arrivals · longest` at every `w > 0`, and goes in the base.
     /// `x` must be below `i` on its CPU ([`Engine::agents_below`]).
     fn lower_agents(&self, i: TaskId, x: TaskId, r_x: Time) -> LowerAgents {
-        let cap = self.once_per_arrival(i, x);
-        let one = recurrence::top_sum(self.home(x), self.arrivals[i], 1);
-        if one >= cap {
-            LowerAgents::Cap(cap)
+        // One job's `a` longest sections are all the longest (read off the
+        // sorted list, not summed at every solve): the top sum is the cap
+        // at every job count.
+        let (home, a) = (self.home(x), self.arrivals[i]);
+        let flat = a == 0
+            || usize::try_from(a - 1)
+                .ok()
+                .and_then(|k| home.get(k))
+                .is_some_and(|&s| home.first() == Some(&s));
+        if flat {
+            LowerAgents::Cap(self.once_per_arrival(i, x))
         } else {
             LowerAgents::Top(Top::new(
                 self.arrivals[i],
