@@ -76,6 +76,12 @@ pub struct Analysis {
 /// Analyses `sys`. Fails only when partitioning breaks a rule of the
 /// protocol (a uniprocessor protocol's resource split across CPUs), with
 /// the validation errors that say so.
+///
+/// `sys` must be valid (no errors from [`rtsync_model::validate`], as
+/// [`rtsync_model::load_str`] and [`rtsync_model::load_file`] return it): the bounds lean on the protocols'
+/// rules, such as no nesting between sections served on different CPUs,
+/// and a system built in code that breaks one gets bounds that need not
+/// hold. Debug builds check it.
 pub fn analyze(sys: &System, opts: &Options) -> Result<Analysis, Diagnostics> {
     let (system, result) = prepare_and_run(sys, opts)?;
     Ok(Analysis {
@@ -136,6 +142,11 @@ fn prepare<'a>(
     sys: &'a System,
     opts: &Options,
 ) -> Result<(Cow<'a, System>, Option<Vec<Time>>), Diagnostics> {
+    debug_assert!(
+        !rtsync_model::validate(sys).has_errors(),
+        "analysed an invalid system: {}",
+        rtsync_model::validate(sys)
+    );
     let placed = place(sys, opts.heuristic)?;
     let (system, base_wcet) = match &opts.overheads {
         Some(p) => {

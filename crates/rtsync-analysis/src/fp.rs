@@ -1081,9 +1081,10 @@ enum LowerAgents {
 /// self-suspension, and after each request served on another CPU (it
 /// suspends); a request served on its own CPU keeps that CPU busy with
 /// agents until it is done (agents run above every task), so no lower
-/// task runs meanwhile, unless an agent there can itself suspend (a
-/// section served there nesting one served elsewhere, which validation
-/// refuses since 2026-12-02): then every request counts.
+/// task runs meanwhile. That needs agents that never suspend: a section
+/// served on one CPU never nests one served on another, which the nesting
+/// rules refuse (`rtsync_model::nesting`, `Conflict::ServedApart`) and
+/// [`crate::analyze`] asks of its input.
 fn lower_agent_counts(
     cx: &Context,
     foreign: &[Vec<(TaskId, Time)>],
@@ -1092,15 +1093,6 @@ fn lower_agent_counts(
     let n = cx.n();
     if foreign.iter().all(Vec::is_empty) {
         return (vec![0; n], Vec::new(), vec![(0, 0); n]);
-    }
-    let sync = |r| crate::blocking::sync_cpu(cx, r);
-    let mut suspending = vec![false; f.cpus];
-    for &(outer, inner, _) in &f.nesting {
-        if let Some(c) = sync(outer)
-            && sync(inner) != Some(c)
-        {
-            suspending[c] = true;
-        }
     }
     let mut arrivals = Vec::with_capacity(n);
     let mut arena = Vec::new();
@@ -1114,9 +1106,7 @@ fn lower_agent_counts(
         for (c, rq) in f.agent_sections(cx.sys, x) {
             if own == Some(c) {
                 arena.push(rq.length);
-                if !suspending[c] {
-                    away -= 1;
-                }
+                away -= 1;
             }
         }
         arena[from..].sort_unstable_by(|a, b| b.cmp(a));

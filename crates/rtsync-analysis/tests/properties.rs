@@ -459,6 +459,36 @@ proptest! {
         }
         prop_assert!((8..=32).contains(&late), "{} of 40 jittered", late);
     }
+
+    /// Drawn priorities change nothing but the priorities: the tasks (and
+    /// their CPUs) are the deadline-monotonic system's, every priority is
+    /// within `1..=k`, and with 40 tasks on `k` of 4 to 30 levels some are
+    /// equal and some task sits above one with a shorter deadline, which
+    /// deadline-monotonic priorities never give.
+    #[test]
+    fn drawn_priorities_are_drawn_beside_the_same_tasks(seed in any::<u64>(), k in 4u32..30) {
+        let plain = GenConfig { tasks: 40, utilization: 2.0, deadline_min: 0.5, ..GenConfig::default() };
+        let drawn = GenConfig { priority_levels: Some(k), ..plain.clone() };
+        let (a, b) = (generate(&plain, seed, 1), generate(&drawn, seed, 1));
+        let (mut tied, mut inverted) = (false, false);
+        for (x, y) in a.tasks.iter().zip(&b.tasks) {
+            prop_assert!((1..=k).contains(&y.priority));
+            let mut y2 = y.clone();
+            y2.priority = x.priority;
+            prop_assert_eq!(x, &y2);
+            for z in &b.tasks {
+                tied |= !std::ptr::eq(y, z) && y.priority == z.priority;
+                inverted |= y.priority > z.priority && y.deadline > z.deadline;
+            }
+        }
+        prop_assert!(tied && inverted, "tied {} inverted {}", tied, inverted);
+        let mut dm = a.tasks.clone();
+        dm.sort_by_key(|t| std::cmp::Reverse(t.priority));
+        let monotonic = dm.windows(2).all(|w| w[0].priority > w[1].priority && w[0].deadline <= w[1].deadline);
+        prop_assert!(monotonic, "the plain system's priorities are deadline-monotonic and unique");
+        let none = GenConfig { priority_levels: Some(0), ..plain };
+        prop_assert!(rtsync_analysis::generate::check_config(&none).is_err(), "zero levels refused");
+    }
 }
 
 /// The EDF demand test never rejects what Baker's density test accepts

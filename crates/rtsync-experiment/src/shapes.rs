@@ -78,13 +78,43 @@ pub enum Shape {
     /// one CPU found no violation (half their lowest tasks reached their
     /// bound exactly).
     Tight,
+    /// Periods drawn log-uniformly from 10 to 100 ms at nanosecond grain,
+    /// over the classic shape, in turn with self-suspensions (and a local
+    /// resource) and with release jitter. Every shape above draws harmonic
+    /// periods (10 ms times a power of two): each period divides every
+    /// longer one, so the jobs of two tasks line up the same way in every
+    /// hyperperiod and every window holds whole numbers of the shorter
+    /// task's periods. Job counts `⌈(w + J)/T⌉` that are off by one, or
+    /// that rest on releases lining up, show only where periods do not
+    /// divide each other. Added 2026-12-02: no shape had drawn one.
+    Unharmonic,
+    /// Priorities drawn at random under fixed priorities, from two thirds
+    /// as many levels as tasks (so some are equal, and served in FIFO
+    /// order) and whatever the deadlines, at 0.6 of the classic loads and
+    /// implicit deadlines, over the classic shape, in turn
+    /// with self-suspensions and with release jitter. Every shape above
+    /// gives unique deadline-monotonic priorities: an analysis that leans
+    /// on a task above having the shorter deadline or period (a lower
+    /// task's jobs counted once in a window, a ceiling read off the
+    /// deadlines), or on no two tasks being equal, shows only here.
+    /// Added 2026-12-02: no shape had drawn either.
+    Priorities,
+    /// Resources of up to four units, each section asking for one to all
+    /// of them, under the protocols that manage multi-unit resources (SRP
+    /// on one CPU, MSRP, local and global); under the others, the classic
+    /// shape. Nested sections in half the systems, local resources beside
+    /// global ones in the other half. Added 2026-12-02: every shape above
+    /// draws single-unit resources, so SRP's ceilings that move with the
+    /// units left, and MSRP's queues where several holders run at once,
+    /// had never been searched.
+    Multiunit,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 11] = [
+    pub const NAMED: [Shape; 14] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
@@ -95,6 +125,9 @@ impl Shape {
         Shape::Window,
         Shape::Reopened,
         Shape::Tight,
+        Shape::Unharmonic,
+        Shape::Priorities,
+        Shape::Multiunit,
         Shape::All,
     ];
 
@@ -111,6 +144,9 @@ impl Shape {
             Shape::Window => "window",
             Shape::Reopened => "reopened",
             Shape::Tight => "tight",
+            Shape::Unharmonic => "unharmonic",
+            Shape::Priorities => "priorities",
+            Shape::Multiunit => "multiunit",
             Shape::All => "all",
         }
     }
@@ -177,6 +213,8 @@ impl Shape {
             // several CPUs (DPCP, DFLP).
             sync_spread: k % 3 == 1,
             jitter_max: 0.0,
+            priority_levels: None,
+            units_max: 1,
         };
         let nest = uni || p.allows_nested_global();
         match shape {
@@ -256,6 +294,40 @@ impl Shape {
                 c.access_prob = 0.5;
                 c.positions = Positions::Random;
             }
+            Shape::Unharmonic | Shape::Priorities => {
+                if shape == Shape::Unharmonic {
+                    c.periods = Periods::LogUniform {
+                        min: Time::from_ms(10),
+                        max: Time::from_ms(100),
+                    };
+                } else if sched == Scheduler::Fp {
+                    c.priority_levels = Some((2 * c.tasks as u32 / 3).max(2));
+                    // Priorities that ignore the deadlines reject most
+                    // systems at the classic loads; these keep about half
+                    // schedulable, so that the search has systems to try.
+                    c.utilization *= 0.6;
+                    c.deadline_min = 1.0;
+                }
+                match k % 3 {
+                    0 => c.nest_prob = if nest { 0.3 } else { 0.0 },
+                    1 => {
+                        c.suspend_prob = 0.5;
+                        c.positions = Positions::Random;
+                        c.local_resources = if uni { 0 } else { 1 };
+                    }
+                    _ => c.jitter_max = 0.5,
+                }
+            }
+            Shape::Multiunit => {
+                c.units_max = 4;
+                c.access_prob = 0.6;
+                c.positions = Positions::Random;
+                if k.is_multiple_of(2) {
+                    c.nest_prob = if nest { 0.3 } else { 0.0 };
+                } else if !uni {
+                    c.local_resources = 2;
+                }
+            }
             Shape::All => unreachable!("resolved by Shape::of"),
         }
         c
@@ -312,7 +384,7 @@ impl FromStr for Shape {
 mod tests {
     use super::*;
     use rtsync_analysis::generate::generate;
-    use rtsync_model::validate;
+    use rtsync_model::{System, validate};
 
     /// Every shape, under every protocol and scheduler it supports, gives
     /// systems the model accepts (a generator never writes an invalid
@@ -357,6 +429,71 @@ mod tests {
         assert!(mixed > 0);
         // DPCP and DFLP systems that serve their resources on several CPUs.
         assert!(spread > 0);
+    }
+
+    /// The three dimensions that no other shape varies are drawn where
+    /// their shape says: periods that do not divide each other, priorities
+    /// tied and against the deadlines' order (under FP only), sections
+    /// holding several units (under SRP and MSRP only).
+    #[test]
+    fn the_unharmonic_priorities_and_multiunit_shapes_draw_what_they_name() {
+        let draw = |shape: Shape, p: Protocol, sched: Scheduler| {
+            (0..30).map(move |i| shape.system(p, sched, 5, i))
+        };
+        let apart = |sys: &System| {
+            sys.tasks.iter().any(|a| {
+                sys.tasks
+                    .iter()
+                    .any(|b| a.period < b.period && !(b.period.ns()).is_multiple_of(a.period.ns()))
+            })
+        };
+        assert!(draw(Shape::Unharmonic, Protocol::Mpcp, Scheduler::Fp).all(|s| apart(&s)));
+        assert!(!draw(Shape::Classic, Protocol::Mpcp, Scheduler::Fp).any(|s| apart(&s)));
+
+        let (mut tied, mut inverted) = (0, 0);
+        for sys in draw(Shape::Priorities, Protocol::FmlpL, Scheduler::Fp) {
+            let t = &sys.tasks;
+            let pairs = || {
+                t.iter()
+                    .enumerate()
+                    .flat_map(|(k, a)| t[k + 1..].iter().map(move |b| (a, b)))
+            };
+            tied += usize::from(pairs().any(|(a, b)| a.priority == b.priority));
+            inverted += usize::from(pairs().any(|(a, b)| {
+                (a.priority > b.priority && a.deadline > b.deadline)
+                    || (b.priority > a.priority && b.deadline > a.deadline)
+            }));
+        }
+        assert!(
+            tied > 10 && inverted > 10,
+            "tied {tied}, inverted {inverted} of 30"
+        );
+        let dm = |sys: System| {
+            let mut t = sys.tasks;
+            t.sort_by_key(|x| std::cmp::Reverse(x.priority));
+            t.windows(2)
+                .all(|w| w[0].priority > w[1].priority && w[0].deadline <= w[1].deadline)
+        };
+        assert!(draw(Shape::Priorities, Protocol::FmlpL, Scheduler::Edf).all(dm));
+
+        let multi = |sys: &System| {
+            fn asks(body: &[rtsync_model::Segment]) -> bool {
+                body.iter().any(|s| match s {
+                    rtsync_model::Segment::Lock { units, body, .. } => *units > 1 || asks(body),
+                    _ => false,
+                })
+            }
+            sys.resources.iter().any(|r| r.units > 1) && sys.tasks.iter().any(|t| asks(&t.body))
+        };
+        for (p, sched) in [
+            (Protocol::Srp, Scheduler::Fp),
+            (Protocol::Srp, Scheduler::Edf),
+            (Protocol::Msrp, Scheduler::Fp),
+        ] {
+            let n = draw(Shape::Multiunit, p, sched).filter(multi).count();
+            assert!(n > 15, "{p} {sched}: {n} of 30 with multi-unit sections");
+        }
+        assert!(!draw(Shape::Multiunit, Protocol::Pcp, Scheduler::Fp).any(|s| multi(&s)));
     }
 
     /// The tight shape cuts each CPU's lowest task's period and deadline

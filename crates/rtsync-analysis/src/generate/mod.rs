@@ -96,6 +96,19 @@ pub struct GenConfig {
     /// uniformly. Drawn from a stream of its own, so that a system with
     /// jitter has the same tasks as the one without.
     pub jitter_max: f64,
+    /// Priorities: `None`, deadline-monotonic and unique; `Some(k)`, each
+    /// task's drawn uniformly from `1..=k` whatever its deadline, from a
+    /// stream of its own (the tasks are those of `None`). Below the task
+    /// count some are equal (served in FIFO order), and a task can sit
+    /// above one with a shorter deadline or period. The soundness search
+    /// draws both: analyses that lean on the order of deadlines, or on
+    /// unique priorities, show only here.
+    pub priority_levels: Option<u32>,
+    /// Under a protocol that manages multi-unit resources (SRP, MSRP),
+    /// each resource's units, drawn from `1..=units_max`, and each
+    /// section's, from one to the resource's, from a stream of their own
+    /// (the tasks are those of `1`). 1: single-unit resources.
+    pub units_max: u32,
 }
 
 /// How the computation outside sections is spread around them.
@@ -139,17 +152,29 @@ impl Default for GenConfig {
             positions: Positions::Even,
             sync_spread: false,
             jitter_max: 0.0,
+            priority_levels: None,
+            units_max: 1,
         }
     }
 }
 
 /// Mixed into the seed of the jitter draws ("jitter" in ASCII).
 const JITTER_STREAM: u64 = 0x6a69_7474_6572;
+/// Mixed into the seed of the priority draws ("prio" in ASCII).
+const PRIORITY_STREAM: u64 = 0x7072_696f;
+/// Mixed into the seed of the unit draws ("units" in ASCII).
+const UNITS_STREAM: u64 = 0x75_6e69_7473;
 
 /// Why a configuration cannot produce systems.
 pub fn check_config(c: &GenConfig) -> Result<(), String> {
     if c.cpus == 0 {
         return Err("cpus must be at least 1".into());
+    }
+    if c.units_max == 0 {
+        return Err("units_max must be at least 1".into());
+    }
+    if c.priority_levels == Some(0) {
+        return Err("priority_levels must be at least 1 (or none, for deadline-monotonic)".into());
     }
     if c.utilization.is_nan() || c.utilization <= 0.0 {
         return Err(format!(
@@ -239,7 +264,7 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
         c.resources
     };
     let n_res = shared + locals * c.cpus;
-    let resources: Vec<Resource> = (0..n_res)
+    let mut resources: Vec<Resource> = (0..n_res)
         .map(|r| Resource {
             name: if per_cpu {
                 format!("c{}r{}", r / c.resources, r % c.resources + 1)
@@ -307,6 +332,23 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
     for (rank, &i) in idx.iter().enumerate() {
         tasks[i].priority = n - rank as Priority;
     }
+    if let Some(k) = c.priority_levels {
+        let mut pr = ChaCha8Rng::seed_from_u64(seed ^ PRIORITY_STREAM);
+        pr.set_stream(index);
+        for t in &mut tasks {
+            t.priority = pr.random_range(1..=k) as Priority;
+        }
+    }
+    if c.units_max > 1 && c.protocol.allows_multi_unit() {
+        let mut ur = ChaCha8Rng::seed_from_u64(seed ^ UNITS_STREAM);
+        ur.set_stream(index);
+        for r in &mut resources {
+            r.units = ur.random_range(1..=c.units_max);
+        }
+        for t in &mut tasks {
+            draw_units(&mut ur, &resources, &mut t.body);
+        }
+    }
     let sys = System {
         name: Some(format!("generated seed {seed} index {index}")),
         platform: Platform {
@@ -321,6 +363,22 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
     match c.partition {
         Some(h) if !placed_first => partition(&sys, h),
         _ => sys,
+    }
+}
+
+/// Each section of `body` (nested ones too) asks for one to all of its
+/// resource's units.
+fn draw_units(rng: &mut ChaCha8Rng, resources: &[Resource], body: &mut [Segment]) {
+    for s in body {
+        if let Segment::Lock {
+            resource,
+            units,
+            body,
+        } = s
+        {
+            *units = rng.random_range(1..=resources[*resource].units);
+            draw_units(rng, resources, body);
+        }
     }
 }
 

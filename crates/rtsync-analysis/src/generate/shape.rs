@@ -231,6 +231,8 @@ impl ShapeSpec {
             positions,
             sync_spread: self.sync_spread,
             jitter_max: 0.0,
+            priority_levels: None,
+            units_max: 1,
         };
         check_config(&c)?;
         Ok(c)

@@ -170,7 +170,11 @@ pub struct SoundnessArgs {
     /// suspend often beside lower tasks with long sections: sections met
     /// at each resumption) | tight (reopened, each CPU's lowest task's
     /// period cut to just above its bound: its previous job still runs in
-    /// the window) | all (each in turn).
+    /// the window) | unharmonic (log-uniform periods, which do not divide
+    /// each other; every other shape's are harmonic) | priorities (drawn
+    /// at random, some equal, whatever the deadlines; every other shape's
+    /// are deadline-monotonic and unique) | multiunit (resources of up to
+    /// four units under SRP and MSRP) | all (each in turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
