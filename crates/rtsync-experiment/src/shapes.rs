@@ -108,13 +108,22 @@ pub enum Shape {
     /// units left, and MSRP's queues where several holders run at once,
     /// had never been searched.
     Multiunit,
+    /// Four to six CPUs (one CPU with eight to twelve tasks under the
+    /// uniprocessor protocols), two or three tasks on each, one or two
+    /// resources that nearly every task uses: long FIFO queues and many
+    /// remote agents. Every shape above has two or three CPUs, where a
+    /// queue holds at most two requests ahead of a job, so a bound that
+    /// miscounts the requests ahead (per CPU against in all) or the
+    /// remote CPUs can agree with every schedule of those sizes. Added
+    /// 2026-12-02.
+    Wide,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 14] = [
+    pub const NAMED: [Shape; 15] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
@@ -128,6 +137,7 @@ impl Shape {
         Shape::Unharmonic,
         Shape::Priorities,
         Shape::Multiunit,
+        Shape::Wide,
         Shape::All,
     ];
 
@@ -147,6 +157,7 @@ impl Shape {
             Shape::Unharmonic => "unharmonic",
             Shape::Priorities => "priorities",
             Shape::Multiunit => "multiunit",
+            Shape::Wide => "wide",
             Shape::All => "all",
         }
     }
@@ -327,6 +338,21 @@ impl Shape {
                 } else if !uni {
                     c.local_resources = 2;
                 }
+            }
+            Shape::Wide => {
+                if uni {
+                    c.tasks = 8 + (k % 5) as usize;
+                } else {
+                    c.cpus = 4 + (k % 3) as usize;
+                    c.tasks = 2 * c.cpus + (k % 2) as usize;
+                    c.utilization = c.cpus as f64 * (0.15 + 0.05 * (k % 4) as f64);
+                }
+                c.resources = if uni { 2 } else { 1 + (k % 2) as usize };
+                c.access_prob = 0.85;
+                c.requests_max = 2;
+                c.cs_max = Time::from_us(800);
+                c.positions = Positions::Random;
+                c.nest_prob = if nest { 0.3 } else { 0.0 };
             }
             Shape::All => unreachable!("resolved by Shape::of"),
         }

@@ -272,6 +272,18 @@ pub fn check_system(
     search_opts: Option<&SearchOptions>,
 ) -> Checked {
     let mut c = Checked::default();
+    // A generator that writes a system the model refuses is a bug to see,
+    // not a system to analyse: the bounds assume the protocols' rules.
+    let d = rtsync_model::validate(sys);
+    if d.has_errors() {
+        c.violations.push(Violation {
+            what: format!("the stream drew an invalid system:\n{d}"),
+            how: "generation".into(),
+            plan: None,
+        });
+        c.placed = Some(sys.clone());
+        return c;
+    }
     let opts = AnalysisOptions {
         form,
         ..AnalysisOptions::default()
@@ -606,6 +618,40 @@ mod tests {
         assert_eq!(quantile(&v, 0.75), Some(0.5));
         assert_eq!(quantile(&v, 1.0), Some(0.9));
         assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    /// A system the model refuses is reported, not analysed: the stream
+    /// once drew multi-unit resources that a mix had handed to NPCS, and
+    /// release builds analysed them as though single-unit.
+    #[test]
+    fn an_invalid_system_drawn_is_a_violation() {
+        let text = r#"
+            [platform]
+            cpus = 1
+            protocol = "npcs"
+            [[resource]]
+            name = "r"
+            [[task]]
+            name = "a"
+            period = "10ms"
+            body = [ { lock = "r", hold = "1ms" } ]
+        "#;
+        let (mut sys, _) = rtsync_model::load_str(text, None).unwrap();
+        assert!(
+            check_system(&sys, BoundForm::Classic, 1, None)
+                .violations
+                .is_empty()
+        );
+        sys.resources[0].units = 2;
+        let c = check_system(&sys, BoundForm::Classic, 1, None);
+        assert_eq!(c.violations.len(), 1);
+        assert!(
+            c.violations[0].what.contains("invalid system"),
+            "{}",
+            c.violations[0].what
+        );
+        assert!(c.violations[0].what.contains("single-unit"));
+        assert!(c.placed.is_some(), "kept for --save");
     }
 
     /// Under EDF the LP bounds are not charged, so `--analysis both

@@ -109,8 +109,18 @@ impl Mixing {
                     .into_iter()
                     .filter(|p| p.is_uniprocessor() && p.supports(sched))
                     .collect();
+                // A resource of several units (the multi-unit shape) is
+                // SRP's, the one uniprocessor protocol that manages them;
+                // its draw is made all the same, so that the others' stay.
                 (0..n)
-                    .map(|_| choices[rng.random_range(0..choices.len())])
+                    .map(|r| {
+                        let p = choices[rng.random_range(0..choices.len())];
+                        if sys.resources[r].units > 1 && choices.contains(&Protocol::Srp) {
+                            Protocol::Srp
+                        } else {
+                            p
+                        }
+                    })
                     .collect()
             }
         };
@@ -150,6 +160,28 @@ impl Mixing {
         for (r, p) in sys.resources.iter_mut().zip(ps) {
             r.protocol = p;
         }
+        // A resource of several units whose protocol manages one (the
+        // repair above can move one off SRP) keeps one, and so do its
+        // sections.
+        let single: Vec<bool> = sys
+            .resources
+            .iter()
+            .map(|r| r.units > 1 && !r.protocol.allows_multi_unit())
+            .collect();
+        if single.contains(&true) {
+            for (r, one) in sys.resources.iter_mut().zip(&single) {
+                if *one {
+                    r.units = 1;
+                }
+            }
+            for t in &mut sys.tasks {
+                super::each_section_units(&mut t.body, &mut |r, u| {
+                    if single[r] {
+                        *u = 1
+                    }
+                });
+            }
+        }
     }
 }
 
@@ -179,13 +211,24 @@ mod tests {
     use super::*;
     use crate::generate::{GenConfig, generate};
 
-    /// Generated and mixed systems load, and mix what the rule says.
+    /// Generated and mixed systems load, and mix what the rule says; with
+    /// multi-unit resources drawn too (every other system; under EDF the
+    /// uniprocessor rule starts from SRP, which manages them), that rule
+    /// keeps some of them (under SRP), and no resource
+    /// keeps units that its protocol does not manage.
     #[test]
     fn mixed_systems_validate_and_mix() {
         for m in Mixing::ALL {
-            let mut mixed = 0;
+            let (mut mixed, mut multi) = (0, 0);
             for i in 0..40 {
                 let uni = m == Mixing::Uniprocessor;
+                // Under EDF the uniprocessor rule starts from SRP, which
+                // draws multi-unit resources.
+                let sched = if uni && i % 4 == 0 {
+                    Scheduler::Edf
+                } else {
+                    Scheduler::Fp
+                };
                 let c = GenConfig {
                     cpus: if uni { 1 } else { 2 },
                     tasks: 6,
@@ -193,7 +236,9 @@ mod tests {
                     resources: 4,
                     nest_prob: 0.5,
                     local_resources: if m == Mixing::ByScope { 2 } else { 0 },
-                    protocol: m.base(Scheduler::Fp),
+                    scheduler: sched,
+                    protocol: m.base(sched),
+                    units_max: if i % 2 == 0 { 4 } else { 1 },
                     ..GenConfig::default()
                 };
                 let mut sys = generate(&c, 7, i);
@@ -203,6 +248,7 @@ mod tests {
                     .unwrap_or_else(|d| panic!("{m} system {i}:\n{d}\n{text}"));
                 let ps = rtsync_model::mix::protocols(&back);
                 mixed += usize::from(ps.len() > 1);
+                multi += usize::from(back.resources.iter().any(|r| r.units > 1));
                 match m {
                     Mixing::ByLength => assert!(
                         ps.iter()
@@ -216,6 +262,9 @@ mod tests {
                 }
             }
             assert!(mixed >= 20, "{m}: only {mixed} of 40 systems mix protocols");
+            if m == Mixing::Uniprocessor {
+                assert!(multi >= 5, "{m}: {multi} of 40 systems keep several units");
+            }
         }
     }
 

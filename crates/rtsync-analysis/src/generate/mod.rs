@@ -345,8 +345,11 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
         for r in &mut resources {
             r.units = ur.random_range(1..=c.units_max);
         }
+        // Each section asks for one to all of its resource's units.
         for t in &mut tasks {
-            draw_units(&mut ur, &resources, &mut t.body);
+            each_section_units(&mut t.body, &mut |r, u| {
+                *u = ur.random_range(1..=resources[r].units)
+            });
         }
     }
     let sys = System {
@@ -366,9 +369,9 @@ pub fn generate(c: &GenConfig, seed: u64, index: u64) -> System {
     }
 }
 
-/// Each section of `body` (nested ones too) asks for one to all of its
-/// resource's units.
-fn draw_units(rng: &mut ChaCha8Rng, resources: &[Resource], body: &mut [Segment]) {
+/// `f` with the resource and the units of each section of `body`, nested
+/// ones too, each before those it holds.
+pub(crate) fn each_section_units(body: &mut [Segment], f: &mut impl FnMut(usize, &mut u32)) {
     for s in body {
         if let Segment::Lock {
             resource,
@@ -376,8 +379,8 @@ fn draw_units(rng: &mut ChaCha8Rng, resources: &[Resource], body: &mut [Segment]
             body,
         } = s
         {
-            *units = rng.random_range(1..=resources[*resource].units);
-            draw_units(rng, resources, body);
+            f(*resource, units);
+            each_section_units(body, f);
         }
     }
 }

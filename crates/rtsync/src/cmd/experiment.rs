@@ -174,7 +174,9 @@ pub struct SoundnessArgs {
     /// each other; every other shape's are harmonic) | priorities (drawn
     /// at random, some equal, whatever the deadlines; every other shape's
     /// are deadline-monotonic and unique) | multiunit (resources of up to
-    /// four units under SRP and MSRP) | all (each in turn).
+    /// four units under SRP and MSRP) | wide (four to six CPUs, one or
+    /// two resources nearly every task uses: long queues) | all (each in
+    /// turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Simulated events the worst-case search may spend per schedulable
