@@ -195,6 +195,33 @@ impl<'a> Context<'a> {
             Scheduler::Edf => self.level_ceiling[r][cpu],
         }
     }
+    /// The lowest ceiling `r` has on `cpu` while at least `held` of its
+    /// units are held: under SRP a multi-unit resource's ceiling moves with
+    /// the units left free (Baker 1991, Sect. 4: the highest level among
+    /// the jobs that could need more than are free), so with `units -
+    /// held` free it is the highest rank among the users of `r` on `cpu`
+    /// that take more than that at once. For a single-unit resource (and
+    /// wherever every unit is held) it is [`Context::local_ceiling`].
+    ///
+    /// [`Context::local_ceiling`] is the ceiling at its highest, which is
+    /// what a blocking term may charge (a section holds a job back at
+    /// most as often as the highest ceiling says). Where an argument needs
+    /// the ceiling at its lowest, as the level a job must pass to start
+    /// above a held section does (`edf`'s jobs that run whole), it must
+    /// read this.
+    pub fn held_ceiling(&self, r: ResourceId, cpu: Cpu, held: u32) -> u32 {
+        let free = self.sys.resources[r].units.max(1).saturating_sub(held);
+        if free == 0 {
+            return self.local_ceiling(r, cpu);
+        }
+        self.f
+            .users(r)
+            .iter()
+            .filter(|&&u| self.f.cpu_of[u] == Some(cpu) && self.f.units(u, r) > free)
+            .map(|&u| self.rank(u))
+            .max()
+            .unwrap_or(0)
+    }
     /// Tasks on the same CPU as `i` (excluding `i`) with lower precedence.
     #[inline]
     pub fn lower_local(&self, i: TaskId) -> impl Iterator<Item = TaskId> + '_ {

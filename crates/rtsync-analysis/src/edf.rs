@@ -151,12 +151,14 @@ pub fn tasks_on(cx: &Context, demands: &[Demand], cpu: usize) -> Vec<EdfTask> {
         ts[k].q = whole_runs(cx, on, &ts, k, lo);
     }
     // A job passes a start test above a held section only with a level
-    // above that section's ceiling.
+    // above that section's ceiling, at its lowest while the section holds
+    // its units (a multi-unit resource's ceiling falls as units are left
+    // free).
     let lowest = on
         .iter()
         .flat_map(|&i| cx.f.sections(i))
         .filter(|rq| tests_start(cx, rq.resource))
-        .map(|rq| cx.local_ceiling(rq.resource, cpu))
+        .map(|rq| cx.held_ceiling(rq.resource, cpu, rq.units))
         .min();
     for (x, &i) in ts.iter_mut().zip(on) {
         if lowest.is_none_or(|c| cx.rank(i) <= c) {
@@ -264,10 +266,17 @@ fn tests_start(cx: &Context, r: ResourceId) -> bool {
 /// the lowest of those ceilings. The window's task of longest deadline
 /// among those kept back covers every such job (the module's doc), so
 /// each task's own range is charged with its own ceiling.
+///
+/// A multi-unit resource's ceiling is read at its lowest while the
+/// section holds its own units ([`Context::held_ceiling`]): a job can
+/// start above a section that leaves units free, take some itself, and
+/// so raise the ceiling past the level of a job released later (found by
+/// the `combined` shape on 2026-12-02, `edf-jitter-multiunit.toml`: the
+/// highest ceiling left that job out of this term).
 fn whole_runs(cx: &Context, on: &[TaskId], ts: &[EdfTask], k: usize, lo: Time) -> Time {
     let cpu = cx.cpu(on[k]).expect("a task placed on a CPU");
     let Some(lowest) = ceiling_sections(cx, on[k], |r| tests_start(cx, r))
-        .map(|(_, r, _)| cx.local_ceiling(r, cpu))
+        .map(|(_, rq)| cx.held_ceiling(rq.resource, cpu, rq.units))
         .min()
     else {
         return Time::ZERO;

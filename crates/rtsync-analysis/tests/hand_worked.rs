@@ -1225,6 +1225,38 @@ fn edf_jitter_charges_the_jobs_that_run_whole_above_a_held_back_one() {
     assert_eq!(verdict_of(&np, Test::EdfDemand), Verdict::Schedulable);
 }
 
+/// `EDF_JITTER_STACK` with `r` of two units: `k` takes both, `y` (D 8)
+/// one after 4.9 ms of its 5, `z` one. `z` arrives at 0 and holds a unit
+/// from 2.6; `y` arrives at 3 and, with a unit free, `r`'s ceiling is the
+/// level of the only task that needs more than one, `k`'s (D 10), below
+/// `y`'s: `y` starts above the held section, runs to 7.9 and takes the
+/// free unit to 8. `k`, arriving at 0.5 and released at 5.5 (deadline
+/// 10.5, the earliest), is kept from starting until `z`'s section ends at
+/// 8.1, and ends at 10.6. So `y` ran whole, as in `EDF_JITTER_STACK`, but
+/// `r`'s highest ceiling is `y`'s own level, so the term for jobs that
+/// run whole (those with a level above the lowest ceiling that holds `k`
+/// back) left it out, and the test accepted the system. That ceiling is
+/// `r`'s with `z`'s unit held, `k`'s level: Q_k = 5 ms, and at L = 5 the
+/// demand is 2.5 + 0.5 + 5 = 8 > 5. With `r` of one unit, `y` cannot
+/// start above `z`'s section, and the system is schedulable (its twin in
+/// rtsync-sim's soundness tests holds under the search).
+const EDF_JITTER_MULTIUNIT: &str = include_str!("data/edf-jitter-multiunit.toml");
+
+#[test]
+fn edf_jitter_charges_a_job_that_starts_above_a_section_leaving_units_free() {
+    let r = run(&sys(EDF_JITTER_MULTIUNIT));
+    assert_eq!(task(&r, "k").blocking.local, Time::from_us(500));
+    demand_fails_at(&r, "5ms");
+    let calm = run(&sys(&EDF_JITTER_MULTIUNIT.replace("jitter = \"5ms\"", "")));
+    assert_eq!(verdict_of(&calm, Test::EdfDemand), Verdict::Schedulable);
+    let single = EDF_JITTER_MULTIUNIT
+        .replace("units = 2\n", "")
+        .replace("units = 2, ", "");
+    assert_ne!(single, EDF_JITTER_MULTIUNIT);
+    let single = run(&sys(&single));
+    assert_eq!(verdict_of(&single, Test::EdfDemand), Verdict::Schedulable);
+}
+
 /// EDF + NPCS with two self-suspending tasks: `x` (1ms, suspend 3ms,
 /// 1ms; D 9.5) and `a` (the same body; D 14) beside `l` (D 90), whose
 /// job runs three 2ms sections 2.9ms apart (all periods 100). `l` arrives

@@ -117,13 +117,22 @@ pub enum Shape {
     /// remote CPUs can agree with every schedule of those sizes. Added
     /// 2026-12-02.
     Wide,
+    /// Every dimension above drawn at once, each system its own draw: two
+    /// to five CPUs, harmonic or log-uniform periods, deadline-monotonic
+    /// or drawn priorities, single- or multi-unit resources, release
+    /// jitter, self-suspensions, nesting, local resources, one to three
+    /// requests per resource. The shapes above vary one or two things
+    /// each; a bound that breaks only where two of them meet (jitter on a
+    /// task that suspends inside a nested section, a tie between tasks of
+    /// unrelated periods) shows only here. Added 2026-12-02.
+    Combined,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 15] = [
+    pub const NAMED: [Shape; 16] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
@@ -138,6 +147,7 @@ impl Shape {
         Shape::Priorities,
         Shape::Multiunit,
         Shape::Wide,
+        Shape::Combined,
         Shape::All,
     ];
 
@@ -158,6 +168,7 @@ impl Shape {
             Shape::Priorities => "priorities",
             Shape::Multiunit => "multiunit",
             Shape::Wide => "wide",
+            Shape::Combined => "combined",
             Shape::All => "all",
         }
     }
@@ -354,10 +365,62 @@ impl Shape {
                 c.positions = Positions::Random;
                 c.nest_prob = if nest { 0.3 } else { 0.0 };
             }
+            Shape::Combined => {
+                // A few bits of a hash of the index per dimension, so that
+                // each system draws its own mixture.
+                let h = spread(i);
+                let bits = |from: u32, n: u32| (h >> from) & ((1 << n) - 1);
+                if !uni {
+                    c.cpus = 2 + bits(0, 2) as usize;
+                    c.tasks = c.cpus * (2 + bits(2, 1) as usize) + bits(3, 1) as usize;
+                    c.utilization = c.cpus as f64 * (0.15 + 0.05 * bits(4, 2) as f64);
+                }
+                if bits(6, 1) == 1 {
+                    c.periods = Periods::LogUniform {
+                        min: Time::from_ms(10),
+                        max: Time::from_ms(100),
+                    };
+                }
+                if bits(7, 1) == 1 && sched == Scheduler::Fp {
+                    c.priority_levels = Some((2 * c.tasks as u32 / 3).max(2));
+                    c.utilization *= 0.7;
+                }
+                if bits(8, 1) == 1 {
+                    c.units_max = 3;
+                }
+                if bits(9, 1) == 1 {
+                    c.jitter_max = 0.5;
+                }
+                if bits(10, 1) == 1 {
+                    c.suspend_prob = 0.5;
+                    c.suspend_max = Time::from_ms(1);
+                }
+                if bits(11, 1) == 1 {
+                    c.nest_prob = if p.allows_nesting() { 0.4 } else { 0.0 };
+                    if !nest && !uni {
+                        c.local_resources = 2;
+                    }
+                }
+                if bits(12, 1) == 1 && !uni {
+                    c.local_resources = c.local_resources.max(1);
+                }
+                c.requests_max = 1 + (bits(13, 2) % 3) as u32;
+                c.access_prob = 0.4 + 0.1 * bits(15, 2) as f64;
+                c.positions = Positions::Random;
+            }
             Shape::All => unreachable!("resolved by Shape::of"),
         }
         c
     }
+}
+
+/// SplitMix64's finalizer: the bits of `i` spread over the whole word, so
+/// that neighbouring indices draw unrelated mixtures.
+fn spread(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// [`Shape::Tight`]: each CPU's lowest-priority task's period and

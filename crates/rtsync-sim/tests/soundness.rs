@@ -900,18 +900,22 @@ body = [ { compute = "100us" }, { lock = "R", hold = "300us" } ]
 }
 
 /// EDF with release jitter (rtsync-analysis's hand-worked
-/// `EDF_JITTER_SECTION` and `EDF_JITTER_STACK`): the demand test used to
-/// accept both systems, so every deadline was a promise; the search
-/// breaks it on its own (a job released late behind a section of a higher
-/// preemption level; behind a job that passed the start test above the
-/// held section and runs whole), under NPCS too for the first. The
-/// corrected test rejects them, and the twins without jitter, which it
-/// accepts, hold under the same search.
+/// `EDF_JITTER_SECTION`, `EDF_JITTER_STACK` and `EDF_JITTER_MULTIUNIT`):
+/// the demand test used to accept these systems, so every deadline was a
+/// promise; the search breaks it on its own (a job released late behind
+/// a section of a higher preemption level; behind a job that passed the
+/// start test above the held section and runs whole; the same where the
+/// section left a unit free and the job passed a ceiling lower than the
+/// resource's highest), under NPCS too for the first. The corrected test
+/// rejects them, and the twins without jitter, which it accepts, hold
+/// under the same search. The multi-unit system's single-unit twin, which
+/// the test accepts with its jitter, holds too.
 #[test]
 fn edf_jobs_released_late_miss_where_the_old_test_promised_deadlines() {
     for (name, protocols) in [
         ("edf-jitter-section.toml", &["srp", "npcs"][..]),
         ("edf-jitter-stack.toml", &["srp"][..]),
+        ("edf-jitter-multiunit.toml", &["srp"][..]),
     ] {
         for p in protocols {
             let text = data_text(name).replace("\"srp\"", &format!("\"{p}\""));
@@ -919,6 +923,16 @@ fn edf_jobs_released_late_miss_where_the_old_test_promised_deadlines() {
             promise_broken_twin_held(&text, &calm, 5_000, None, &format!("{name} {p}"));
         }
     }
+    let single = data_text("edf-jitter-multiunit.toml")
+        .replace("units = 2\n", "")
+        .replace("units = 2, ", "");
+    let s = sys(&single);
+    let out = search_with(&s, &bounds(&s), 5_000);
+    assert!(
+        out.findings.is_empty(),
+        "single-unit twin: {:?}",
+        out.findings
+    );
 }
 
 /// The system `text` is rejected by the corrected analysis, and a search

@@ -455,13 +455,13 @@ pub(crate) fn ceiling_blocking(
     filter: impl Fn(ResourceId) -> bool,
 ) -> Time {
     ceiling_sections(cx, i, filter)
-        .map(|(_, _, len)| len)
+        .map(|(_, rq)| rq.length)
         .max()
         .unwrap_or(Time::ZERO)
 }
 
-/// The sections [`ceiling_blocking`] chooses from, as `(task, resource,
-/// length)`: every section (at any nesting level) of a lower-precedence
+/// The sections [`ceiling_blocking`] chooses from, as `(task, section)`:
+/// every section (at any nesting level) of a lower-precedence
 /// task of `i`'s CPU on a resource accepted by `filter` whose local
 /// ceiling reaches `i`'s rank. None for a task without a CPU. The one home
 /// of that rule: PCP's and SRP's blocking, MPCP's local term and its LP,
@@ -470,7 +470,7 @@ pub(crate) fn ceiling_sections<'a>(
     cx: &'a Context,
     i: TaskId,
     filter: impl Fn(ResourceId) -> bool + 'a,
-) -> impl Iterator<Item = (TaskId, ResourceId, Time)> + 'a {
+) -> impl Iterator<Item = (TaskId, &'a rtsync_model::Request)> + 'a {
     // `lower_local` is empty for a task without a CPU.
     let (cpu, rank) = (cx.cpu(i), cx.rank(i));
     cx.lower_local(i)
@@ -478,7 +478,6 @@ pub(crate) fn ceiling_sections<'a>(
         .filter(move |(_, rq)| {
             filter(rq.resource) && cpu.is_some_and(|c| cx.local_ceiling(rq.resource, c) >= rank)
         })
-        .map(|(j, rq)| (j, rq.resource, rq.length))
 }
 
 /// Execution, and one section of a lower job on a resource whose ceiling

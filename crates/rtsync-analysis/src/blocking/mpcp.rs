@@ -346,7 +346,7 @@ fn per_point(cx: &Context, tb: &Tables, i: TaskId) -> Time {
         .lower_local(i)
         .fold(Time::ZERO, |a, j| a.saturating_add(tb.longest_global[j]));
     let excess = ceiling_sections(cx, i, |r| !cx.f.global[r])
-        .map(|(j, _, len)| len.saturating_sub(tb.longest_global[j]))
+        .map(|(j, rq)| rq.length.saturating_sub(tb.longest_global[j]))
         .max()
         .unwrap_or(Time::ZERO);
     global.saturating_add(excess)

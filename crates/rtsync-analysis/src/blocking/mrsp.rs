@@ -55,7 +55,13 @@ pub fn demand(cx: &Context, i: TaskId) -> Demand {
     // Arrival blocking: one lower section whose ceiling reaches `i`, a
     // global one at its whole access cost (spin included).
     let b = ceiling_sections(cx, i, |_| true)
-        .map(|(_, r, len)| if f.global[r] { access_cost(cx, r) } else { len })
+        .map(|(_, rq)| {
+            if f.global[rq.resource] {
+                access_cost(cx, rq.resource)
+            } else {
+                rq.length
+            }
+        })
         .max()
         .unwrap_or(Time::ZERO);
     Demand {

@@ -175,7 +175,8 @@ pub struct SoundnessArgs {
     /// at random, some equal, whatever the deadlines; every other shape's
     /// are deadline-monotonic and unique) | multiunit (resources of up to
     /// four units under SRP and MSRP) | wide (four to six CPUs, one or
-    /// two resources nearly every task uses: long queues) | all (each in
+    /// two resources nearly every task uses: long queues) | combined
+    /// (every dimension above drawn at once, per system) | all (each in
     /// turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,

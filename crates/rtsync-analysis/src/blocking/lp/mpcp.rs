@@ -416,7 +416,7 @@ fn local(cx: &Context, i: TaskId, resp: &[Time]) -> Local {
         }
     }
     l.ceiling = ceiling_sections(cx, i, |r| !f.global[r])
-        .map(|(x, _, len)| (x, (len, jx(x))))
+        .map(|(x, rq)| (x, (rq.length, jx(x))))
         .collect();
     l
 }
