@@ -77,7 +77,7 @@ pub struct Analysis {
 /// protocol (a uniprocessor protocol's resource split across CPUs), with
 /// the validation errors that say so.
 ///
-/// `sys` must be valid (no errors from [`rtsync_model::validate`], as
+/// `sys` must be valid (no errors from [`rtsync_model::validate()`], as
 /// [`rtsync_model::load_str`] and [`rtsync_model::load_file`] return it): the bounds lean on the protocols'
 /// rules, such as no nesting between sections served on different CPUs,
 /// and a system built in code that breaks one gets bounds that need not

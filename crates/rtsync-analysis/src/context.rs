@@ -196,11 +196,11 @@ impl<'a> Context<'a> {
         }
     }
     /// The lowest ceiling `r` has on `cpu` while at least `held` of its
-    /// units are held: under SRP a multi-unit resource's ceiling moves with
-    /// the units left free (Baker 1991, Sect. 4: the highest level among
-    /// the jobs that could need more than are free), so with `units -
-    /// held` free it is the highest rank among the users of `r` on `cpu`
-    /// that take more than that at once. For a single-unit resource (and
+    /// units are held. Under SRP a multi-unit resource's ceiling moves with
+    /// the units left free (Baker 1991: the highest level among the jobs
+    /// that could need more than are free), so with `units - held` free
+    /// it is the highest rank among the users of `r` on `cpu` that take
+    /// more than that at once. For a single-unit resource (and
     /// wherever every unit is held) it is [`Context::local_ceiling`].
     ///
     /// [`Context::local_ceiling`] is the ceiling at its highest, which is

@@ -155,8 +155,13 @@ impl Protocol {
         self.facts().migrations
     }
 
-    /// Only SRP (and MSRP for its local resources) lets a resource have
-    /// more than one unit.
+    /// Only SRP and MSRP let a resource have more than one unit. An SRP
+    /// resource's ceiling moves with the units left free (Baker 1991).
+    /// An MSRP global one is granted in strict FIFO order (a request that
+    /// does not fit holds back those behind it), so a request still waits
+    /// for at most one section per other CPU, and the analysis charges it
+    /// as a single-unit spin lock; the soundness search's `multiunit`
+    /// shape draws both kinds.
     pub fn allows_multi_unit(self) -> bool {
         self.facts().multi_unit
     }
