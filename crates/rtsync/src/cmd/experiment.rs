@@ -171,9 +171,9 @@ pub struct SoundnessArgs {
     /// at each resumption) | tight (reopened, each CPU's lowest task's
     /// period cut to just above its bound: its previous job still runs in
     /// the window) | unharmonic (log-uniform periods, which do not divide
-    /// each other; every other shape's are harmonic) | priorities (drawn
-    /// at random, some equal, whatever the deadlines; every other shape's
-    /// are deadline-monotonic and unique) | multiunit (resources of up to
+    /// each other; the shapes before it draw harmonic ones) | priorities (drawn
+    /// at random, some equal, whatever the deadlines; the shapes before
+    /// it give unique deadline-monotonic ones) | multiunit (resources of up to
     /// four units under SRP and MSRP) | wide (four to six CPUs, one or
     /// two resources nearly every task uses: long queues) | combined
     /// (every dimension above drawn at once, per system) | all (each in
