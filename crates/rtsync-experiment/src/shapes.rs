@@ -327,16 +327,12 @@ impl Shape {
             }
             Shape::Unharmonic | Shape::Priorities => {
                 if shape == Shape::Unharmonic {
-                    c.periods = Periods::LogUniform {
-                        min: Time::from_ms(10),
-                        max: Time::from_ms(100),
-                    };
+                    c.periods = UNHARMONIC;
                 } else if sched == Scheduler::Fp {
-                    c.priority_levels = Some((2 * c.tasks as u32 / 3).max(2));
                     // Priorities that ignore the deadlines reject most
                     // systems at the classic loads; these keep about half
                     // schedulable, so that the search has systems to try.
-                    c.utilization *= 0.6;
+                    drawn_priorities(&mut c, 0.6);
                     c.deadline_min = 1.0;
                 }
                 match k % 3 {
@@ -385,14 +381,10 @@ impl Shape {
                     c.utilization = c.cpus as f64 * (0.15 + 0.05 * bits(4, 2) as f64);
                 }
                 if bits(6, 1) == 1 {
-                    c.periods = Periods::LogUniform {
-                        min: Time::from_ms(10),
-                        max: Time::from_ms(100),
-                    };
+                    c.periods = UNHARMONIC;
                 }
                 if bits(7, 1) == 1 && sched == Scheduler::Fp {
-                    c.priority_levels = Some((2 * c.tasks as u32 / 3).max(2));
-                    c.utilization *= 0.7;
+                    drawn_priorities(&mut c, 0.7);
                 }
                 if bits(8, 1) == 1 {
                     c.units_max = 3;
@@ -421,6 +413,19 @@ impl Shape {
         }
         c
     }
+}
+
+/// The unharmonic shape's periods (the combined shape draws them too).
+const UNHARMONIC: Periods = Periods::LogUniform {
+    min: Time::from_ms(10),
+    max: Time::from_ms(100),
+};
+
+/// The priorities shape's draw (the combined shape's too): two thirds as
+/// many levels as tasks, at `load` times the configured utilization.
+fn drawn_priorities(c: &mut GenConfig, load: f64) {
+    c.priority_levels = Some((2 * c.tasks as u32 / 3).max(2));
+    c.utilization *= load;
 }
 
 /// SplitMix64's finalizer: the bits of `i` spread over the whole word, so
