@@ -880,7 +880,14 @@ impl<'a> Engine<'a> {
     /// Why a choice per task, even per step, is sound: either form's
     /// charge for a task holds in the busy window that starts at the last
     /// instant before the release at which no job above charged by form 2
-    /// (or by its execution alone) is pending. Form 1 bounds a task's work
+    /// (or by its execution alone) and no earlier job of `i` is pending.
+    /// That window holds `J_i` alone, since a bound is reported only
+    /// within `D_i - J_i` ([`Engine::limit`]) and `D_i <= T_i`: a section
+    /// of `i`'s previous job that holds back a resumed job above (which
+    /// `i`'s own blocking does not count) falls before it, as Lehoczky's
+    /// busy period for constrained deadlines holds one job of `i` (the
+    /// argument: docs/ANALYSIS.md, "The analysed task's previous jobs";
+    /// hand-worked `oblivious-previous-job.toml`). Form 1 bounds a task's work
     /// in any interval, and form 2 the work, suspension and blocking of
     /// the jobs released in the window, so any split of the tasks above
     /// between the two bounds the window (docs/ANALYSIS.md, "Forms 1 and

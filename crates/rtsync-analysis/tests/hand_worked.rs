@@ -1049,6 +1049,27 @@ fn oblivious_form_charges_a_suspending_jobs_blocking_ipcp() {
     assert_eq!(bounded(task(&r, "i").response), Time::from_ms(23));
 }
 
+/// FP, the suspension-oblivious form where the section that holds back a
+/// resumed job above is the analysed task's own previous job's
+/// (`data/oblivious-previous-job.toml`, one CPU, IPCP). `i` is the lowest
+/// task (C 13.002ms, two 6ms sections on r0), so `B_i = 0` and form 2
+/// charges `h` (C 4ms, two 10us suspensions) `4.02 + min(B_h, 2 · B_i) =
+/// 4.02ms` a job: `w = 13.002 + ⌈w/24⌉ · 4.02 = 17.022ms`. Form 1, `h`
+/// with jitter `R_h - C_h = 22.02 - 4 = 18.02` (`B_h`: three arrivals,
+/// each one of `i`'s 6ms sections, 18ms): `13.002 + ⌈(w + 18.02)/24⌉ · 4`
+/// = 21.002ms. So R_i = 17.022ms, which the busy-window argument allows
+/// only because it is within `i`'s period (docs/ANALYSIS.md, "Forms 1
+/// and 2 task by task"); rtsync-sim's soundness test searches it with the
+/// period at the bound.
+#[test]
+fn oblivious_form_needs_no_charge_for_the_previous_jobs_sections() {
+    let r = run(&sys(include_str!("data/oblivious-previous-job.toml")));
+    assert_eq!(task(&r, "i").blocking.local, Time::ZERO);
+    assert_eq!(task(&r, "h").blocking.local, Time::from_ms(18));
+    assert_eq!(bounded(task(&r, "h").response), us(22_020));
+    assert_eq!(bounded(task(&r, "i").response), us(17_022));
+}
+
 /// DPCP, the agents' form of the case above
 /// (`data/oblivious-reopened-dpcp.toml`): `h`'s two sections run on CPU
 /// 1 (10us each), `x`'s two 6ms sections on CPU 0, `h` and `i`'s CPU,

@@ -998,6 +998,27 @@ fn an_oblivious_bound_charges_the_sections_a_resumption_meets() {
     }
 }
 
+/// The case the busy-window argument of forms 1 and 2 once left unnamed
+/// (docs/ANALYSIS.md): the section that holds back a resumed job above
+/// `i` is `i`'s own previous job's, which `i`'s blocking does not count
+/// (`oblivious-previous-job.toml`: `i` lowest, two 6ms sections; `h`
+/// suspends twice). `i`'s period is its bound, 17.022ms, so no slack
+/// separates its previous job from the job analysed. The search finds
+/// nothing past the bounds, reaches 17.002ms for `i` (its previous job's
+/// sections met at both of `h`'s resumptions), and breaks a planted
+/// 17ms.
+#[test]
+fn a_previous_jobs_sections_met_at_resumptions_stay_within_the_bound() {
+    let s = data("oblivious-previous-job.toml");
+    first_task_bracketed(
+        &s,
+        Time::from_us(17_022),
+        Time::from_us(17_002),
+        Time::from_ms(17),
+        "previous job",
+    );
+}
+
 /// EDF with two self-suspending tasks (rtsync-analysis's hand-worked
 /// `EDF_SUSPENSIONS`): the demand test charged one window `max_k (S_k +
 /// 1)·B_k`, two sections, and accepted the system; `l`'s sections block
