@@ -54,6 +54,13 @@ pub struct FpAnalysis<'c> {
     pub responses: Vec<Response>,
     /// Rounds of the system-wide fixed point.
     pub rounds: usize,
+    /// Per task, whether its bound came from its classic demand where it
+    /// also has a joint spin bound (the spin LP's, [`Demand::joint`]): a
+    /// suspending task above can make the classic demand the smaller
+    /// ([`Engine::response`]), and the row of such a task shows the terms
+    /// that decided its bound. Empty where nothing was recorded (a
+    /// verdict-only pass).
+    pub classic: Vec<bool>,
 }
 
 /// Runs the analysis on a partitioned system; with `first_miss`, stops at
@@ -189,6 +196,7 @@ pub fn analyse_with<'c>(
         demands,
         responses: pass.responses,
         rounds: pass.rounds,
+        classic: pass.classic,
     }
 }
 
@@ -231,6 +239,10 @@ struct Pass {
     /// its first estimate where that was already past it).
     #[cfg_attr(not(test), allow(dead_code))]
     estimates: Vec<Time>,
+    /// Per task, whether its last look's bound came from its classic
+    /// demand beside a joint spin bound ([`FpAnalysis::classic`]); empty
+    /// with `first_miss`, which reports one bound and no rows.
+    classic: Vec<bool>,
 }
 
 /// Where the job-window rounds start a task's estimate: any value below
@@ -295,6 +307,11 @@ fn iterate(
     // ([`Engine::response`]).
     let mut warm = vec![[Time::ZERO; 2]; n];
     let mut out = vec![Response::Unbounded; n];
+    let mut classic = if first_miss {
+        Vec::new()
+    } else {
+        vec![false; n]
+    };
     // From the second round on, a task needs a new look only when
     // something its bound reads moved after its last look (`rose`,
     // `moved` and `looked` read one clock): the demand of a task above it,
@@ -417,8 +434,11 @@ fn iterate(
                 for w in &mut warm[i] {
                     *w = (*w).max(low);
                 }
-                let r = e.response(i, &resp, obl, &mut warm[i]);
+                let (r, by_classic) = e.response(i, &resp, obl, &mut warm[i]);
                 out[i] = r;
+                if let Some(c) = classic.get_mut(i) {
+                    *c = by_classic;
+                }
                 if first_miss && !matches!(r, Response::Bounded(_)) {
                     // The verdict is known; the other tasks are not analysed.
                     for (k, o) in out.iter_mut().enumerate() {
@@ -431,6 +451,7 @@ fn iterate(
                         rounds,
                         missed: Some(i),
                         estimates: resp,
+                        classic,
                     });
                 }
                 let v = match r {
@@ -483,6 +504,7 @@ fn iterate(
         rounds,
         missed: None,
         estimates: resp,
+        classic,
     })
 }
 
@@ -910,13 +932,16 @@ impl<'a> Engine<'a> {
     /// solution and that only rises with the inputs ([`recurrence::climb`]).
     /// So a later look climbs from where the last one ended, not from the
     /// base.
+    ///
+    /// Also says whether the bound came from `i`'s classic demand where it
+    /// has a joint spin bound too (only where a task above suspends).
     fn response(
         &self,
         i: TaskId,
         resp: &[Time],
         known: Option<Option<Time>>,
         warm: &mut [Time; 2],
-    ) -> Response {
+    ) -> (Response, bool) {
         let cx = self.cx;
         let di = self.d.get(i);
         let suspension = cx.f.tasks[i].suspension;
@@ -931,9 +956,10 @@ impl<'a> Engine<'a> {
         if base > limit && !classic_too {
             // A demand past the deadline (including the saturated "beyond
             // the deadline" value of a request bound) is a miss.
-            return Response::Exceeds(cx.deadline[i]);
+            return (Response::Exceeds(cx.deadline[i]), false);
         }
         let [w1, w2] = warm;
+        let mut by_classic = false;
         let best = if suspending_above || !self.agents(i).is_empty() {
             debug_assert!(
                 known.is_none(),
@@ -955,6 +981,7 @@ impl<'a> Engine<'a> {
                 let classic = Engine::own_of(&di, false, suspension);
                 let cap = best.unwrap_or(limit);
                 let alt = self.by_forms(i, classic, &mut cold, cap, resp, false, di.local);
+                by_classic = alt.is_some();
                 alt.or(best)
             } else {
                 best
@@ -968,10 +995,11 @@ impl<'a> Engine<'a> {
                 o
             })
         };
-        match best {
+        let r = match best {
             Some(w) => Response::Bounded(cx.jitter[i].saturating_add(w)),
             None => Response::Exceeds(cx.deadline[i]),
-        }
+        };
+        (r, by_classic)
     }
 
     /// Forms 1 and 2 task by task ([`Engine::response`]): each suspending
@@ -1268,7 +1296,7 @@ mod tests {
                 }
             }
             for i in 0..cx.n() {
-                let again = e.response(i, &resp, None, &mut [Time::ZERO; 2]);
+                let (again, _) = e.response(i, &resp, None, &mut [Time::ZERO; 2]);
                 prop_assert_eq!(again, pass.responses[i], "task {}", i);
             }
         }

@@ -4,7 +4,7 @@
 mod common;
 use common::*;
 use rtsync_analysis::{
-    BoundForm, Options, Profile, Response, Test, TestSelection, Verdict, analyze,
+    BoundForm, Delay, Options, Profile, Response, Test, TestSelection, Verdict, analyze,
 };
 use rtsync_model::{Protocol, Time};
 
@@ -1001,7 +1001,9 @@ fn a_lower_tasks_longest_instances_are_charged() {
 /// 3 = 8.5, then 5.5 + 3.5 = 9ms. Both bound `i`'s response; before
 /// 2026-12-02 the LP form gave 9ms, above the classic 8ms, which the
 /// LP form promises never to be. It now solves the classic demand too
-/// where a job above suspends and keeps the smaller.
+/// where a job above suspends and keeps the smaller, and `i`'s row then
+/// shows the classic terms (spin 1ms, as the classic form's row), not the
+/// joint bound's 3ms that did not decide it.
 #[test]
 fn an_lp_bound_never_exceeds_the_classic_one_where_a_job_above_suspends() {
     let s = sys(include_str!("data/msrp-lp-suspending-above.toml"));
@@ -1019,6 +1021,11 @@ fn an_lp_bound_never_exceeds_the_classic_one_where_a_job_above_suspends() {
         assert_eq!(
             bounded(task(&r, "i").response),
             Time::from_ms(8),
+            "{form:?}"
+        );
+        assert_eq!(
+            task(&r, "i").blocking.spin,
+            Delay::Bounded(Time::from_ms(1)),
             "{form:?}"
         );
     }
