@@ -57,7 +57,7 @@ pub struct FpAnalysis<'c> {
     /// Per task, whether its bound came from its classic demand where it
     /// also has a joint spin bound (the spin LP's, [`Demand::joint`]): a
     /// suspending task above can make the classic demand the smaller
-    /// ([`Engine::response`]), and the row of such a task shows the terms
+    /// (`Engine::response`), and the row of such a task shows the terms
     /// that decided its bound. Empty where nothing was recorded (a
     /// verdict-only pass).
     pub classic: Vec<bool>,

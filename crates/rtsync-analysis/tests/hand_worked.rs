@@ -985,6 +985,40 @@ fn a_lower_tasks_longest_instances_are_charged() {
     }
 }
 
+/// DPCP, a higher agent whose section holds another served on the same
+/// CPU (`data/dpcp-nested-load.toml`): `x`'s r1 section (3ms) holds r2
+/// for 1ms of it, both served on CPU 2, so `x`'s agents work 3ms a job
+/// there, not 4. `i`'s r2 request: per request `W = 1 + (⌈W/10⌉ + 1) · 3
+/// = 7ms`, job window `1 + 1 · 3 = 4ms` (one job of `x` in `i`'s window);
+/// R_i = 1 + 4 = 5ms, which rtsync-sim's search reaches to the
+/// nanosecond. Counting the nested section again gave 6ms.
+#[test]
+fn dpcp_a_section_nested_on_the_same_cpu_is_the_agents_work_once() {
+    let r = run(&sys(include_str!("data/dpcp-nested-load.toml")));
+    assert_eq!(
+        task(&r, "i").blocking.remote,
+        Delay::Bounded(Time::from_ms(4))
+    );
+    assert_eq!(bounded(task(&r, "i").response), Time::from_ms(5));
+    assert_eq!(bounded(task(&r, "x").response), Time::from_ms(4));
+}
+
+/// MPCP, a task above with sections of two lengths on one global resource
+/// (`data/mpcp-section-lengths.toml`): `x` (T 20ms) holds g 1ms and then
+/// 3ms a job. `i`'s wait charges each job of `x` its two sections at their
+/// own lengths, `W = (⌈W/20⌉ + 1) · (1 + 3) = 8ms` (one job, plus the one
+/// the classic count adds), so R_i = 1 + 1 + 8 = 10ms. Each at `x`'s
+/// longest (`N · cs`, 6ms a job) gave W = 12ms, R_i = 14ms.
+#[test]
+fn mpcp_a_wait_charges_each_section_at_its_own_length() {
+    let r = run(&sys(include_str!("data/mpcp-section-lengths.toml")));
+    assert_eq!(
+        task(&r, "i").blocking.remote,
+        Delay::Bounded(Time::from_ms(8))
+    );
+    assert_eq!(bounded(task(&r, "i").response), Time::from_ms(10));
+}
+
 /// MSRP, the LP's joint spin bound beside a suspending job above
 /// (`data/msrp-lp-suspending-above.toml`). g is global; a request spins
 /// for one section of the other CPU: `h`'s and `i`'s for `x`'s 1ms, `x`'s

@@ -181,8 +181,18 @@ fn the_search_presses_where_only_the_job_window_meets_the_deadline() {
     // it. Until 2026-12-01 DPCP's job window was skipped where one
     // per-request wait passed the deadline; the hunt beside SchedCAT
     // found it, and no other shape of the stream draws the case.
+    //
+    // How close the search comes depends on which tasks the sample holds
+    // (their fixed forms past the deadline). Since DPCP's agents' loads
+    // count each section at its own length (2026-12-02) the set at this
+    // seed is 94 tasks, not 54, and the search comes to 0.965 of one of
+    // those bounds (60,000 events a system, the same); at seeds 1 to 5,
+    // DPCP 1.000, 0.967, 1.000, 1.000 and 1.000, and FMLP+ (unchanged)
+    // 0.966 at seed 1, 0.9995, 1.000 and 0.9986 at seeds 3 to 5. So 0.95
+    // here: a search that no longer came near these bounds would still
+    // fail.
     for p in [Protocol::Dpcp, Protocol::FmlpL] {
-        assert_pressed(
+        assert_pressed_to(
             &format!("{p:?}, job windows past the per-request forms"),
             tightened_in(
                 Shape::Window,
@@ -191,6 +201,7 @@ fn the_search_presses_where_only_the_job_window_meets_the_deadline() {
                 fixed_forms,
                 |_, loose, deadline| !loose.meets(deadline),
             ),
+            0.95,
         );
     }
 }

@@ -696,6 +696,8 @@ fn the_hand_worked_examples_hold_under_the_search() {
         "suspension-forms.toml",
         "pip-once-per-resource.toml",
         "edf-srp-blocking-points.toml",
+        "dpcp-nested-load.toml",
+        "mpcp-section-lengths.toml",
     ] {
         let s = data(name);
         let b = bounds(&s);
@@ -703,6 +705,13 @@ fn the_hand_worked_examples_hold_under_the_search() {
         assert!(found.findings.is_empty(), "{name}: {:?}", found.findings);
         // Every task completed jobs, so the check above covered them all.
         assert!(found.worst.iter().all(Option::is_some), "{name}");
+        if name == "dpcp-nested-load.toml" {
+            // `i` requests r2 as `x`'s agent starts its r1 section, which
+            // holds r2 inside: 1 + 3 + 1 = 5ms, the bound.
+            let (worst, _) = found.worst[0].clone().unwrap();
+            assert_eq!(b[0], Time::from_ms(5));
+            assert!(worst > Time::from_us(4_990), "reached only {worst}");
+        }
         if name == "dpcp-lower-sections.toml" {
             let (worst, _) = found.worst[0].clone().unwrap();
             assert_eq!(b[0], Time::from_ms(7));

@@ -145,6 +145,18 @@ impl Tables {
             let p = cx.prio(x);
             for rq in f.sections(x) {
                 let r = rq.resource;
+                // An agent's work on `s` per job: each section served there
+                // at its own length, a section nested in one served on the
+                // same CPU inside it (until 2026-12-02 every section counted
+                // at the task's longest on its resource, the nested ones
+                // again beside the section holding them).
+                if let Some(s) = sync[r].filter(|&s| f.held(rq).iter().all(|&h| sync[h] != Some(s)))
+                {
+                    if per[s].is_zero() {
+                        touched.push(s);
+                    }
+                    per[s] = per[s].saturating_add(rq.length);
+                }
                 if done[r] == x {
                     continue;
                 }
@@ -152,12 +164,6 @@ impl Tables {
                 let cs = f.cs(x, r);
                 let m = below[r].last().map_or(cs, |e| e.1.max(cs));
                 below[r].push((p, m));
-                if let Some(s) = sync[r] {
-                    if per[s].is_zero() {
-                        touched.push(s);
-                    }
-                    per[s] = per[s].saturating_add(times(cs, f.requests(x, r) as u64));
-                }
             }
             for s in touched.drain(..) {
                 load[s].push((p, cx.period[x], per[s], x));
@@ -519,6 +525,33 @@ mod tests {
         }
     }
 
+    /// The agents' work on `s` for one job of `x`, walked from the body
+    /// itself: the outermost sections of `x` served on `s`, each at its
+    /// own length (a section nested inside runs inside it), and, should a
+    /// section served on `s` sit inside one served elsewhere or nowhere,
+    /// that one too.
+    fn agent_work(cx: &Context, tb: &Tables, x: TaskId, s: Cpu) -> Time {
+        fn walk(tb: &Tables, s: Cpu, body: &[rtsync_model::Segment], under: bool) -> Time {
+            let mut sum = Time::ZERO;
+            for seg in body {
+                if let rtsync_model::Segment::Lock {
+                    resource,
+                    body: inner,
+                    ..
+                } = seg
+                {
+                    let here = tb.sync[*resource] == Some(s);
+                    if here && !under {
+                        sum = sum.saturating_add(seg.execution().unwrap_or(Time::MAX));
+                    }
+                    sum = sum.saturating_add(walk(tb, s, inner, under || here));
+                }
+            }
+            sum
+        }
+        walk(tb, s, &cx.sys.tasks[x].body, false)
+    }
+
     /// The oracle: the response of one request of `i` on `q`, own section
     /// included, as the equation states it, over the plain term list and
     /// [`recurrence::solve`]. [`demand`] computes the same values grouped,
@@ -660,9 +693,7 @@ mod tests {
             for s in 0..f.cpus {
                 let mut want: Vec<(Priority, Time, Time, TaskId)> = (0..f.n_tasks)
                     .filter_map(|x| {
-                        let l = (0..f.n_resources)
-                            .filter(|&r| tb.sync[r] == Some(s))
-                            .fold(Time::ZERO, |a, r| a.saturating_add(times(f.cs(x, r), f.requests(x, r) as u64)));
+                        let l = agent_work(&cx, &tb, x, s);
                         (!l.is_zero()).then_some((cx.prio(x), cx.period[x], l, x))
                     })
                     .collect();
@@ -715,9 +746,7 @@ mod tests {
                         (0..f.n_resources).filter(|&r| tb.sync[r] == Some(s)).collect();
                     let mut w = sections;
                     for x in (0..cx.n()).filter(|&x| x != i && cx.prio(x) >= pi) {
-                        let load = on_s.iter().fold(Time::ZERO, |a, &r| {
-                            a.saturating_add(times(f.cs(x, r), f.requests(x, r) as u64))
-                        });
+                        let load = agent_work(&cx, &tb, x, s);
                         w = w.saturating_add(times(load, jobs(resp[i], resp[x], cx.period[x])));
                     }
                     let mut lower: Vec<(Time, u64, usize, ResourceId)> = Vec::new();

@@ -9,6 +9,8 @@
 //!
 //! * per request on global `q`, the wait `W` is the fixed point of
 //!   `W = max_lower L'(q) + Σ_{h ≥ i, h uses q} (⌈W / T_h⌉ + 1) · N_{h,q} · L'_{h,q}`
+//!   (`N_{h,q} · L'_{h,q}` summed section by section, each at its own
+//!   length: a tightening of 2026-12-02, [`Tables::gcs_per_job`]),
 //!   where `L'` is a section's length plus the sections that other tasks
 //!   of its CPU can run inside it: every other global section whose
 //!   key on that CPU is at or above the section's own (one each: a task's normal
@@ -71,6 +73,14 @@ use std::cell::RefCell;
 /// task's longest global section.
 pub struct Tables {
     gcs: Vec<Time>,
+    /// Per task and resource, its sections on the resource in one job,
+    /// each at its own length, with what `gcs` adds to a section of it
+    /// (`L'` less the longest section): what a wait charges per job of a
+    /// task above ([`wait`]).
+    gcs_job: Vec<Time>,
+    /// Per task and resource, the lengths of its sections on it in one
+    /// job, summed ([`home_sections`] subtracts what `gcs_job` charged).
+    cs_job: Vec<Time>,
     longest_global: Vec<Time>,
     nr: usize,
     /// The terms of the recurrence being solved, kept to reuse their space.
@@ -137,6 +147,23 @@ impl Tables {
                 };
             }
         }
+        // Each section at its own length: a task with a short and a long
+        // section on `q` holds it for their sum a job, not twice the long
+        // one (`N · cs`, until 2026-12-02).
+        let mut cs_job = vec![Time::ZERO; n * nr];
+        for x in 0..n {
+            for rq in f.sections(x) {
+                let k = x * nr + rq.resource;
+                cs_job[k] = cs_job[k].saturating_add(rq.length);
+            }
+        }
+        let gcs_job = (0..n * nr)
+            .map(|k| {
+                let (x, q) = (k / nr, k % nr);
+                let extra = gcs[k].saturating_sub(f.cs(x, q));
+                cs_job[k].saturating_add(times(extra, f.requests(x, q) as u64))
+            })
+            .collect();
         let longest_global = (0..n)
             .map(|j| {
                 (0..nr)
@@ -148,6 +175,8 @@ impl Tables {
             .collect();
         Tables {
             gcs,
+            gcs_job,
+            cs_job,
             longest_global,
             nr,
             scratch: RefCell::new(Vec::new()),
@@ -172,6 +201,14 @@ impl Tables {
     /// so it cannot issue a second request while the section runs).
     pub fn gcs_response(&self, x: TaskId, q: ResourceId) -> Time {
         self.gcs[x * self.nr + q]
+    }
+
+    /// `Σ_k L'` over the sections of one job of `x` on `q`: each at its own
+    /// length plus what [`Tables::gcs_response`] adds to a section there.
+    /// At most `N_{x,q} · L'_{x,q}`, equal where the sections are one
+    /// length.
+    pub fn gcs_per_job(&self, x: TaskId, q: ResourceId) -> Time {
+        self.gcs_job[x * self.nr + q]
     }
 
     /// Task `i`'s global resources with their request counts and waits,
@@ -208,8 +245,11 @@ pub fn request_wait(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId) -> Time
 }
 
 /// The per-request wait on `q`: the least fixed point of `W = max_lower
-/// L' + Σ_{x ≥ π_i} k_x(W) N_{x,q} L'_{x,q}`, where `k_x(W)` counts the
-/// higher requests granted in the wait: `⌈W / T_x⌉ + 1` (classic), or with
+/// L' + Σ_{x ≥ π_i} k_x(W) Σ_k L'_{x,q,k}`, the inner sum over the `N_{x,q}`
+/// sections of a job of `x` on `q`, each at its own length (Lakshmanan et
+/// al. write `N_{x,q} L'_{x,q}`, every one at the longest; the sum is
+/// never more, [`Tables::gcs_per_job`]), where `k_x(W)` counts the jobs
+/// of `x` whose requests are granted in the wait: `⌈W / T_x⌉ + 1` (classic), or with
 /// response-time estimates `window`, `⌈(W + R_x) / T_x⌉` (the job-window
 /// form the LP reads, [`super::lp::mpcp`]). [`Time::MAX`] past the
 /// deadline.
@@ -240,7 +280,9 @@ pub(crate) fn wait(
                 lower = lower.max(tb.gcs_response(x, q));
             }
         } else {
-            let c = times(tb.gcs_response(x, q), cx.f.requests(x, q) as u64);
+            // `N_{x,q} L'_{x,q}` of the equation, each section at its own
+            // length ([`Tables::gcs_per_job`]).
+            let c = tb.gcs_per_job(x, q);
             let jitter = match window {
                 Some(resp) => resp[x],
                 // Each `(⌈W / T_x⌉ + 1) · c` term puts `c` into the base.
@@ -289,8 +331,9 @@ pub(crate) fn below_on_cpu(cx: &Context, i: TaskId, x: TaskId) -> bool {
 }
 
 /// The execution of the sections on `q` of the tasks of `i`'s CPU at or
-/// above `π_i` that a wait of `w` counts: `Σ (⌈w / T_h⌉ + 1) · N_{h,q} ·
-/// cs_{h,q}` (0 for a wait past the deadline, [`Time::MAX`]).
+/// above `π_i` that a wait of `w` counts: `Σ (⌈w / T_h⌉ + 1) · Σ_k
+/// cs_{h,q,k}`, each job's sections at their own lengths as the wait
+/// charged them (0 for a wait past the deadline, [`Time::MAX`]).
 ///
 /// That much of the wait is no suspension of `i`'s: while `h` holds `q`,
 /// `h` runs on `i`'s CPU (boosted; MPCP nests no request inside a global
@@ -305,7 +348,7 @@ pub(crate) fn below_on_cpu(cx: &Context, i: TaskId, x: TaskId) -> bool {
 /// no longer than `w`, and its other holders no more. Lakshmanan et al.
 /// and SchedCAT charge the whole wait; Brandenburg's LP (constraint 9)
 /// keeps such tasks out of remote blocking altogether.
-fn home_sections(cx: &Context, i: TaskId, q: ResourceId, w: Time) -> Time {
+fn home_sections(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId, w: Time) -> Time {
     if w == Time::MAX || cx.cpu(i).is_none() {
         return Time::ZERO;
     }
@@ -316,7 +359,7 @@ fn home_sections(cx: &Context, i: TaskId, q: ResourceId, w: Time) -> Time {
         .fold(Time::ZERO, |a, &h| {
             // The wait's own count, `⌈W / T_h⌉ + 1` (see `wait`).
             let jobs = super::jobs(w, Time::ZERO, cx.period[h]) + 1;
-            let each = times(cx.f.cs(h, q), cx.f.requests(h, q) as u64);
+            let each = tb.cs_job[h * tb.nr + q];
             a.saturating_add(times(each, jobs))
         })
 }
@@ -360,7 +403,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let mut n_global = 0u64;
     for &(q, n, w) in tb.waits(cx, i).iter() {
         n_global += n;
-        let away = w.saturating_sub(home_sections(cx, i, q, w));
+        let away = w.saturating_sub(home_sections(cx, tb, i, q, w));
         remote = remote.saturating_add(times(away, n));
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
@@ -416,6 +459,16 @@ mod tests {
                         _ => own,
                     };
                     prop_assert_eq!(tb.gcs_response(x, q), want, "task {}, resource {}", x, q);
+                    // Per job: every section of `x` on `q` at its own
+                    // length, each with what `L'` adds beyond `x`'s longest.
+                    let job = f
+                        .sections(x)
+                        .iter()
+                        .filter(|rq| rq.resource == q)
+                        .fold(Time::ZERO, |a, rq| {
+                            a.saturating_add(rq.length).saturating_add(want.saturating_sub(own))
+                        });
+                    prop_assert_eq!(tb.gcs_per_job(x, q), job, "task {}, resource {}", x, q);
                 }
             }
         }
