@@ -53,6 +53,8 @@ struct Pair {
     cs: Time,
     /// Longest outermost section.
     outer_cs: Time,
+    /// The sections' lengths summed, each at its own.
+    total: Time,
     /// Sections per job.
     count: u32,
     /// Most units held at once.
@@ -191,6 +193,7 @@ impl Facts {
             for rq in &walker.sections[first..] {
                 let p = &mut pairs[ti * nr + rq.resource];
                 p.cs = p.cs.max(rq.length);
+                p.total = p.total.saturating_add(rq.length);
                 if rq.is_outermost() {
                     p.outer_cs = p.outer_cs.max(rq.length);
                 }
@@ -407,6 +410,13 @@ impl Facts {
     #[inline]
     pub fn outer_cs(&self, task: TaskId, res: ResourceId) -> Time {
         self.pairs[task * self.n_resources + res].outer_cs
+    }
+    /// The lengths of `task`'s sections on `res` in one job, summed, each
+    /// at its own: at most [`Facts::cs`] times [`Facts::requests`], equal
+    /// where they are one length.
+    #[inline]
+    pub fn cs_total(&self, task: TaskId, res: ResourceId) -> Time {
+        self.pairs[task * self.n_resources + res].total
     }
     /// Number of sections of `task` on `res` per job.
     #[inline]

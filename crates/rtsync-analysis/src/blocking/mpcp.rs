@@ -73,14 +73,6 @@ use std::cell::RefCell;
 /// task's longest global section.
 pub struct Tables {
     gcs: Vec<Time>,
-    /// Per task and resource, its sections on the resource in one job,
-    /// each at its own length, with what `gcs` adds to a section of it
-    /// (`L'` less the longest section): what a wait charges per job of a
-    /// task above ([`wait`]).
-    gcs_job: Vec<Time>,
-    /// Per task and resource, the lengths of its sections on it in one
-    /// job, summed ([`home_sections`] subtracts what `gcs_job` charged).
-    cs_job: Vec<Time>,
     longest_global: Vec<Time>,
     nr: usize,
     /// The terms of the recurrence being solved, kept to reuse their space.
@@ -147,23 +139,6 @@ impl Tables {
                 };
             }
         }
-        // Each section at its own length: a task with a short and a long
-        // section on `q` holds it for their sum a job, not twice the long
-        // one (`N · cs`, until 2026-12-02).
-        let mut cs_job = vec![Time::ZERO; n * nr];
-        for x in 0..n {
-            for rq in f.sections(x) {
-                let k = x * nr + rq.resource;
-                cs_job[k] = cs_job[k].saturating_add(rq.length);
-            }
-        }
-        let gcs_job = (0..n * nr)
-            .map(|k| {
-                let (x, q) = (k / nr, k % nr);
-                let extra = gcs[k].saturating_sub(f.cs(x, q));
-                cs_job[k].saturating_add(times(extra, f.requests(x, q) as u64))
-            })
-            .collect();
         let longest_global = (0..n)
             .map(|j| {
                 (0..nr)
@@ -175,8 +150,6 @@ impl Tables {
             .collect();
         Tables {
             gcs,
-            gcs_job,
-            cs_job,
             longest_global,
             nr,
             scratch: RefCell::new(Vec::new()),
@@ -207,8 +180,13 @@ impl Tables {
     /// length plus what [`Tables::gcs_response`] adds to a section there.
     /// At most `N_{x,q} · L'_{x,q}`, equal where the sections are one
     /// length.
-    pub fn gcs_per_job(&self, x: TaskId, q: ResourceId) -> Time {
-        self.gcs_job[x * self.nr + q]
+    pub fn gcs_per_job(&self, cx: &Context, x: TaskId, q: ResourceId) -> Time {
+        // Each section at its own length: a task with a short and a long
+        // section on `q` holds it for their sum a job, not twice the long
+        // one (`N · cs`, until 2026-12-02).
+        let extra = self.gcs_response(x, q).saturating_sub(cx.f.cs(x, q));
+        cx.f.cs_total(x, q)
+            .saturating_add(times(extra, cx.f.requests(x, q) as u64))
     }
 
     /// Task `i`'s global resources with their request counts and waits,
@@ -282,7 +260,7 @@ pub(crate) fn wait(
         } else {
             // `N_{x,q} L'_{x,q}` of the equation, each section at its own
             // length ([`Tables::gcs_per_job`]).
-            let c = tb.gcs_per_job(x, q);
+            let c = tb.gcs_per_job(cx, x, q);
             let jitter = match window {
                 Some(resp) => resp[x],
                 // Each `(⌈W / T_x⌉ + 1) · c` term puts `c` into the base.
@@ -348,7 +326,7 @@ pub(crate) fn below_on_cpu(cx: &Context, i: TaskId, x: TaskId) -> bool {
 /// no longer than `w`, and its other holders no more. Lakshmanan et al.
 /// and SchedCAT charge the whole wait; Brandenburg's LP (constraint 9)
 /// keeps such tasks out of remote blocking altogether.
-fn home_sections(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId, w: Time) -> Time {
+fn home_sections(cx: &Context, i: TaskId, q: ResourceId, w: Time) -> Time {
     if w == Time::MAX || cx.cpu(i).is_none() {
         return Time::ZERO;
     }
@@ -359,7 +337,7 @@ fn home_sections(cx: &Context, tb: &Tables, i: TaskId, q: ResourceId, w: Time) -
         .fold(Time::ZERO, |a, &h| {
             // The wait's own count, `⌈W / T_h⌉ + 1` (see `wait`).
             let jobs = super::jobs(w, Time::ZERO, cx.period[h]) + 1;
-            let each = tb.cs_job[h * tb.nr + q];
+            let each = cx.f.cs_total(h, q);
             a.saturating_add(times(each, jobs))
         })
 }
@@ -403,7 +381,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let mut n_global = 0u64;
     for &(q, n, w) in tb.waits(cx, i).iter() {
         n_global += n;
-        let away = w.saturating_sub(home_sections(cx, tb, i, q, w));
+        let away = w.saturating_sub(home_sections(cx, i, q, w));
         remote = remote.saturating_add(times(away, n));
     }
     let resumptions = n_global + cx.suspensions(i) + 1;
@@ -468,7 +446,7 @@ mod tests {
                         .fold(Time::ZERO, |a, rq| {
                             a.saturating_add(rq.length).saturating_add(want.saturating_sub(own))
                         });
-                    prop_assert_eq!(tb.gcs_per_job(x, q), job, "task {}, resource {}", x, q);
+                    prop_assert_eq!(tb.gcs_per_job(&cx, x, q), job, "task {}, resource {}", x, q);
                 }
             }
         }
