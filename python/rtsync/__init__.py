@@ -85,7 +85,9 @@ def analyze(
     """Runs the schedulability tests (``rta``, ``edf``, ``ll``,
     ``hyperbolic`` or ``all``) with every blocking term; ``protocol`` puts
     every resource under it first; ``overheads`` is an overhead profile
-    (a path, or its TOML text); ``analysis`` is ``classic`` or ``lp``."""
+    (a path, or its TOML text); ``analysis`` is ``fixed`` (each request's
+    bound on its own, no job windows: the fastest), ``classic`` (the
+    default, lowered by the job windows) or ``lp`` (also the LP bounds)."""
     if protocol is not None:
         system = system.with_protocol(protocol)
     return Analysis._from(json.loads(_rtsync.analyze(system, test, _text(overheads), analysis, partition)))

@@ -35,6 +35,29 @@ def test_a_protocol_switch_changes_the_bound(examples):
     assert npcs.task("high").blocking.local == 600_000
 
 
+def test_the_fixed_analysis_leaves_out_the_job_windows():
+    # The Rust tests' hand-worked dpcp-window-jobs.toml: `a` asks for G
+    # (served on CPU 2) three times. Per request it waits 4ms beside its
+    # own 1ms, 15ms for the three; the job window counts the requests of
+    # the jobs in its window instead, 9ms.
+    d = {
+        "name": "window",
+        "platform": {"cpus": 3, "protocol": "dpcp"},
+        "resource": [{"name": "G", "sync_cpu": 2}],
+        "task": [
+            {"name": "a", "period": "100ms", "priority": 10, "cpu": 0,
+             "body": [{"lock": "G", "hold": "1ms"}] * 3},
+            {"name": "h", "period": "10ms", "priority": 20, "cpu": 1, "body": [{"lock": "G", "hold": "1ms"}]},
+            {"name": "z", "period": "10ms", "priority": 5, "cpu": 1, "body": [{"lock": "G", "hold": "2ms"}]},
+        ],
+    }
+    s = rtsync.from_dict(d)
+    assert rtsync.analyze(s, test="rta", analysis="fixed").task("a").response == 15_000_000
+    assert rtsync.analyze(s, test="rta").task("a").response == 9_000_000
+    with pytest.raises(ValueError, match="fixed, classic or lp"):
+        rtsync.analyze(s, analysis="tight")
+
+
 def test_spec_errors_carry_line_column_and_key():
     text = 'name = "x"\n[platform]\ncpus = 1\n[[task]]\nname = "a"\nperiod = "10ms"\nbody = [ { compute = "20qs" } ]\n'
     with pytest.raises(rtsync.SpecError) as e:

@@ -5,19 +5,30 @@ use rtsync_model::{Cpu, Facts, Mix, Priority, ResourceId, Scheduler, System, Tas
 use std::fmt;
 use std::str::FromStr;
 
-/// Which form of the blocking bounds to use.
+/// Which form of the blocking bounds to use: three steps, each never
+/// above the one before and dearer to compute.
 ///
-/// `Classic` is each protocol's closed-form bound (with its job-window
-/// refinement where one exists). `Lp` adds the linear-programming bounds
-/// of Brandenburg (RTAS 2013) where rtsync has one ([`crate::blocking::lp`]):
+/// `Fixed` is each protocol's closed-form bound per request, which reads
+/// no response time through its blocking terms (Rajkumar's per-request
+/// DPCP wait, for one; docs/ANALYSIS.md). `Classic`, the default, lowers it with
+/// the job-window form where the protocol has one
+/// ([`crate::blocking::has_job_window`]): a job's requests wait at most for
+/// the requests other jobs issue within its window, which reads everyone's
+/// response time, so the whole system is iterated to a fixed point (on the
+/// benchmark's 80-task sets, two and a half to three times the time of
+/// `Fixed`, and up to 140 times the sets accepted; docs/PERFORMANCE.md). `Lp` adds the linear-programming bounds of
+/// Brandenburg (RTAS 2013) where rtsync has one ([`crate::blocking::lp`]):
 /// each term is then the smaller of the classic and the LP bound, both
-/// sound, so `Lp` never answers above `Classic`.
+/// sound, so `Lp` never answers above `Classic`. Under EDF, which charges
+/// the fixed terms ([`crate::blocking::lp_applies`]), the three agree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum BoundForm {
-    /// The closed-form bounds.
+    /// The closed-form bounds per request, without job windows.
+    Fixed,
+    /// The closed-form bounds, lowered by the job windows.
     #[default]
     Classic,
-    /// The closed forms, lowered by the LP bounds where a protocol has one.
+    /// The classic bounds, lowered by the LP bounds where a protocol has one.
     Lp,
 }
 
@@ -25,9 +36,31 @@ impl FromStr for BoundForm {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
+            "fixed" => Ok(BoundForm::Fixed),
             "classic" => Ok(BoundForm::Classic),
             "lp" => Ok(BoundForm::Lp),
-            _ => Err(format!("unknown analysis `{s}`; expected classic or lp")),
+            _ => Err(format!(
+                "unknown analysis `{s}`; expected fixed, classic or lp"
+            )),
+        }
+    }
+}
+
+impl BoundForm {
+    /// What the form charges, in a sentence for a report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BoundForm::Fixed => {
+                "each request's closed-form bound on its own, no job windows (--analysis fixed)"
+            }
+            BoundForm::Classic => {
+                "the closed forms, each lowered by its job-window form where the protocol has \
+                 one (--analysis classic, the default)"
+            }
+            BoundForm::Lp => {
+                "the classic bounds, each term lowered by the linear program's where the \
+                 protocol has one (--analysis lp)"
+            }
         }
     }
 }
@@ -35,6 +68,7 @@ impl FromStr for BoundForm {
 impl fmt::Display for BoundForm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            BoundForm::Fixed => "fixed",
             BoundForm::Classic => "classic",
             BoundForm::Lp => "lp",
         })

@@ -895,6 +895,25 @@ fn dpcp_job_window_counts_the_jobs_in_the_window() {
     assert_blocking(&r, "a", [9, 0, 9]);
 }
 
+/// The same file under `--analysis fixed`: each request's wait on its
+/// own, no job window. `h`: 3ms as before. `z`: its 2ms section and
+/// `W = (⌈W/10⌉ + 1) · 1 + (⌈W/100⌉ + 1) · 3`, from 4 to 8ms: R_z = 10ms,
+/// its deadline (the job window's 6ms left 4ms). `a`: per request its
+/// 1ms, `z`'s 2ms as the lower section and `(⌈W/10⌉ + 1) · 1` of `h`, `W
+/// = 4ms`: 5ms each, 15ms for the three, where the job window gave 9ms.
+#[test]
+fn dpcp_fixed_forms_charge_each_request_apart() {
+    let o = Options {
+        form: BoundForm::Fixed,
+        ..Options::default()
+    };
+    let s = sys(include_str!("data/dpcp-window-jobs.toml"));
+    let r = analyze(&s, &o).unwrap().result;
+    assert_eq!(bounded(task(&r, "h").response), Time::from_ms(3));
+    assert_eq!(bounded(task(&r, "z").response), Time::from_ms(10));
+    assert_blocking(&r, "a", [15, 0, 15]);
+}
+
 /// DPCP, a per-request wait past the deadline
 /// (`data/dpcp-window-past-per-request.toml`). G on CPU 2; `h` (CPU 0,
 /// priority 20, T 20ms) holds it 5ms; `l` (CPU 1, 10, T 30ms, D 10ms)

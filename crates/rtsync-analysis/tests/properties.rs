@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use rtsync_analysis::generate::{GenConfig, Periods, Utilizations, generate};
 use rtsync_analysis::{
     BoundForm, Delay, Heuristic, Options, Profile, Response, SystemResult, Test, TestSelection,
-    Verdict, analyze, verdict,
+    Verdict, analyze, analyze_result, verdict,
 };
 use rtsync_model::{Protocol, Scheduler, Segment, System, Time, load_str, to_toml};
 
@@ -122,6 +122,21 @@ fn windowed_system(p: Protocol, seed: u64, util: f64, spread: u64) -> System {
     rtsync_analysis::place(&s, Heuristic::WorstFit)
         .unwrap()
         .into_owned()
+}
+
+/// A [`windowed_system`] under a protocol with job windows (DPCP or
+/// FMLP+), drawn.
+fn job_window_system() -> impl Strategy<Value = System> {
+    (any::<bool>(), any::<u64>(), 0.3f64..1.0, any::<u64>()).prop_map(
+        |(fmlp, seed, util, spread)| {
+            let p = if fmlp {
+                Protocol::FmlpL
+            } else {
+                Protocol::Dpcp
+            };
+            windowed_system(p, seed, util, spread)
+        },
+    )
 }
 
 /// Every task's LP bound in `placed` is at most its classic one.
@@ -367,20 +382,30 @@ proptest! {
     /// its response under the fixed forms alone, with synchronization CPUs
     /// that host tasks (own-CPU requests) and several requests per job.
     #[test]
-    fn job_windows_never_raise_a_bound(
-        fmlp in any::<bool>(),
-        seed in any::<u64>(),
-        util in 0.3f64..1.0,
-        spread in any::<u64>(),
-    ) {
-        let p = if fmlp { Protocol::FmlpL } else { Protocol::Dpcp };
-        let placed = windowed_system(p, seed, util, spread);
+    fn job_windows_never_raise_a_bound(placed in job_window_system()) {
         let cx = rtsync_analysis::Context::new(&placed);
         let refined = rtsync_analysis::fp::analyse(&cx, false).responses;
         let fixed = rtsync_analysis::fp::analyse_fixed(&cx);
         for (i, (a, b)) in refined.iter().zip(&fixed).enumerate() {
             prop_assert!(key(*a) <= key(*b), "task {}: job windows {:?} above fixed {:?}\n{}", i, a, b, to_toml(&placed));
         }
+    }
+
+    /// `--analysis fixed` is the fixed forms alone: through the public
+    /// entry points, every task's bound and the verdict are those of the
+    /// fixed-form iteration ([`rtsync_analysis::fp::analyse_fixed`]), not
+    /// the job windows' (which the test above puts at or below them), and
+    /// the verdict-only path answers the same.
+    #[test]
+    fn the_fixed_analysis_is_the_fixed_forms_alone(placed in job_window_system()) {
+        let want = rtsync_analysis::fp::analyse_fixed(&rtsync_analysis::Context::new(&placed));
+        let o = Options { tests: TestSelection::Rta, form: BoundForm::Fixed, ..Options::default() };
+        let got = analyze_result(&placed, &o).unwrap();
+        for (i, (t, w)) in got.tasks.iter().zip(&want).enumerate() {
+            prop_assert_eq!(key(t.response), key(*w), "task {}\n{}", i, to_toml(&placed));
+        }
+        let first = verdict(&placed, &Options { first_miss: true, ..o }).unwrap();
+        prop_assert_eq!(first, got.verdict);
     }
 
     /// The LP bounds (issue 28) only ever lower a bound: with

@@ -14,6 +14,7 @@
 use crate::Error;
 use crate::schedcat::{self, Peer, PeerRun, Relation, Why};
 use rayon::prelude::*;
+use rtsync_analysis::blocking::has_job_window;
 use rtsync_analysis::generate::{GenConfig, generate};
 use rtsync_analysis::{
     BoundForm, Heuristic, Options, TestSelection, Verdict, analyze_result, verdict,
@@ -126,6 +127,10 @@ struct Row {
     single: f64,
     par: Option<f64>,
     peer: Option<PeerRow>,
+    /// Where the protocol has job windows and the default analysis ran:
+    /// the sets the fixed forms alone accept, and seconds of their fastest
+    /// single-threaded pass.
+    fixed: Option<(usize, f64)>,
 }
 
 /// SchedCAT's side of a row, and how the two compare.
@@ -230,6 +235,11 @@ pub fn run(a: Config) -> Result<(), Error> {
             "bounds: rtsync's LP form (each term the smaller of classic and LP); SchedCAT's LP analyses (GLPK)\n"
         );
     }
+    if a.form == BoundForm::Fixed {
+        println!(
+            "bounds: rtsync's fixed forms (per request, no job windows); SchedCAT's DPCP and FMLP+ analyses read response times (job windows) as rtsync's default does\n"
+        );
+    }
     let bar = indicatif::ProgressBar::new((shapes.len() * protocols.len()) as u64);
     let mut rows = Vec::new();
     for shape in shapes {
@@ -239,6 +249,14 @@ pub fn run(a: Config) -> Result<(), Error> {
             let t0 = Instant::now();
             let ok = sets.iter().filter(|s| once(s, a.form)).count();
             let reps = repeats(t0.elapsed().as_secs_f64());
+            // Beside the default analysis, the fixed forms alone where the
+            // job windows change the bounds: what they cost and buy.
+            let fixed = (a.form == BoundForm::Classic && has_job_window(p)).then(|| {
+                let t0 = Instant::now();
+                let ok = sets.iter().filter(|s| once(s, BoundForm::Fixed)).count();
+                (ok, repeats(t0.elapsed().as_secs_f64()))
+            });
+            let mut fixed_single = f64::INFINITY;
             let name = peer.as_ref().and(schedcat::peer_of(p, lp));
             // The two sides' passes alternate, so that a stretch of noise
             // on the shared machine slows both alike; SchedCAT's LP
@@ -266,6 +284,18 @@ pub fn run(a: Config) -> Result<(), Error> {
                 }
                 single = single.min(t0.elapsed().as_secs_f64() / reps as f64);
                 assert_eq!(acc, ok * reps, "analysis must be deterministic");
+                if let Some((fixed_ok, fixed_reps)) = fixed {
+                    let t0 = Instant::now();
+                    let mut acc = 0usize;
+                    for _ in 0..fixed_reps {
+                        for s in &sets {
+                            acc += once(s, BoundForm::Fixed) as usize;
+                        }
+                    }
+                    let each = t0.elapsed().as_secs_f64() / fixed_reps as f64;
+                    fixed_single = fixed_single.min(each);
+                    assert_eq!(acc, fixed_ok * fixed_reps, "analysis must be deterministic");
+                }
                 if let (Some(peer), Some(name)) = (&peer, name)
                     && (pass == 0 || !lp)
                 {
@@ -316,6 +346,7 @@ pub fn run(a: Config) -> Result<(), Error> {
                 single,
                 par,
                 peer,
+                fixed: fixed.map(|(ok, _)| (ok, fixed_single)),
             });
             bar.inc(1);
         }
@@ -329,12 +360,15 @@ pub fn run(a: Config) -> Result<(), Error> {
             Some((format!("({}) {}", r.key, r.protocol), p.seconds / r.single))
         })
         .collect();
-    if !ratios.is_empty() {
+    // The target is the default analysis' (and the LP's): the fixed forms
+    // do less than SchedCAT's job-window analyses, so no target line.
+    if !ratios.is_empty() && a.form != BoundForm::Fixed {
         println!(
             "{}",
             against_target(&ratios, if lp { LP_TARGET } else { TARGET })
         );
     }
+    print_job_windows(&rows, a.sets);
     if rows.iter().any(|r| r.peer.is_some()) {
         print_agreement(&rows, a.sets);
     } else {
@@ -459,6 +493,54 @@ fn against_target(ratios: &[(String, f64)], target: f64) -> String {
             short.join(", ")
         )
     }
+}
+
+/// What the job windows cost and buy, per row where the protocol has
+/// them: the sets the fixed forms alone accept against the default
+/// analysis' (which lowers them with the job windows, so accepts at least
+/// those), and the time of each, from passes in the same run. rtsync
+/// against itself: SchedCAT's DPCP and FMLP+ analyses read response times
+/// too, so the fixed forms are no peer of theirs.
+fn print_job_windows(rows: &[Row], n: u64) {
+    let rows: Vec<&Row> = rows.iter().filter(|r| r.fixed.is_some()).collect();
+    if rows.is_empty() {
+        return;
+    }
+    println!(
+        "\nWhat the job windows cost and buy (the default analysis against `--analysis fixed`, \
+         the per-request forms alone, on the same sets in this run):"
+    );
+    let head = [
+        "shape",
+        "protocol",
+        "schedulable: fixed",
+        "schedulable: job windows",
+        "us/set: fixed",
+        "us/set: job windows",
+        "time: job windows / fixed",
+    ];
+    let mut tb = rtsync_report::table::Table::new(&head).left(0).left(1);
+    for r in rows {
+        let Some((fixed_ok, fixed_s)) = r.fixed else {
+            continue;
+        };
+        tb.row(vec![
+            r.shape.into(),
+            r.protocol.to_string(),
+            format!("{fixed_ok}/{n}"),
+            format!("{}/{n}", r.ok),
+            format!("{:.1}", 1e6 * fixed_s / n as f64),
+            format!("{:.1}", 1e6 * r.single / n as f64),
+            format!("{:.1}x", r.single / fixed_s),
+        ]);
+    }
+    print!("{}", tb.render());
+    println!(
+        "The job windows count only the requests other jobs issue within a job's window, which \
+         reads every task's response time: the whole system is iterated to a fixed point, each \
+         bound the smaller of its two forms. `--analysis fixed` skips them: faster, looser \
+         (docs/ANALYSIS.md)."
+    );
 }
 
 fn print_speed(rows: &[Row], n: u64) {

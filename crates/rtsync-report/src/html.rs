@@ -50,6 +50,8 @@ pub struct Page<'a> {
     pub label: &'a str,
     /// The analysis.
     pub analysis: &'a Analysis,
+    /// The form of its blocking bounds.
+    pub form: rtsync_analysis::BoundForm,
     /// Where the bounds come from: the protocols in use (and the
     /// components' analysis, where the system has components), each
     /// with its name.
@@ -260,6 +262,12 @@ pub fn page(p: &Page) -> String {
          terms above; a job that suspends is analysed with its suspension as jitter of the tasks \
          below it (<code>crates/rtsync-analysis/src/fp.rs</code>).</dd>\n"
     });
+    let _ = writeln!(
+        o,
+        "<dt>Blocking bounds</dt><dd>{}: {}</dd>",
+        p.form,
+        esc(p.form.describe())
+    );
     for (proto, s) in &p.sources {
         let _ = writeln!(
             o,

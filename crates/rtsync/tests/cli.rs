@@ -41,6 +41,55 @@ fn unschedulable_exits_one_and_bad_input_two() {
     assert!(text(&o).1.contains("cannot read the spec"));
 }
 
+/// `--analysis fixed` leaves out the job windows: on the bundled example
+/// (DPCP) no response bound is below the default's and some is above; on
+/// a system whose protocol has none, the bounds are the default's and a
+/// note says why.
+#[test]
+fn analyze_fixed_leaves_out_the_job_windows() {
+    let bounds = |args: &[&str]| -> Vec<u64> {
+        let o = rtsync(args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o).1);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+        let tasks = v["result"]["tasks"].as_array().unwrap().clone();
+        tasks
+            .iter()
+            .map(|t| t["response"]["ns"].as_u64().unwrap())
+            .collect()
+    };
+    let classic = bounds(&["analyze", "--format", "json"]);
+    let fixed = bounds(&["analyze", "--format", "json", "--analysis", "fixed"]);
+    assert!(
+        classic.iter().zip(&fixed).all(|(c, f)| c <= f),
+        "{classic:?} {fixed:?}"
+    );
+    assert!(
+        classic.iter().zip(&fixed).any(|(c, f)| c < f),
+        "{classic:?} {fixed:?}"
+    );
+    let o = rtsync(&["analyze", "--analysis", "fixed"]);
+    assert!(!text(&o).0.contains("changes nothing"), "{}", text(&o).0);
+
+    let o = rtsync(&["analyze", "pip-chained", "--analysis", "fixed"]);
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("--analysis fixed changes nothing here") && out.contains("dpcp"),
+        "{out}"
+    );
+    assert_eq!(
+        bounds(&[
+            "analyze",
+            "pip-chained",
+            "--format",
+            "json",
+            "--analysis",
+            "fixed"
+        ]),
+        bounds(&["analyze", "pip-chained", "--format", "json"])
+    );
+}
+
 #[test]
 fn json_output_follows_the_schema() {
     let o = rtsync(&["analyze", "pip-chained", "--format", "json"]);

@@ -50,6 +50,11 @@ fn report(spec: &str, name: &str) -> common::Temp {
     assert_eq!(html.matches("<tr class=\"task\">").count(), tasks);
     assert_eq!(html.matches("class=\"lane\"").count(), cpus + tasks);
     assert!(html.trim_end().ends_with("</html>"));
+    // Which form of the bounds the numbers are (the default's here).
+    assert!(
+        html.contains("<dt>Blocking bounds</dt><dd>classic: the closed forms"),
+        "the page does not say which bounds it shows"
+    );
     // The chart's plan is cut down to its choices, and the page says how.
     assert!(
         html.contains("the plan makes no choice") || html.contains("choice(s) kept"),

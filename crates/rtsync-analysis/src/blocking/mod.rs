@@ -47,6 +47,17 @@ pub fn has_lp_form(p: Protocol) -> bool {
     )
 }
 
+/// Whether `p`'s classic bound has a job-window form, which reads the
+/// response times of the jobs whose requests a job can wait for: the
+/// protocols for which `--analysis fixed` can answer differently from
+/// `classic` ([`BoundForm`]). DPCP: a request waits for the agents' work
+/// of the higher jobs in the job's window, not per request
+/// ([`dpcp::window_demand`]); FMLP+: the FIFO waits of the requests in the
+/// job's window ([`fmlp_l`]).
+pub fn has_job_window(p: Protocol) -> bool {
+    matches!(p, Protocol::Dpcp | Protocol::FmlpL)
+}
+
 /// Whether the LP bounds are charged under `scheduler`. They enter
 /// through the job-window refinement of the fixed-priority rounds
 /// ([`DemandTable::refine`]); the EDF tests charge each task's fixed
@@ -59,12 +70,23 @@ pub fn lp_applies(scheduler: rtsync_model::Scheduler) -> bool {
 /// The names of the protocols that have an LP form, comma-separated, as
 /// help texts and errors list them.
 pub fn lp_protocols() -> String {
+    names_where(has_lp_form)
+}
+
+/// The names of the protocols for which `has` holds, comma-separated.
+fn names_where(has: fn(Protocol) -> bool) -> String {
     let names: Vec<&str> = Protocol::ALL
         .into_iter()
-        .filter(|&p| has_lp_form(p))
+        .filter(|&p| has(p))
         .map(Protocol::name)
         .collect();
     names.join(", ")
+}
+
+/// The names of the protocols whose classic bound has a job-window form
+/// ([`has_job_window`]), comma-separated, as help texts list them.
+pub fn job_window_protocols() -> String {
+    names_where(has_job_window)
 }
 
 /// Where a protocol's bound comes from: the module that holds it, the
@@ -279,6 +301,7 @@ impl<'c> DemandTable<'c> {
     /// response times: the engine then iterates the bounds with them.
     pub fn windowed(&self) -> bool {
         match self.rule {
+            _ if self.cx.form == BoundForm::Fixed => false,
             Method::Dpcp(_) | Method::FmlpL(_) => true,
             Method::Mpcp(_) | Method::Dflp(_) | Method::Msrp(_) => self.cx.form == BoundForm::Lp,
             Method::FmlpS(_) => true,
@@ -504,6 +527,23 @@ pub(crate) fn own_sections(cx: &Context, i: TaskId) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `has_job_window`, which help texts and the benchmark read, names
+    /// the protocols whose classic analysis the engine iterates with job
+    /// windows (`DemandTable::windowed`), and `--analysis fixed` turns
+    /// them off for every protocol.
+    #[test]
+    fn the_job_window_protocols_are_the_windowed_ones() {
+        for p in Protocol::ALL {
+            let cpus = if p.is_uniprocessor() { 1 } else { 2 };
+            let sys = crate::generate::partitioned(p, 3, cpus, 3, 0.4, 2, |_| {});
+            for form in [BoundForm::Fixed, BoundForm::Classic] {
+                let cx = Context::with_form(&sys, form);
+                let want = form == BoundForm::Classic && has_job_window(p);
+                assert_eq!(DemandTable::new(&cx).windowed(), want, "{p:?}, {form}");
+            }
+        }
+    }
 
     /// Every source names a module that exists and a paper, so a report's
     /// "where the bounds come from" never points at a moved file.

@@ -23,13 +23,17 @@ pub struct Args {
     /// (keeps resource-sharing tasks together).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
     pub partition: Heuristic,
-    /// Blocking bounds: classic (closed forms) or lp (also the LP bounds,
-    /// where the protocol has one; never above classic).
+    /// Blocking bounds: fixed (per request, no job windows: fastest,
+    /// loosest), classic (closed forms lowered by job windows) or lp (also
+    /// the LP bounds, where the protocol has one; never above classic).
     #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>(),
-        long_help = super::lp_help(
-        "Blocking bounds: classic (closed forms) or lp (also the linear-programming bounds \
-         of Brandenburg 2013 and Wieder and Brandenburg 2013, where the protocol has one; \
-         each term the smaller of the two, so never above classic)."))]
+        long_help = super::forms_help(
+        "Blocking bounds, each never above the one before: fixed (each request's closed-form \
+         bound on its own, reading no response time through the blocking terms; the fastest), \
+         classic (the default: lowered by the job-window form, which counts only \
+         the requests other jobs issue within a job's window and so iterates the whole system \
+         over its response times) or lp (also the linear-programming bounds of Brandenburg \
+         2013 and Wieder and Brandenburg 2013, each term the smaller of the two)."))]
     pub analysis: BoundForm,
 }
 
@@ -69,6 +73,19 @@ pub fn run(a: Args) -> u8 {
                     "note: --analysis lp: the LP bounds are charged under fixed priorities; \
                      under {} the blocking terms are the classic ones.",
                     analysis.system.platform.scheduler
+                );
+            }
+            let windows = analysis
+                .result
+                .protocol
+                .is_some_and(rtsync_analysis::blocking::has_job_window)
+                && analysis.system.platform.scheduler == rtsync_model::Scheduler::Fp;
+            if a.analysis == BoundForm::Fixed && !windows {
+                println!(
+                    "note: --analysis fixed changes nothing here: job windows exist only for {} \
+                     (one of them on every resource, under fixed priorities), so these are the \
+                     classic bounds.",
+                    rtsync_analysis::blocking::job_window_protocols()
                 );
             }
             let sys = &loaded.system;

@@ -97,11 +97,16 @@ pub struct Args {
     /// run and compares speed, verdicts and per-task bounds.
     #[arg(long, value_name = "DIR")]
     pub schedcat: Option<std::path::PathBuf>,
-    /// Analysis: classic bounds, or lp (the LP bounds, beside SchedCAT's
-    /// LP analyses with --schedcat).
+    /// Analysis: classic bounds (the default; DPCP and FMLP+ rows also
+    /// time the fixed forms alone), fixed (per request, no job windows)
+    /// or lp (beside SchedCAT's LP analyses with --schedcat).
     #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>(),
-        long_help = super::lp_help(
-        "Analysis: classic bounds, or lp (the protocols with an LP form, timed with it, \
+        long_help = super::forms_help(
+        "Analysis: classic bounds (the default: the rows of protocols with a job-window form \
+         also time the fixed forms alone on the same sets, a table of what the job windows \
+         cost and buy), fixed (the per-request forms alone; SchedCAT's DPCP and FMLP+ \
+         analyses read response times as the default does, so no target line) or lp (the \
+         protocols with an LP form, timed with it, \
          beside SchedCAT's LP analyses with --schedcat)."))]
     pub analysis: rtsync_analysis::BoundForm,
     /// Largest spec, in tasks (parse).

@@ -176,6 +176,17 @@ pub fn lp_help(head: &str) -> String {
     )
 }
 
+/// The long help of an `--analysis fixed|classic|lp` option: `head`, then
+/// which protocols each form changes.
+pub fn forms_help(head: &str) -> String {
+    format!(
+        "{head}\n\nProtocols with a job-window form (fixed answers above classic): {}. \
+         Protocols with an LP form: {} (the others keep their classic bounds).",
+        rtsync_analysis::blocking::job_window_protocols(),
+        lp_protocols()
+    )
+}
+
 /// The names of the protocols that have an LP form, comma-separated.
 pub fn lp_protocols() -> String {
     rtsync_analysis::blocking::lp_protocols()

@@ -47,7 +47,7 @@ pub struct Args {
     /// says so instead.
     #[arg(long, default_value = "1s")]
     pub run_for: String,
-    /// Blocking bounds: classic, or lp (as in `rtsync analyze`).
+    /// Blocking bounds: fixed, classic or lp (as in `rtsync analyze`).
     #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>())]
     pub analysis: BoundForm,
 }
@@ -251,6 +251,7 @@ pub fn run(a: Args) -> u8 {
     let page = rtsync_report::html::page(&Page {
         label: &loaded.label,
         analysis: &analysis,
+        form: a.analysis,
         sources,
         simulated: Some(Simulated {
             worst: worst.clone(),
