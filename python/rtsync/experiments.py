@@ -33,7 +33,7 @@ def sweep_spec(**kw: Any) -> Dict[str, Any]:
     """The description of a schedulability sweep from keyword arguments:
     ``protocols``, ``mixes``, ``from_`` (``from`` is a Python keyword),
     ``to``, ``step``, ``sets``, ``seed``, ``analysis`` (``classic``, ``lp``,
-    ``both``), ``overheads`` (a profile's path or TOML text), and the
+    ``both``, ``fixed`` or ``all``), ``overheads`` (a profile's path or TOML text), and the
     shape's options as ``rtsync generate`` names them (``cpus``, ``tasks``,
     ``resources``, ``cs``, ...). An unknown name raises ``ValueError``."""
     spec: Dict[str, Any] = {"shape": {}}

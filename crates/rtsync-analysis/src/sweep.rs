@@ -32,14 +32,26 @@ pub enum Curve {
     /// Every resource under this protocol, analysed with its LP bounds
     /// ([`BoundForm::Lp`]); the same systems as [`Curve::One`].
     Lp(Protocol),
+    /// Every resource under this protocol, analysed without its job
+    /// windows ([`BoundForm::Fixed`]); the same systems as [`Curve::One`].
+    Fixed(Protocol),
 }
 
 impl Curve {
     /// The protocol the systems are generated under.
     pub fn base(self, scheduler: rtsync_model::Scheduler) -> Protocol {
         match self {
-            Curve::One(p) | Curve::Lp(p) => p,
+            Curve::One(p) | Curve::Lp(p) | Curve::Fixed(p) => p,
             Curve::Mix(m) => m.base(scheduler),
+        }
+    }
+
+    /// The form of the bounds the curve's systems are decided with.
+    pub fn form(self) -> BoundForm {
+        match self {
+            Curve::Lp(_) => BoundForm::Lp,
+            Curve::Fixed(_) => BoundForm::Fixed,
+            Curve::One(_) | Curve::Mix(_) => BoundForm::Classic,
         }
     }
 }
@@ -56,12 +68,14 @@ impl fmt::Display for Curve {
             Curve::One(p) => write!(f, "{p}"),
             Curve::Mix(m) => write!(f, "mix:{m}"),
             Curve::Lp(p) => write!(f, "lp:{p}"),
+            Curve::Fixed(p) => write!(f, "fixed:{p}"),
         }
     }
 }
 
 /// Which bounds an experiment compares: the classic ones, the LP ones
-/// (for the protocols that have them), or both side by side.
+/// (for the protocols that have them), both side by side, the fixed forms
+/// (without job windows), or all three ([`BoundForm`]).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -75,18 +89,37 @@ pub enum Forms {
     /// Each protocol with its classic bounds and, where it has them, its
     /// LP bounds beside.
     Both,
+    /// The fixed forms, without job windows: `fixed:<protocol>` for the
+    /// protocols that have job windows
+    /// ([`crate::blocking::has_job_window`]), the classic curve for the
+    /// others (whose fixed forms are their classic bounds).
+    Fixed,
+    /// Each protocol's fixed forms where they differ, its classic bounds,
+    /// and its LP bounds where it has them, side by side.
+    All,
 }
 
 impl Forms {
     /// The curves of `p` under this choice, classic first.
     pub fn curves(self, p: Protocol) -> Vec<Curve> {
         let lp = crate::blocking::has_lp_form(p);
+        let windows = crate::blocking::has_job_window(p);
         match self {
             Forms::Classic => vec![Curve::One(p)],
             Forms::Lp if lp => vec![Curve::Lp(p)],
             Forms::Lp => vec![],
             Forms::Both if lp => vec![Curve::One(p), Curve::Lp(p)],
             Forms::Both => vec![Curve::One(p)],
+            Forms::Fixed if windows => vec![Curve::Fixed(p)],
+            Forms::Fixed => vec![Curve::One(p)],
+            Forms::All => [
+                windows.then_some(Curve::Fixed(p)),
+                Some(Curve::One(p)),
+                lp.then_some(Curve::Lp(p)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         }
     }
 }
@@ -352,21 +385,24 @@ impl Sweep {
     /// system (a protocol that forbids what the shape generates), naming
     /// the curve.
     pub fn decide(&self, point: usize, k: u64) -> Result<Vec<bool>, (Curve, Diagnostics)> {
-        let lp = self
-            .curves
-            .iter()
-            .any(|c| matches!(c, Curve::Lp(_)))
-            .then(|| Options {
-                form: BoundForm::Lp,
-                ..self.options.clone()
-            });
+        // The options of each form the curves use besides the sweep's own.
+        let mut forms: Vec<Options> = Vec::new();
+        for c in &self.curves {
+            let f = c.form();
+            if f != self.options.form && !forms.iter().any(|o| o.form == f) {
+                forms.push(Options {
+                    form: f,
+                    ..self.options.clone()
+                });
+            }
+        }
         self.curves
             .iter()
             .map(|&c| {
-                let opts = match (&lp, c) {
-                    (Some(o), Curve::Lp(_)) => o,
-                    _ => &self.options,
-                };
+                let opts = forms
+                    .iter()
+                    .find(|o| o.form == c.form())
+                    .unwrap_or(&self.options);
                 verdict(&self.system(point, c, k), opts)
                     .map(|v| v == Verdict::Schedulable)
                     .map_err(|d| (c, d))

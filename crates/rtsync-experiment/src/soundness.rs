@@ -140,10 +140,12 @@ impl SoundnessSpec {
                     .into_iter()
                     .filter(|&p| (all || protocol == Some(p)) && p.supports(sched))
                     .flat_map(|p| self.analysis.curves(p))
-                    // An LP curve where LP bounds are not charged would
-                    // repeat the classic one under another name.
+                    // An LP or fixed-form curve where neither LP bounds nor
+                    // job windows are charged (EDF) would repeat the
+                    // classic one under another name.
                     .filter(|c| {
-                        !matches!(c, Curve::Lp(_)) || rtsync_analysis::blocking::lp_applies(sched)
+                        c.form() == BoundForm::Classic
+                            || rtsync_analysis::blocking::lp_applies(sched)
                     })
                     .map(|c| (Drawn::Systems(c), sched)),
             );
@@ -522,8 +524,8 @@ pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn()
                 }
             };
             let form = match cfg.drawn {
-                Drawn::Systems(Curve::Lp(_)) => BoundForm::Lp,
-                _ => BoundForm::Classic,
+                Drawn::Systems(c) => c.form(),
+                Drawn::Components => BoundForm::Classic,
             };
             let c = check_system(&sys, form, cfg.seed ^ i, cfg.search.as_ref());
             let mut t = Tally {
@@ -543,6 +545,7 @@ pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn()
                         let name = match curve {
                             Curve::One(p) => p.name().to_string(),
                             Curve::Lp(p) => format!("{}-lp", p.name()),
+                            Curve::Fixed(p) => format!("{}-fixed", p.name()),
                             Curve::Mix(m) => m.name().to_string(),
                         };
                         let shape = cfg.shape.of(i);
@@ -679,5 +682,27 @@ mod tests {
                 (false, Scheduler::Edf)
             ]
         );
+    }
+
+    /// `--analysis all` draws a case for each form a protocol has: DPCP's
+    /// fixed forms, classic and LP bounds, each case's form the one its
+    /// systems are checked with.
+    #[test]
+    fn every_form_is_checked_with_its_own_bounds() {
+        let spec = SoundnessSpec {
+            protocol: Some("dpcp".into()),
+            analysis: Forms::All,
+            ..SoundnessSpec::default()
+        };
+        let forms: Vec<BoundForm> = spec
+            .cases()
+            .unwrap()
+            .iter()
+            .map(|c| match c.drawn {
+                Drawn::Systems(c) => c.form(),
+                Drawn::Components => BoundForm::Classic,
+            })
+            .collect();
+        assert_eq!(forms, [BoundForm::Fixed, BoundForm::Classic, BoundForm::Lp]);
     }
 }

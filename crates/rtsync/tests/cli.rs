@@ -805,6 +805,75 @@ fn schedulability_sweep_writes_csv_and_plot() {
     );
 }
 
+/// `--analysis all` draws the three forms on the same systems:
+/// `fixed:dpcp` (no job windows) below `dpcp` below `lp:dpcp` at every
+/// point, the job windows accepting more somewhere on the range; MPCP,
+/// which has no job window, gets no fixed curve (its fixed forms are its
+/// classic ones) but its LP curve.
+#[test]
+fn schedulability_sweep_draws_the_three_forms() {
+    let scratch = common::scratch("sweep-all");
+    let dir = scratch.path().join("out");
+    let o = rtsync(&[
+        "experiment",
+        "schedulability",
+        "--protocols",
+        "dpcp,mpcp",
+        "--analysis",
+        "all",
+        "--requests",
+        "3",
+        "--from",
+        "2.6",
+        "--to",
+        "3.4",
+        "--step",
+        "0.2",
+        "--sets",
+        "60",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
+    let curves: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("2.6,"))
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(
+        curves,
+        ["fixed:dpcp", "dpcp", "lp:dpcp", "mpcp", "lp:mpcp"],
+        "{csv}"
+    );
+    let share = |u: &str, curve: &str| -> u64 {
+        let row = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{u},{curve},")))
+            .unwrap_or_else(|| panic!("no {curve} at {u}:\n{csv}"));
+        row.split(',').nth(3).unwrap().parse().unwrap()
+    };
+    let mut gained = false;
+    for u in ["2.6", "2.8", "3", "3.2", "3.4"] {
+        let (fixed, classic, lp) = (
+            share(u, "fixed:dpcp"),
+            share(u, "dpcp"),
+            share(u, "lp:dpcp"),
+        );
+        assert!(
+            fixed <= classic && classic <= lp,
+            "U = {u}: {fixed} {classic} {lp}\n{csv}"
+        );
+        gained |= fixed < classic;
+    }
+    assert!(
+        gained,
+        "the job windows accepted no more DPCP systems:\n{csv}"
+    );
+}
+
 /// `--analysis both` draws each protocol with an LP bound twice on the same
 /// systems, `lp:<protocol>` beside the classic curve, and the LP curve is
 /// never below it (the LP form only lowers bounds); with several requests

@@ -62,7 +62,8 @@ pub fn has_job_window(p: Protocol) -> bool {
 /// through the job-window refinement of the fixed-priority rounds
 /// ([`DemandTable::refine`]); the EDF tests charge each task's fixed
 /// blocking terms ([`demands`]), so under EDF `--analysis lp` answers as
-/// `classic` does.
+/// `classic` does, and so does `--analysis fixed` (the job windows enter
+/// through the same refinement).
 pub fn lp_applies(scheduler: rtsync_model::Scheduler) -> bool {
     scheduler == rtsync_model::Scheduler::Fp
 }

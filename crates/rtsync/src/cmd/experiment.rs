@@ -185,10 +185,11 @@ pub struct SoundnessArgs {
     #[arg(long, default_value_t = 60_000)]
     pub search_budget: u64,
     /// Which bounds to check: classic, lp (the LP bounds, where the
-    /// protocol has one), or both.
-    #[arg(long, value_enum, default_value = "classic", long_help = super::lp_help(
+    /// protocol has one), both, fixed (no job windows) or all.
+    #[arg(long, value_enum, default_value = "classic", long_help = super::forms_help(
         "Which bounds to check: classic, lp (the LP bounds, where the protocol has one; \
-         the others are left out), or both."))]
+         the others are left out), both, fixed (each request's bound on its own, no job \
+         windows; the others' fixed forms are their classic bounds) or all (the three)."))]
     pub analysis: super::Forms,
     /// Print every violation (by default the first five per protocol).
     #[arg(long)]

@@ -167,15 +167,6 @@ pub fn thin_search(found: &rtsync_sim::search::Outcome, budget: u64) -> Option<S
     })
 }
 
-/// The long help of an `--analysis` flag: `head`, then the protocols that
-/// have an LP form, read from the analysis crate (their one home).
-pub fn lp_help(head: &str) -> String {
-    format!(
-        "{head}\n\nProtocols with an LP form: {} (the others keep their classic bounds).",
-        lp_protocols()
-    )
-}
-
 /// The long help of an `--analysis fixed|classic|lp` option: `head`, then
 /// which protocols each form changes.
 pub fn forms_help(head: &str) -> String {

@@ -60,12 +60,15 @@ pub struct Args {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
     /// Which bounds: classic (closed forms), lp (the LP bounds, where the
-    /// protocol has one), or both (side by side).
-    #[arg(long, value_enum, default_value = "classic", long_help = super::lp_help(
-        "Which bounds: classic (closed forms), lp (the linear-programming bounds of \
-         Brandenburg 2013 and Wieder and Brandenburg 2013, where the protocol has one), \
-         or both (each protocol's classic curve with its LP curve beside, `lp:<protocol>`, \
-         on the same systems)."))]
+    /// protocol has one), both (side by side), fixed (no job windows:
+    /// faster, looser) or all (fixed, classic and lp side by side).
+    #[arg(long, value_enum, default_value = "classic", long_help = super::forms_help(
+        "Which bounds: classic (closed forms, lowered by job windows), lp (the \
+         linear-programming bounds of Brandenburg 2013 and Wieder and Brandenburg 2013, where \
+         the protocol has one), both (each protocol's classic curve with its LP curve beside, \
+         `lp:<protocol>`, on the same systems), fixed (each request's bound on its own, no job \
+         windows: `fixed:<protocol>` where that differs from classic; on large systems several \
+         times faster) or all (the three side by side)."))]
     pub analysis: super::Forms,
     #[command(flatten)]
     pub shape: Shape,
