@@ -100,7 +100,8 @@ pub enum Forms {
 }
 
 impl Forms {
-    /// The curves of `p` under this choice, classic first.
+    /// The curves of `p` under this choice, from the loosest form to the
+    /// tightest (fixed, classic, LP).
     pub fn curves(self, p: Protocol) -> Vec<Curve> {
         let lp = crate::blocking::has_lp_form(p);
         let windows = crate::blocking::has_job_window(p);

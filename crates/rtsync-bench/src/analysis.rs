@@ -370,7 +370,7 @@ pub fn run(a: Config) -> Result<(), Error> {
     }
     print_job_windows(&rows, a.sets);
     if rows.iter().any(|r| r.peer.is_some()) {
-        print_agreement(&rows, a.sets);
+        print_agreement(&rows, a.sets, a.form);
     } else {
         println!(
             "\nSchedCAT beside rtsync on the same sets: build its Python 3 port with scripts/schedcat/build.sh, then pass --schedcat DIR."
@@ -627,7 +627,7 @@ fn print_by_verdict(rows: &[Row]) {
     print!("{}", tb.render());
 }
 
-fn print_agreement(rows: &[Row], n: u64) {
+fn print_agreement(rows: &[Row], n: u64, form: BoundForm) {
     println!("\nVerdicts on the same {n} sets (rtsync / SchedCAT):");
     let mut tb = rtsync_report::table::Table::new(&[
         "shape",
@@ -709,6 +709,13 @@ fn print_agreement(rows: &[Row], n: u64) {
         println!("\nWhere rtsync is looser (first few per row; reproduce with the same --seed):");
         for l in looser {
             println!("  {l}");
+        }
+        if form == BoundForm::Fixed {
+            println!(
+                "(--analysis fixed leaves out the job windows, which SchedCAT's analyses of these \
+                 protocols apply: looser bounds are expected here; run without it to compare \
+                 rtsync's default analysis)"
+            );
         }
     }
 }
