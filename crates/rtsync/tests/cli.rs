@@ -805,22 +805,17 @@ fn schedulability_sweep_writes_csv_and_plot() {
     );
 }
 
-/// `--analysis all` draws the three forms on the same systems:
-/// `fixed:dpcp` (no job windows) below `dpcp` below `lp:dpcp` at every
-/// point, the job windows accepting more somewhere on the range; MPCP,
-/// which has no job window, gets no fixed curve (its fixed forms are its
-/// classic ones) but its LP curve.
-#[test]
-fn schedulability_sweep_draws_the_three_forms() {
-    let scratch = common::scratch("sweep-all");
-    let dir = scratch.path().join("out");
+/// A schedulability sweep of `protocols` under `--analysis analysis`
+/// around DPCP's job-window range (three requests per job, U from 2.6 to
+/// 3.4, 60 systems a point) into `dir`: its CSV.
+fn window_sweep(protocols: &str, analysis: &str, dir: &std::path::Path) -> String {
     let o = rtsync(&[
         "experiment",
         "schedulability",
         "--protocols",
-        "dpcp,mpcp",
+        protocols,
         "--analysis",
-        "all",
+        analysis,
         "--requests",
         "3",
         "--from",
@@ -836,7 +831,28 @@ fn schedulability_sweep_draws_the_three_forms() {
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
+    std::fs::read_to_string(dir.join("schedulability.csv")).unwrap()
+}
+
+/// The systems found schedulable at `u` on `curve`, from a sweep's CSV.
+fn sweep_share(csv: &str, u: &str, curve: &str) -> u64 {
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with(&format!("{u},{curve},")))
+        .unwrap_or_else(|| panic!("no {curve} at {u}:\n{csv}"));
+    row.split(',').nth(3).unwrap().parse().unwrap()
+}
+
+/// `--analysis all` draws the three forms on the same systems:
+/// `fixed:dpcp` (no job windows) below `dpcp` below `lp:dpcp` at every
+/// point, the job windows accepting more somewhere on the range; MPCP,
+/// which has no job window, gets no fixed curve (its fixed forms are its
+/// classic ones) but its LP curve.
+#[test]
+fn schedulability_sweep_draws_the_three_forms() {
+    let scratch = common::scratch("sweep-all");
+    let dir = scratch.path().join("out");
+    let csv = window_sweep("dpcp,mpcp", "all", &dir);
     let curves: Vec<&str> = csv
         .lines()
         .skip(1)
@@ -848,13 +864,7 @@ fn schedulability_sweep_draws_the_three_forms() {
         ["fixed:dpcp", "dpcp", "lp:dpcp", "mpcp", "lp:mpcp"],
         "{csv}"
     );
-    let share = |u: &str, curve: &str| -> u64 {
-        let row = csv
-            .lines()
-            .find(|l| l.starts_with(&format!("{u},{curve},")))
-            .unwrap_or_else(|| panic!("no {curve} at {u}:\n{csv}"));
-        row.split(',').nth(3).unwrap().parse().unwrap()
-    };
+    let share = |u: &str, curve: &str| sweep_share(&csv, u, curve);
     let mut gained = false;
     for u in ["2.6", "2.8", "3", "3.2", "3.4"] {
         let (fixed, classic, lp) = (
@@ -885,36 +895,8 @@ fn schedulability_sweep_puts_lp_curves_beside_classic() {
     let scratch = common::scratch("sweep-lp");
     let dir = scratch.path().join("out");
     let d = dir.to_str().unwrap();
-    let o = rtsync(&[
-        "experiment",
-        "schedulability",
-        "--protocols",
-        "dpcp,msrp",
-        "--analysis",
-        "both",
-        "--requests",
-        "3",
-        "--from",
-        "2.6",
-        "--to",
-        "3.4",
-        "--step",
-        "0.2",
-        "--sets",
-        "60",
-        "--out",
-        d,
-    ]);
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
-    let share = |u: &str, curve: &str| -> u64 {
-        let row = csv
-            .lines()
-            .find(|l| l.starts_with(&format!("{u},{curve},")))
-            .unwrap_or_else(|| panic!("no {curve} at {u}:\n{csv}"));
-        row.split(',').nth(3).unwrap().parse().unwrap()
-    };
+    let csv = window_sweep("dpcp,msrp", "both", &dir);
+    let share = |u: &str, curve: &str| sweep_share(&csv, u, curve);
     let mut gained = false;
     // Up to U = 3 classic DPCP accepts all but two or three of the 60
     // since its forms are taken task by task (2026-12-01), and the LP
