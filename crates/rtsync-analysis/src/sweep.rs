@@ -67,8 +67,8 @@ impl fmt::Display for Curve {
         match self {
             Curve::One(p) => write!(f, "{p}"),
             Curve::Mix(m) => write!(f, "mix:{m}"),
-            Curve::Lp(p) => write!(f, "lp:{p}"),
-            Curve::Fixed(p) => write!(f, "fixed:{p}"),
+            // Prefixed with the form's own name, which `--analysis` takes.
+            Curve::Lp(p) | Curve::Fixed(p) => write!(f, "{}:{p}", self.form()),
         }
     }
 }

@@ -807,8 +807,8 @@ fn schedulability_sweep_writes_csv_and_plot() {
 
 /// A schedulability sweep of `protocols` under `--analysis analysis`
 /// around DPCP's job-window range (three requests per job, U from 2.6 to
-/// 3.4, 60 systems a point) into `dir`: its CSV.
-fn window_sweep(protocols: &str, analysis: &str, dir: &std::path::Path) -> String {
+/// 3.4, 60 systems a point) into `dir`: what it printed, and its CSV.
+fn window_sweep(protocols: &str, analysis: &str, dir: &std::path::Path) -> (String, String) {
     let o = rtsync(&[
         "experiment",
         "schedulability",
@@ -831,7 +831,8 @@ fn window_sweep(protocols: &str, analysis: &str, dir: &std::path::Path) -> Strin
     ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
-    std::fs::read_to_string(dir.join("schedulability.csv")).unwrap()
+    let csv = std::fs::read_to_string(dir.join("schedulability.csv")).unwrap();
+    (out, csv)
 }
 
 /// The systems found schedulable at `u` on `curve`, from a sweep's CSV.
@@ -852,7 +853,14 @@ fn sweep_share(csv: &str, u: &str, curve: &str) -> u64 {
 fn schedulability_sweep_draws_the_three_forms() {
     let scratch = common::scratch("sweep-all");
     let dir = scratch.path().join("out");
-    let csv = window_sweep("dpcp,mpcp", "all", &dir);
+    let (out, csv) = window_sweep("dpcp,mpcp", "all", &dir);
+    // Each prefix says what it means.
+    for line in [
+        "(fixed:<protocol>: each request's",
+        "(lp:<protocol>: the classic bounds",
+    ] {
+        assert!(out.contains(line), "{out}");
+    }
     let curves: Vec<&str> = csv
         .lines()
         .skip(1)
@@ -895,7 +903,7 @@ fn schedulability_sweep_puts_lp_curves_beside_classic() {
     let scratch = common::scratch("sweep-lp");
     let dir = scratch.path().join("out");
     let d = dir.to_str().unwrap();
-    let csv = window_sweep("dpcp,msrp", "both", &dir);
+    let (_, csv) = window_sweep("dpcp,msrp", "both", &dir);
     let share = |u: &str, curve: &str| sweep_share(&csv, u, curve);
     let mut gained = false;
     // Up to U = 3 classic DPCP accepts all but two or three of the 60

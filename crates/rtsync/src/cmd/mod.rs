@@ -171,7 +171,7 @@ pub fn thin_search(found: &rtsync_sim::search::Outcome, budget: u64) -> Option<S
 /// which protocols each form changes.
 pub fn forms_help(head: &str) -> String {
     format!(
-        "{head}\n\nProtocols with a job-window form (fixed answers above classic): {}. \
+        "{head}\n\nProtocols with a job-window form (where fixed can answer above classic): {}. \
          Protocols with an LP form: {} (the others keep their classic bounds).",
         rtsync_analysis::blocking::job_window_protocols(),
         lp_protocols()

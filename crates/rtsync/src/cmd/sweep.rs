@@ -173,4 +173,16 @@ pub(super) fn print_table(sweep: &Sweep, cells: &[Cell]) {
     tb.row(row);
     print!("{}", tb.render());
     println!("(share of systems found schedulable; weighted: Σ U·share / Σ U)");
+    // The curves' prefixes name the form of their bounds (`Curve`'s
+    // Display); each drawn form is said once.
+    let mut forms: Vec<rtsync_analysis::BoundForm> = Vec::new();
+    for c in &sweep.curves {
+        let f = c.form();
+        if f != rtsync_analysis::BoundForm::Classic && !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    for f in forms {
+        println!("({f}:<protocol>: {})", f.describe());
+    }
 }
