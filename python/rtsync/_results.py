@@ -61,6 +61,7 @@ class Analysis:
     decided_by: Optional[str]
     protocol: Optional[str]
     scheduler: str
+    analysis: str
     tasks: List[TaskBound]
     raw: Dict[str, Any] = field(repr=False)
 
@@ -103,7 +104,7 @@ class Analysis:
                 schedulable=t.get("verdict") == "schedulable",
             ))
         return cls(verdict=r["verdict"], decided_by=r.get("decided_by"), protocol=r.get("protocol"),
-                   scheduler=r["scheduler"], tasks=tasks, raw=doc)
+                   scheduler=r["scheduler"], analysis=r.get("analysis", "classic"), tasks=tasks, raw=doc)
 
 
 @dataclass(frozen=True)

@@ -52,8 +52,10 @@ def test_the_fixed_analysis_leaves_out_the_job_windows():
         ],
     }
     s = rtsync.from_dict(d)
-    assert rtsync.analyze(s, test="rta", analysis="fixed").task("a").response == 15_000_000
-    assert rtsync.analyze(s, test="rta").task("a").response == 9_000_000
+    fixed = rtsync.analyze(s, test="rta", analysis="fixed")
+    assert fixed.task("a").response == 15_000_000 and fixed.analysis == "fixed"
+    classic = rtsync.analyze(s, test="rta")
+    assert classic.task("a").response == 9_000_000 and classic.analysis == "classic"
     with pytest.raises(ValueError, match="fixed, classic or lp"):
         rtsync.analyze(s, analysis="tight")
 

@@ -295,6 +295,7 @@ fn decide(cx: &Context, tests: Vec<TestOutcome>, tasks: Vec<TaskResult>) -> Syst
         protocol: cx.mix.protocol(),
         protocols: rtsync_model::mix::protocols(cx.sys),
         scheduler: cx.scheduler,
+        analysis: cx.form,
         verdict,
         decided_by,
         tests,

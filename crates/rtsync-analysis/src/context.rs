@@ -21,7 +21,8 @@ use std::str::FromStr;
 /// each term is then the smaller of the classic and the LP bound, both
 /// sound, so `Lp` never answers above `Classic`. Under EDF, which charges
 /// the fixed terms ([`crate::blocking::lp_applies`]), the three agree.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum BoundForm {
     /// The closed-form bounds per request, without job windows.
     Fixed,

@@ -316,6 +316,8 @@ pub struct SystemResult {
     pub protocols: Vec<Protocol>,
     /// Fixed priorities or EDF.
     pub scheduler: Scheduler,
+    /// The form of the blocking bounds (`--analysis`).
+    pub analysis: crate::BoundForm,
     /// The verdict.
     pub verdict: Verdict,
     /// The test that decided the verdict.

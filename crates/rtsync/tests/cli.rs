@@ -57,6 +57,12 @@ fn analyze_fixed_leaves_out_the_job_windows() {
             .map(|t| t["response"]["ns"].as_u64().unwrap())
             .collect()
     };
+    let o = rtsync(&["analyze", "--format", "json", "--analysis", "fixed"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
+    assert_eq!(
+        v["result"]["analysis"], "fixed",
+        "the JSON says which bounds"
+    );
     let classic = bounds(&["analyze", "--format", "json"]);
     let fixed = bounds(&["analyze", "--format", "json", "--analysis", "fixed"]);
     assert!(
@@ -97,6 +103,7 @@ fn json_output_follows_the_schema() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("valid JSON");
     assert_eq!(v["schema"], "rtsync.analysis/1");
     assert_eq!(v["result"]["verdict"], "schedulable");
+    assert_eq!(v["result"]["analysis"], "classic");
     let tasks = v["result"]["tasks"].as_array().unwrap();
     assert_eq!(tasks.len(), 3);
     // ctrl's PIP blocking, 5ms, in nanoseconds (hand-worked in hand_worked.rs).
