@@ -115,6 +115,30 @@ fn once(s: &System, form: BoundForm) -> bool {
     matches!(verdict(s, &o), Ok(Verdict::Schedulable))
 }
 
+/// The warm-up pass over `sets` under `form` (not recorded): the sets
+/// accepted, and how many times a timed pass goes over them
+/// ([`repeats`]).
+fn warm_up(sets: &[System], form: BoundForm) -> (usize, usize) {
+    let t0 = Instant::now();
+    let ok = sets.iter().filter(|s| once(s, form)).count();
+    (ok, repeats(t0.elapsed().as_secs_f64()))
+}
+
+/// Seconds of one pass over `sets` under `form`, averaged over `reps`
+/// passes; every pass must accept the `ok` sets the warm-up did.
+fn timed_pass(sets: &[System], form: BoundForm, (ok, reps): (usize, usize)) -> f64 {
+    let t0 = Instant::now();
+    let mut acc = 0usize;
+    for _ in 0..reps {
+        for s in sets {
+            acc += once(s, form) as usize;
+        }
+    }
+    let each = t0.elapsed().as_secs_f64() / reps as f64;
+    assert_eq!(acc, ok * reps, "analysis must be deterministic");
+    each
+}
+
 /// One row of the measurement: rtsync's time, and SchedCAT's answers when
 /// it ran beside.
 struct Row {
@@ -245,17 +269,11 @@ pub fn run(a: Config) -> Result<(), Error> {
     for shape in shapes {
         for &p in &protocols {
             let sets = sets(shape, p, a.sets, a.seed);
-            // Warm-up pass (also the verdict count and the pass length).
-            let t0 = Instant::now();
-            let ok = sets.iter().filter(|s| once(s, a.form)).count();
-            let reps = repeats(t0.elapsed().as_secs_f64());
+            let (ok, reps) = warm_up(&sets, a.form);
             // Beside the default analysis, the fixed forms alone where the
             // job windows change the bounds: what they cost and buy.
-            let fixed = (a.form == BoundForm::Classic && has_job_window(p)).then(|| {
-                let t0 = Instant::now();
-                let ok = sets.iter().filter(|s| once(s, BoundForm::Fixed)).count();
-                (ok, repeats(t0.elapsed().as_secs_f64()))
-            });
+            let fixed = (a.form == BoundForm::Classic && has_job_window(p))
+                .then(|| warm_up(&sets, BoundForm::Fixed));
             let mut fixed_single = f64::INFINITY;
             let name = peer.as_ref().and(schedcat::peer_of(p, lp));
             // The two sides' passes alternate, so that a stretch of noise
@@ -275,26 +293,9 @@ pub fn run(a: Config) -> Result<(), Error> {
                         std::hint::black_box(once(s, a.form));
                     }
                 }
-                let t0 = Instant::now();
-                let mut acc = 0usize;
-                for _ in 0..reps {
-                    for s in &sets {
-                        acc += once(s, a.form) as usize;
-                    }
-                }
-                single = single.min(t0.elapsed().as_secs_f64() / reps as f64);
-                assert_eq!(acc, ok * reps, "analysis must be deterministic");
-                if let Some((fixed_ok, fixed_reps)) = fixed {
-                    let t0 = Instant::now();
-                    let mut acc = 0usize;
-                    for _ in 0..fixed_reps {
-                        for s in &sets {
-                            acc += once(s, BoundForm::Fixed) as usize;
-                        }
-                    }
-                    let each = t0.elapsed().as_secs_f64() / fixed_reps as f64;
-                    fixed_single = fixed_single.min(each);
-                    assert_eq!(acc, fixed_ok * fixed_reps, "analysis must be deterministic");
+                single = single.min(timed_pass(&sets, a.form, (ok, reps)));
+                if let Some(f) = fixed {
+                    fixed_single = fixed_single.min(timed_pass(&sets, BoundForm::Fixed, f));
                 }
                 if let (Some(peer), Some(name)) = (&peer, name)
                     && (pass == 0 || !lp)

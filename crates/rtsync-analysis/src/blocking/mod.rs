@@ -58,6 +58,16 @@ pub fn has_job_window(p: Protocol) -> bool {
     matches!(p, Protocol::Dpcp | Protocol::FmlpL)
 }
 
+/// Whether `--analysis fixed` can answer differently from `classic` for a
+/// system analysed under `protocol` (`None` for a mix, whose tables have
+/// no job window) and `scheduler`: a protocol with job windows
+/// ([`has_job_window`]) on every resource, under fixed priorities (the
+/// windows enter through the refinement of the fixed-priority rounds,
+/// [`lp_applies`]).
+pub fn job_windows_apply(protocol: Option<Protocol>, scheduler: rtsync_model::Scheduler) -> bool {
+    protocol.is_some_and(has_job_window) && lp_applies(scheduler)
+}
+
 /// Whether the LP bounds are charged under `scheduler`. They enter
 /// through the job-window refinement of the fixed-priority rounds
 /// ([`DemandTable::refine`]); the EDF tests charge each task's fixed

@@ -75,11 +75,10 @@ pub fn run(a: Args) -> u8 {
                     analysis.system.platform.scheduler
                 );
             }
-            let windows = analysis
-                .result
-                .protocol
-                .is_some_and(rtsync_analysis::blocking::has_job_window)
-                && analysis.system.platform.scheduler == rtsync_model::Scheduler::Fp;
+            let windows = rtsync_analysis::blocking::job_windows_apply(
+                analysis.result.protocol,
+                analysis.result.scheduler,
+            );
             if a.analysis == BoundForm::Fixed && !windows {
                 println!(
                     "note: --analysis fixed changes nothing here: job windows exist only for {} \
