@@ -31,6 +31,13 @@ pub struct Tables {
     /// Per resource, the sum of `longest` over all CPUs.
     all: Vec<Time>,
     nr: usize,
+    /// Per task, the spin of one job ([`spin`]).
+    job_spin: Vec<Time>,
+    /// Per task, its longest non-preemptive stretch on a global resource,
+    /// spin and section together (`s_q + L_{j,q}`): what one of its jobs
+    /// can hold its CPU for ahead of a higher task, read by every task
+    /// above it on its CPU.
+    stretch: Vec<Time>,
     /// With the LP form only, the spin-lock program's view of the system
     /// ([`super::lp::spin`]).
     keys: Option<Keys>,
@@ -56,12 +63,28 @@ impl Tables {
         let all = (0..nr)
             .map(|q| (0..f.cpus).fold(Time::ZERO, |a, c| a.saturating_add(longest[c * nr + q])))
             .collect();
-        Tables {
+        let mut tb = Tables {
             longest,
             all,
             nr,
+            job_spin: Vec::new(),
+            stretch: Vec::new(),
             keys: (cx.form == BoundForm::Lp).then(|| Keys::resources(cx)),
-        }
+        };
+        // Each task's sections once here, rather than every lower task's
+        // at every demand (a walk per pair of tasks on a CPU).
+        (tb.job_spin, tb.stretch) = (0..cx.n())
+            .map(|x| {
+                let (mut sum, mut longest) = (Time::ZERO, Time::ZERO);
+                for rq in f.sections(x).iter().filter(|rq| f.global[rq.resource]) {
+                    let s = tb.spin(cx, x, rq.resource);
+                    sum = sum.saturating_add(s);
+                    longest = longest.max(s.saturating_add(rq.length));
+                }
+                (sum, longest)
+            })
+            .unzip();
+        tb
     }
 
     /// Spin of one request of `x` on global `q`: one section of each other
@@ -76,25 +99,25 @@ impl Tables {
     }
 }
 
+/// The spin of one job of `i`: one per section on a global resource
+/// (`N_{i,q}` of them on each `q`, nested ones included), each
+/// [`Tables::spin`]. Tabled, so the engine also reads it ahead of any
+/// bound to order its looks ([`super::DemandTable::cpu_time_hint`]).
+pub fn spin(tb: &Tables, i: TaskId) -> Time {
+    tb.job_spin[i]
+}
+
 /// Task `i`'s blocking and execution terms under this protocol (the
 /// module's bound).
 pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
-    // One spin per section on a global resource (`N_{i,q}` of them on
-    // each `q`, nested ones included).
-    let mut total_spin = Time::ZERO;
-    for rq in f.sections(i).iter().filter(|rq| f.global[rq.resource]) {
-        total_spin = total_spin.saturating_add(tb.spin(cx, i, rq.resource));
-    }
     let mut b = ceiling_blocking(cx, i, |r| !f.global[r]);
     for j in cx.lower_local(i) {
-        for rq in f.sections(j).iter().filter(|rq| f.global[rq.resource]) {
-            b = b.max(tb.spin(cx, j, rq.resource).saturating_add(rq.length));
-        }
+        b = b.max(tb.stretch[j]);
     }
     Demand {
         exec: f.tasks[i].wcet,
-        spin: total_spin,
+        spin: spin(tb, i),
         local: times(b, cx.suspensions(i) + 1),
         remote: Time::ZERO,
         joint: None,
@@ -164,5 +187,65 @@ body = [ { lock = "q", hold = "1ms" } ]
         let tb = Tables::new(&cx);
         let spins: Vec<Time> = (0..4).map(|x| tb.spin(&cx, x, 0)).collect();
         assert_eq!(spins, [6, 3, 3, 7].map(Time::from_ms));
+    }
+
+    /// `l` (CPU 0, below `h`) holds `p` 1 ms and `q` 6 ms; `o`, on the
+    /// other CPU, holds them 8 and 1 ms. Each request of `l` spins for
+    /// `o`'s section: 8 ms on `p`, 1 ms on `q`, so `l`'s job spins 9 ms and
+    /// its longest non-preemptive stretch is `max(8 + 1, 1 + 6) = 9` ms,
+    /// `h`'s local blocking: not the longest spin with the longest section
+    /// (14 ms), which no single request can take.
+    #[test]
+    fn the_stretch_is_one_request_spin_and_section() {
+        let sys = rtsync_model::load_str(
+            r#"
+[platform]
+cpus = 2
+protocol = "msrp"
+[[resource]]
+name = "p"
+[[resource]]
+name = "q"
+[[task]]
+name = "h"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" } ]
+[[task]]
+name = "l"
+period = "200ms"
+priority = 1
+cpu = 0
+body = [ { lock = "p", hold = "1ms" }, { lock = "q", hold = "6ms" } ]
+[[task]]
+name = "o"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "p", hold = "8ms" }, { lock = "q", hold = "1ms" } ]
+"#,
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"))
+        .0;
+        let cx = Context::new(&sys);
+        let tb = Tables::new(&cx);
+        let (h, l, o) = (
+            demand(&cx, &tb, 0),
+            demand(&cx, &tb, 1),
+            demand(&cx, &tb, 2),
+        );
+        assert_eq!(h.local, Time::from_ms(9));
+        assert_eq!(h.spin, Time::ZERO);
+        assert_eq!(l.spin, Time::from_ms(9));
+        assert_eq!(l.local, Time::ZERO);
+        // `o` spins for `l`'s sections: 1 + 6 ms.
+        assert_eq!(o.spin, Time::from_ms(7));
+        // The engine's ordering hint is the job's time on its CPU exactly.
+        let table = super::super::DemandTable::new(&cx);
+        for (x, d) in [h, l, o].iter().enumerate() {
+            assert_eq!(table.cpu_time_hint(x), d.cpu_time(), "task {x}");
+        }
     }
 }
