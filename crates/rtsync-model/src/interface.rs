@@ -11,6 +11,8 @@ type Priority = u32;
 type ResourceId = usize;
 /// A task index (as [`crate::TaskId`]).
 type TaskId = usize;
+/// A CPU index (as [`crate::Cpu`]).
+type Cpu = usize;
 
 /// The priority a request carries out of a `fixed-npcs` interface: above
 /// every task's.
@@ -149,6 +151,19 @@ pub struct Components {
 }
 
 impl Components {
+    /// The one CPU interface `i` serves, with each task's CPU read from
+    /// `cpu_of`: paper 001's interfaces serve one CPU (unicore or fully
+    /// partitioned), so every caller must be placed, and on the same CPU.
+    /// `None` where that fails, or where nobody calls it. The one home of
+    /// the rule: validation reports a spec that breaks it, and the
+    /// runtime refuses a system changed after validation to break it
+    /// (its pool threads are pinned to this CPU).
+    pub fn serving_cpu(&self, i: usize, cpu_of: impl Fn(TaskId) -> Option<Cpu>) -> Option<Cpu> {
+        let mut callers = self.callers[i].iter().map(|&t| cpu_of(t));
+        let first = callers.next()??;
+        callers.all(|c| c == Some(first)).then_some(first)
+    }
+
     /// The interface named `name` (`component.interface`).
     pub fn interface(&self, name: &str) -> Option<usize> {
         self.interfaces.iter().position(|i| i.name == name)

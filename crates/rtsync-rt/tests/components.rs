@@ -559,3 +559,53 @@ body = [ {{ lock = "table", body = [ {{ compute = "1us" }} ] }} ]
     // The same method over a protocol that keeps its holder in place.
     made("mpcp").expect("accepted");
 }
+
+/// An interface's pool threads are pinned to its callers' one CPU, which
+/// validation asks of a spec. A system changed in code after that (a
+/// caller moved to another CPU) is refused before any thread starts, not
+/// served from the first caller's CPU alone; moved back, it runs.
+#[test]
+fn callers_moved_apart_after_validation_are_refused() {
+    let _serial = serial();
+    let mut sys = common::system(
+        r#"
+[platform]
+cpus = 2
+[[component]]
+name = "S"
+[[component.interface]]
+name = "api"
+protocol = "propagated"
+methods.get = [ { compute = "1us" } ]
+[[task]]
+name = "a"
+period = "10ms"
+cpu = 0
+uses = ["S.api"]
+body = [ { call = "S.api" } ]
+[[task]]
+name = "b"
+period = "10ms"
+cpu = 0
+uses = ["S.api"]
+body = [ { call = "S.api" } ]
+"#,
+    );
+    let opts = AssemblyOptions {
+        realtime: false,
+        ..options()
+    };
+    sys.tasks[1].cpu = Some(1);
+    let text = rtsync_rt::component::Assembly::new(&sys, &opts)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        text.contains("`S.api`") && text.contains("different CPUs"),
+        "{text}"
+    );
+    sys.tasks[1].cpu = None;
+    assert!(rtsync_rt::component::Assembly::new(&sys, &opts).is_err());
+    sys.tasks[1].cpu = Some(0);
+    rtsync_rt::component::Assembly::new(&sys, &opts).expect("one CPU again");
+}

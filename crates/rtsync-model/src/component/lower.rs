@@ -707,8 +707,7 @@ impl Lowered {
                     );
                 }
             }
-            let cpus: HashSet<Option<usize>> = callers.iter().map(|&t| facts.cpu_of[t]).collect();
-            if cpus.len() > 1 || cpus.contains(&None) {
+            if c.serving_cpu(i, |t| facts.cpu_of[t]).is_none() {
                 diags.push(Diagnostic::error(&key, format!("`{}` is requested by tasks on different CPUs (or unplaced)", f.name)).at(f.pos).hint("an interface's threads serve one CPU (paper 001: unicore or fully partitioned): place its callers on one CPU with `cpu = N`"));
             }
         }

@@ -251,6 +251,18 @@ impl Assembly {
         } else {
             None
         };
+        // Validation refuses an interface whose callers are apart; a
+        // system changed since (a task moved in code) must not reach the
+        // pool threads, which are pinned to one caller's CPU.
+        for (i, f) in comps.interfaces.iter().enumerate() {
+            if !comps.callers[i].is_empty() && comps.serving_cpu(i, |t| sys.tasks[t].cpu).is_none()
+            {
+                return Err(RtError::Component(format!(
+                    "interface `{}` is requested by tasks on different CPUs (or unplaced): its pool threads serve one CPU; place its callers on one CPU and validate the system again",
+                    f.name
+                )));
+            }
+        }
         let n = sys.tasks.len();
         let prio = (0..n)
             .map(|t| {
@@ -352,8 +364,8 @@ impl Assembly {
         let ready = Arc::new(AtomicU32::new(0));
         let mut total = 0u32;
         for (i, s) in self.servers.iter().enumerate() {
-            // An interface serves one CPU: its callers' (the analyzer
-            // refuses callers on different CPUs).
+            // An interface serves one CPU, its callers' (`new` refused
+            // callers apart).
             let cpu = comps.callers[i].first().and_then(|&t| self.cpu[t]);
             for k in 0..s.threads() {
                 let (s, ready) = (s.clone(), ready.clone());
