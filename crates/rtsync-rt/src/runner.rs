@@ -62,7 +62,8 @@ pub struct TaskRun {
     /// Mean response, if a job completed.
     pub mean_response: Option<Duration>,
     /// Longest time one job spent waiting for locks (including the SRP
-    /// start test).
+    /// start test), with the waits of the component threads acting for
+    /// it in its requests (a plain resource a method locks for the task).
     pub max_blocking: Duration,
     /// Jobs that completed after their deadline.
     pub misses: u64,
@@ -176,7 +177,8 @@ impl Job<'_> {
                         holds: self.holding > 0,
                         ..Enclosing::default()
                     };
-                    serve(asm, self.b.deputy(), outer, r, segs, self.limit)?
+                    // The threads acting for the task waited for it.
+                    self.blocked += serve(asm, self.b.deputy(), outer, r, segs, self.limit)?;
                 }
                 Step::Segment(s, pre, inner) => match s {
                     Segment::Compute(t) => compute(Duration::from_nanos(t.ns()), self.limit),
@@ -252,11 +254,11 @@ impl Enclosing {
 /// Runs `f` in the sections of the interfaces `take` for the task, taken
 /// in the lock domain by the thread acting for it (`a`), outermost first,
 /// and released after, innermost first.
-fn inside(
+fn inside<T>(
     a: &Acting<'_>,
     take: &[usize],
-    f: impl FnOnce() -> Result<(), String>,
-) -> Result<(), String> {
+    f: impl FnOnce() -> Result<T, String>,
+) -> Result<T, String> {
     for (k, &res) in take.iter().enumerate() {
         if let Err(e) = a.lock(res, 1) {
             for &back in take[..k].iter().rev() {
@@ -269,13 +271,18 @@ fn inside(
     let released = (take.iter().rev())
         .try_for_each(|&res| a.unlock(res))
         .map_err(|e| e.to_string());
-    out.and(released)
+    // The method's own failure first, as it says more.
+    let v = out?;
+    released.map(|()| v)
 }
 
 /// Requests `r` from the calling thread (a task's, or a component
 /// thread's for a nested request, inside the interfaces of `outer`): the
 /// method's segments run on one of the interface's threads, which acts
-/// for the task (`deputy`) while it holds a plain resource.
+/// for the task (`deputy`) while it holds a plain resource. Answers how
+/// long the threads acting for the task waited for locks inside it
+/// (nested requests included): the task's blocking, though its own
+/// thread only waited for the reply.
 fn serve(
     asm: &Arc<Assembly>,
     deputy: Deputy,
@@ -283,7 +290,7 @@ fn serve(
     r: &Request,
     segs: &[Segment],
     limit: Instant,
-) -> Result<(), RtError> {
+) -> Result<Duration, RtError> {
     let (segs, pre, inner) = method_body(asm, r, segs);
     let (segs, inner) = (segs.to_vec(), inner.to_vec());
     let f = &asm.components().interfaces[r.interface];
@@ -297,7 +304,7 @@ fn serve(
     // it takes there for the task (the last of `outer`'s).
     let whole = (outer.holds && asm.single(r.interface)) || asm.waits_in_domain(r.interface);
     let on = asm.clone();
-    let out = asm.call(r.interface, move || -> Result<(), String> {
+    let out = asm.call(r.interface, move || -> Result<Duration, String> {
         if !whole {
             return method(&on, &deputy, None, &outer, &segs, pre, &inner, limit);
         }
@@ -315,7 +322,7 @@ fn serve(
         RtError::Component(format!("request {}: {e}", asm.components().label(r)))
     };
     match out {
-        Ok(Ok(())) => Ok(()),
+        Ok(Ok(waited)) => Ok(waited),
         Ok(Err(e)) => Err(failed(e)),
         Err(e) => Err(failed(e.to_string())),
     }
@@ -343,13 +350,15 @@ fn method(
     pre: usize,
     inner: &[Request],
     limit: Instant,
-) -> Result<(), String> {
+) -> Result<Duration, String> {
     let mut walk = Walk::new(segs, pre, inner, Some(on));
+    let mut waited = Duration::ZERO;
     while let Some(step) = walk.next() {
         match step {
             Step::Call(r, segs) => {
                 let outer = outer.inner(acting.is_some());
-                serve(on, deputy.clone(), outer, r, segs, limit).map_err(|e| e.to_string())?
+                waited +=
+                    serve(on, deputy.clone(), outer, r, segs, limit).map_err(|e| e.to_string())?;
             }
             Step::Segment(Segment::Compute(t), ..) => compute(Duration::from_nanos(t.ns()), limit),
             Step::Segment(Segment::Suspend(t), ..) => {
@@ -364,22 +373,25 @@ fn method(
                 pre,
                 inner,
             ) => {
-                let section = |a: &Acting<'_>| -> Result<(), String> {
+                let section = |a: &Acting<'_>| -> Result<Duration, String> {
+                    let t0 = Instant::now();
                     a.lock(*resource, *units).map_err(|e| e.to_string())?;
+                    let lock = t0.elapsed();
                     let out = method(on, deputy, Some(a), outer, body, pre + 1, inner, limit);
                     let released = a.unlock(*resource).map_err(|e| e.to_string());
-                    out.and(released)
+                    let inside = out?;
+                    released.map(|()| lock + inside)
                 };
-                match acting {
+                waited += match acting {
                     Some(a) => section(a)?,
                     None => deputy
                         .act(|a| inside(a, &outer.held[outer.taken..], || section(a)))
                         .map_err(|e| e.to_string())??,
-                }
+                };
             }
         }
     }
-    Ok(())
+    Ok(waited)
 }
 
 /// The method's own segments inside request `r`'s lowered ones, their

@@ -609,3 +609,63 @@ body = [ { call = "S.api" } ]
     sys.tasks[1].cpu = Some(0);
     rtsync_rt::component::Assembly::new(&sys, &opts).expect("one CPU again");
 }
+
+/// A method's wait for a plain resource is its requester's blocking: the
+/// component thread acting for `h` waits while `l` holds `R`, and `run`'s
+/// `blocked` column (`TaskRun::max_blocking`) shows it for `h`, whose own
+/// thread only waited for the reply. `l` locks `R` at 0 for 20 ms of
+/// work; `h` asks at 2 ms, so its request waits about 18 ms (more where
+/// the two share the CPU without SCHED_FIFO, as here, so that it runs
+/// anywhere). Before, `h` showed only its start test: microseconds.
+#[test]
+fn a_request_s_wait_for_a_plain_lock_is_its_tasks_blocking() {
+    let _serial = serial();
+    let sys = common::system(
+        r#"
+[platform]
+cpus = 1
+[[resource]]
+name = "R"
+protocol = "pip"
+[[component]]
+name = "A"
+[[component.interface]]
+name = "api"
+protocol = "propagated"
+methods.go = [ { lock = "R", body = [ { compute = "100us" } ] } ]
+[[task]]
+name = "h"
+period = "100ms"
+priority = 2
+offset = "2ms"
+uses = ["A.api"]
+body = [ { call = "A.api" } ]
+[[task]]
+name = "l"
+period = "100ms"
+priority = 1
+body = [ { lock = "R", body = [ { compute = "20ms" } ] } ]
+"#,
+    );
+    let res = rtsync_rt::run(
+        &sys,
+        &rtsync_rt::RunOptions {
+            duration: Duration::from_millis(60),
+            max_jobs: Some(1),
+            domain: rtsync_rt::Options {
+                realtime: false,
+                cpu_map: Some(vec![last_cpu()]),
+                ..rtsync_rt::Options::default()
+            },
+            ..rtsync_rt::RunOptions::default()
+        },
+    )
+    .unwrap();
+    let h = res.tasks.iter().find(|t| t.name == "h").unwrap();
+    assert_eq!(h.jobs, 1, "{:?}", res.tasks);
+    assert!(
+        h.max_blocking >= Duration::from_millis(10),
+        "h waited {:?} for R in its request",
+        h.max_blocking
+    );
+}

@@ -270,7 +270,7 @@ pub fn run(a: Args) -> u8 {
     }
     print!("{}", t.render());
     println!(
-        "(bound: the analysis; sim max: the simulator over the same time; measured: response from release on real threads; blocked: longest wait for locks in one job)"
+        "(bound: the analysis; sim max: the simulator over the same time; measured: response from release on real threads; blocked: longest wait for locks in one job, a component thread's waits for it included)"
     );
     if let Some(c) = &costs {
         if noise_shown {
