@@ -70,14 +70,44 @@ impl System {
         label(self)
     }
     /// The protocols as a header line names them: `protocol pcp`,
-    /// `protocols fmlp-s + fmlp-l`, or `no shared resources` (a component
-    /// spec whose interfaces all propagate, say), never `protocol none`.
+    /// `protocols fmlp-s + fmlp-l`, or `no shared resources`, never
+    /// `protocol none`; with components, [`System::components_phrase`]
+    /// after it.
     pub fn protocol_phrase(&self) -> String {
-        match protocols(self).len() {
+        let base = match protocols(self).len() {
             0 => "no shared resources".into(),
             1 => format!("protocol {}", label(self)),
             _ => format!("protocols {}", label(self)),
+        };
+        match self.components_phrase() {
+            Some(c) => format!("{base}, {c}"),
+            None => base,
         }
+    }
+
+    /// The component interfaces by kind, as a header line names them
+    /// after the protocols (`2 component interfaces: 2 propagated`), so
+    /// that a component spec whose interfaces all propagate (no lock
+    /// among them: "no shared resources") does not read as if its
+    /// components went unseen. `None` without components.
+    pub fn components_phrase(&self) -> Option<String> {
+        let c = self
+            .components
+            .as_deref()
+            .filter(|c| !c.interfaces.is_empty())?;
+        let kinds: Vec<String> = crate::interface::Kind::ALL
+            .into_iter()
+            .filter_map(|k| {
+                let n = c.interfaces.iter().filter(|f| f.kind == k).count();
+                (n > 0).then(|| format!("{n} {}", k.name()))
+            })
+            .collect();
+        let n = c.interfaces.len();
+        Some(format!(
+            "{n} component interface{}: {}",
+            if n == 1 { "" } else { "s" },
+            kinds.join(", ")
+        ))
     }
 }
 
@@ -298,6 +328,31 @@ mod tests {
             "protocols fmlp-s + fmlp-l"
         );
         assert_eq!(sys(&[], 1).protocol_phrase(), "no shared resources");
+    }
+
+    /// Paper 001's Fig. 3 propagates through both interfaces, so no lock
+    /// is shared, and the header still names its components; a fixed
+    /// interface beside them is a resource (IPCP) and is counted by kind.
+    #[test]
+    fn component_interfaces_follow_the_protocols_by_kind() {
+        let text = include_str!("../../../examples/camkes-fig3.toml");
+        let (s, _) = crate::load_str(text, None).unwrap();
+        assert_eq!(
+            s.protocol_phrase(),
+            "no shared resources, 2 component interfaces: 2 propagated"
+        );
+        let fixed = text.replacen(
+            "protocol = \"propagated\"\nmethods.run = [ { compute = \"400us\" } ]",
+            "protocol = \"fixed\"\nmethods.run = [ { compute = \"400us\" } ]",
+            1,
+        );
+        assert_ne!(fixed, text);
+        let (s, _) = crate::load_str(&fixed, None).unwrap();
+        assert_eq!(
+            s.protocol_phrase(),
+            "protocol ipcp, 2 component interfaces: 1 propagated, 1 fixed"
+        );
+        assert_eq!(sys(&["pcp"], 1).components_phrase(), None);
     }
 
     #[test]
