@@ -382,15 +382,14 @@ impl<'c> DemandTable<'c> {
         })
     }
 
-    /// A cheap floor of the time one job of `i` keeps its CPU busy (its
-    /// `cpu_time`, never above the demand's), for ordering looks only:
-    /// the job's execution, and its spin where the protocol's tables give
-    /// that from a table (MSRP). Reads no blocking term, which costs as
-    /// much as the demand itself.
+    /// A cheap floor of the time one job of `i` keeps its CPU busy (never
+    /// above its demand's `cpu_time`), for ordering looks only: the job's
+    /// execution and, under MSRP, whose tables hold it, its spin. Reads no
+    /// blocking term, which costs as much as the demand itself.
     pub fn cpu_time_hint(&self, i: TaskId) -> Time {
         let wcet = self.cx.f.tasks[i].wcet;
         match &self.rule {
-            Method::Msrp(tb) => wcet.saturating_add(msrp::spin(tb, i)),
+            Method::Msrp(tb) => wcet.saturating_add(tb.job_spin(i)),
             _ => wcet,
         }
     }

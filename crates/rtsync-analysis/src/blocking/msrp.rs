@@ -31,7 +31,7 @@ pub struct Tables {
     /// Per resource, the sum of `longest` over all CPUs.
     all: Vec<Time>,
     nr: usize,
-    /// Per task, the spin of one job ([`spin`]).
+    /// Per task, the spin of one job ([`Tables::job_spin`]).
     job_spin: Vec<Time>,
     /// Per task, its longest non-preemptive stretch on a global resource,
     /// spin and section together (`s_q + L_{j,q}`): what one of its jobs
@@ -87,6 +87,14 @@ impl Tables {
         tb
     }
 
+    /// The spin of one job of `i`: one per section on a global resource
+    /// (`N_{i,q}` of them on each `q`, nested ones included), each
+    /// [`Tables::spin`]. Tabled, so the engine also reads it ahead of any
+    /// bound to order its looks ([`super::DemandTable::cpu_time_hint`]).
+    pub fn job_spin(&self, i: TaskId) -> Time {
+        self.job_spin[i]
+    }
+
     /// Spin of one request of `x` on global `q`: one section of each other
     /// CPU, its longest.
     pub fn spin(&self, cx: &Context, x: TaskId, q: ResourceId) -> Time {
@@ -99,14 +107,6 @@ impl Tables {
     }
 }
 
-/// The spin of one job of `i`: one per section on a global resource
-/// (`N_{i,q}` of them on each `q`, nested ones included), each
-/// [`Tables::spin`]. Tabled, so the engine also reads it ahead of any
-/// bound to order its looks ([`super::DemandTable::cpu_time_hint`]).
-pub fn spin(tb: &Tables, i: TaskId) -> Time {
-    tb.job_spin[i]
-}
-
 /// Task `i`'s blocking and execution terms under this protocol (the
 /// module's bound).
 pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
@@ -117,7 +117,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     }
     Demand {
         exec: f.tasks[i].wcet,
-        spin: spin(tb, i),
+        spin: tb.job_spin(i),
         local: times(b, cx.suspensions(i) + 1),
         remote: Time::ZERO,
         joint: None,
