@@ -608,6 +608,10 @@ body = [ { call = "S.api" } ]
     assert!(rtsync_rt::component::Assembly::new(&sys, &opts).is_err());
     sys.tasks[1].cpu = Some(0);
     rtsync_rt::component::Assembly::new(&sys, &opts).expect("one CPU again");
+    // On a platform of one CPU every task is on it, placed or not.
+    sys.platform.cpus = 1;
+    sys.tasks[1].cpu = None;
+    rtsync_rt::component::Assembly::new(&sys, &opts).expect("one CPU, b unplaced");
 }
 
 /// A method's wait for a plain resource is its requester's blocking: the

@@ -253,10 +253,12 @@ impl Assembly {
         };
         // Validation refuses an interface whose callers are apart; a
         // system changed since (a task moved in code) must not reach the
-        // pool threads, which are pinned to one caller's CPU.
+        // pool threads, which are pinned to one caller's CPU. The tasks'
+        // CPUs as validation reads them (`Facts::cpu_of`: on one CPU,
+        // placed or not, CPU 0).
+        let facts = rtsync_model::Facts::new(sys);
         for (i, f) in comps.interfaces.iter().enumerate() {
-            if !comps.callers[i].is_empty() && comps.serving_cpu(i, |t| sys.tasks[t].cpu).is_none()
-            {
+            if !comps.callers[i].is_empty() && comps.serving_cpu(i, |t| facts.cpu_of[t]).is_none() {
                 return Err(RtError::Component(format!(
                     "interface `{}` is requested by tasks on different CPUs (or unplaced): its pool threads serve one CPU; place its callers on one CPU and validate the system again",
                     f.name
