@@ -228,6 +228,20 @@ fn settle(e: &Engine, lead: Option<&[TaskId]>, order: &[TaskId], first_miss: boo
     })
 }
 
+/// The lower tasks of a task's CPU whose sections agents run there, as
+/// [`Engine::lower_agents_at_once`] and [`Engine::agents_after_resuming`]
+/// read them.
+#[derive(Clone, Copy, Default)]
+struct LowerHome {
+    /// Whether there is one.
+    any: bool,
+    /// The longest such section of any of them.
+    longest: Time,
+    /// Each one's charge at one job, summed: the smaller of its longest
+    /// section per arrival of the task and its load.
+    each: Time,
+}
+
 /// What one run of the fixed point found.
 struct Pass {
     /// Per task, its bound (with `first_miss`, the miss's alone, every
@@ -623,8 +637,16 @@ impl<'a> Engine<'a> {
             e.at_once = vec![None; n];
             e.reopened = vec![Time::ZERO; n];
         } else {
-            e.at_once = (0..n).map(|i| e.lower_agents_at_once(i)).collect();
-            e.reopened = (0..n).map(|h| e.agents_after_resuming(h)).collect();
+            // One pass over each task's lower agents serves both terms.
+            (e.at_once, e.reopened) = (0..n)
+                .map(|i| {
+                    let lower = e.lower_home(i);
+                    (
+                        e.lower_agents_at_once(i, lower),
+                        e.agents_after_resuming(i, lower),
+                    )
+                })
+                .unzip();
         }
         e
     }
@@ -634,15 +656,11 @@ impl<'a> Engine<'a> {
     /// only while it runs, which it can while `h` is suspended, and the
     /// agent then runs above `h` once it resumes; at each resumption at
     /// most one such request is in progress ([`Engine::lower_agents_at_once`]'s
-    /// argument): `(arrivals - 1) · longest`.
-    fn agents_after_resuming(&self, h: TaskId) -> Time {
-        let longest = self
-            .agents_below(h)
-            .filter(|&(x, _, lower)| lower && x != h)
-            .map(|(x, _, _)| self.home_longest(x))
-            .max()
-            .unwrap_or(Time::ZERO);
-        longest
+    /// argument): `(arrivals - 1) · longest`, `lower` being
+    /// [`Engine::lower_home`]`(h)`.
+    fn agents_after_resuming(&self, h: TaskId, lower: LowerHome) -> Time {
+        lower
+            .longest
             .checked_mul(self.arrivals[h].saturating_sub(1))
             .unwrap_or(Time::MAX)
     }
@@ -841,19 +859,31 @@ impl<'a> Engine<'a> {
     /// can issue a request; at each of `i`'s arrivals at most one request
     /// of all of them is in progress: `arrivals · longest` over them all.
     /// `Some` where that is no more than [`Engine::lower_agents`]' charges
-    /// at their least (one job each), and replaces them.
-    fn lower_agents_at_once(&self, i: TaskId) -> Option<Time> {
-        let (mut longest, mut each, mut any) = (Time::ZERO, Time::ZERO, false);
+    /// at their least (one job each), and replaces them. `lower` is
+    /// [`Engine::lower_home`]`(i)`.
+    fn lower_agents_at_once(&self, i: TaskId, lower: LowerHome) -> Option<Time> {
+        let all = lower
+            .longest
+            .checked_mul(self.arrivals[i])
+            .unwrap_or(Time::MAX);
+        (lower.any && all <= lower.each).then_some(all)
+    }
+
+    /// The lower tasks of `i`'s CPU whose sections agents run there, in
+    /// one pass ([`LowerHome`]).
+    fn lower_home(&self, i: TaskId) -> LowerHome {
+        let mut out = LowerHome::default();
         for (x, load, lower) in self.agents_below(i) {
             if x == i || !lower {
                 continue;
             }
-            any = true;
-            longest = longest.max(self.home_longest(x));
-            each = each.saturating_add(self.once_per_arrival(i, x).min(load));
+            out.any = true;
+            out.longest = out.longest.max(self.home_longest(x));
+            out.each = out
+                .each
+                .saturating_add(self.once_per_arrival(i, x).min(load));
         }
-        let all = longest.checked_mul(self.arrivals[i]).unwrap_or(Time::MAX);
-        (any && all <= each).then_some(all)
+        out
     }
 
     /// The latest the busy window may end: deadline minus release jitter.
