@@ -71,17 +71,23 @@ impl System {
     }
     /// The protocols as a header line names them: `protocol pcp`,
     /// `protocols fmlp-s + fmlp-l`, or `no shared resources`, never
-    /// `protocol none`; with components, [`System::components_phrase`]
-    /// after it.
+    /// `protocol none`; with components, [`System::with_components`].
     pub fn protocol_phrase(&self) -> String {
-        let base = match protocols(self).len() {
+        self.with_components(match protocols(self).len() {
             0 => "no shared resources".into(),
             1 => format!("protocol {}", label(self)),
             _ => format!("protocols {}", label(self)),
-        };
+        })
+    }
+
+    /// A header's protocol phrase with [`System::components_phrase`] after
+    /// it, where the system has components: every header that names the
+    /// protocols goes through here (`rtsync analyze`'s, which says how a
+    /// mix was analysed, too).
+    pub fn with_components(&self, protocols: String) -> String {
         match self.components_phrase() {
-            Some(c) => format!("{base}, {c}"),
-            None => base,
+            Some(c) => format!("{protocols}, {c}"),
+            None => protocols,
         }
     }
 

@@ -146,10 +146,7 @@ pub fn analysis_table(a: &Analysis, label: &str) -> String {
         (_, Some(p)) => format!("protocols {} (analysed as {p})", names()),
         (_, None) => format!("protocols {} (mixed)", names()),
     };
-    let proto = match a.system.components_phrase() {
-        Some(c) => format!("{proto}, {c}"),
-        None => proto,
-    };
+    let proto = a.system.with_components(proto);
     let _ = writeln!(
         o,
         "{label}: {} CPU(s), {} scheduling, {proto}\n",
