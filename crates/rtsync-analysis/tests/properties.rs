@@ -482,7 +482,13 @@ proptest! {
             y.jitter = Time::ZERO;
             prop_assert_eq!(x, &y);
         }
-        prop_assert!((8..=32).contains(&late), "{} of 40 jittered", late);
+        // Each task is jittered with probability one half, so `late` is
+        // Binomial(40, 1/2): outside 5..=35 with probability 2e-7 per
+        // case, 3e-5 per run of the 160 cases. The bound was 8..=32 (4e-5
+        // per case, a false alarm in 0.7% of runs) until CI met 33 (seed
+        // 13118601496963801281); a generator that jitters all tasks or
+        // none still fails it.
+        prop_assert!((5..=35).contains(&late), "{} of 40 jittered", late);
     }
 
     /// Drawn priorities change nothing but the priorities: the tasks (and
