@@ -4,6 +4,7 @@
 //! Exit codes: 0 schedulable (or success), 1 not schedulable, 2 bad input,
 //! 3 the environment (SCHED_FIFO not permitted, a CPU not allowed).
 
+mod allocator;
 mod bundled;
 mod cmd;
 mod spec_arg;
@@ -14,9 +15,10 @@ use std::process::ExitCode;
 /// mimalloc instead of glibc's allocator: analysis sweeps build and drop
 /// small tables for every system, and glibc's consolidation of freed
 /// chunks cost them about a fifth of their time (`rtsync bench analysis`,
-/// docs/PERFORMANCE.md).
+/// docs/PERFORMANCE.md). Through its plain entry points where they align
+/// enough (`allocator`).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::Mimalloc = allocator::Mimalloc;
 
 #[derive(Parser)]
 #[command(
