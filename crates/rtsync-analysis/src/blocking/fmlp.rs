@@ -21,7 +21,12 @@
 //!   non-preemptive short section (spin and section) of any job there,
 //!   which delays it once: a boosted holder is never preempted by a job
 //!   that could start a new one. Each task counted in the request wait of
-//!   [`super::fmlp_l::request_wait`] is charged that once on its CPU.
+//!   [`super::fmlp_l::request_wait`] is charged that once on its CPU, and
+//!   so is each other task of the requester's own CPU: [`super::fmlp_l`]
+//!   leaves their long sections out of the wait (interference above the
+//!   requester, one per arrival below it), but a lower task's short
+//!   stretch, non-preemptive, can hold back a holder of that CPU queued
+//!   ahead of the requester whatever the order of issue.
 //! - **Local blocking per resumption.** `J_i` resumes after each long
 //!   request and each self-suspension (`N_i + S_i + 1` times, as under
 //!   FMLP-L). At each, every lower job of its CPU may be inside a boosted
@@ -122,6 +127,9 @@ pub struct Tables {
     /// long request for it, the requester's included
     /// ([`super::fmlp_l::ahead_sums`]).
     ahead: Vec<Time>,
+    /// Per CPU, `L'` summed over its tasks: the part of a request's wait
+    /// that its own CPU's tasks do not add ([`Tables::request_wait`]).
+    long_on: Vec<Time>,
 }
 
 impl Tables {
@@ -140,21 +148,37 @@ impl Tables {
             long_eff[x].saturating_add(np)
         };
         let ahead = super::fmlp_l::ahead_sums(cx, super::fmlp_l::n_groups(cx), cost);
+        let mut long_on = vec![Time::ZERO; cx.f.cpus];
+        for (x, &l) in long_eff.iter().enumerate() {
+            if let Some(c) = cx.cpu(x) {
+                long_on[c] = long_on[c].saturating_add(l);
+            }
+        }
         Tables {
             long_eff,
             short_np,
             np_on,
             ahead,
+            long_on,
         }
     }
 
     /// The longest a long request of `i` for group `g` waits: one long
     /// section (and one short stretch on its CPU) of each task queued
     /// ahead or boosted ahead, as [`super::fmlp_l::request_wait`] counts
-    /// them.
+    /// them: the long sections of `i`'s own CPU left out (charged as
+    /// interference above `i`, and per arrival below it), their short
+    /// stretches kept. A short stretch is non-preemptive: a lower task can
+    /// start one while `i` and a holder of its CPU ahead of `i` are
+    /// suspended, and the holder, once granted, waits for it whatever the
+    /// order of issue. Every task of `i`'s CPU is in the group's sum (the
+    /// CPU hosts a user, `i`).
     fn request_wait(&self, cx: &Context, i: TaskId, g: usize) -> Time {
-        let np = cx.cpu(i).map_or(Time::ZERO, |c| self.np_on[c]);
-        super::excluding(self.ahead[g], self.long_eff[i].saturating_add(np))
+        let own = match cx.cpu(i) {
+            Some(c) => self.long_on[c].saturating_add(self.np_on[c]),
+            None => self.long_eff[i],
+        };
+        super::excluding(self.ahead[g], own)
     }
 }
 
@@ -231,6 +255,35 @@ mod tests {
         assert_eq!(d.spin, Time::from_ms(2));
         assert_eq!(d.remote, Time::from_ms(17));
         assert_eq!(d.local, Time::ZERO);
+    }
+
+    /// A long request's wait leaves out the long sections of the
+    /// requester's own CPU but keeps that CPU's short stretches. CPU 0:
+    /// `a` (high) holds L 2 ms; `b` (low) holds S 1 ms, then L 4 ms. CPU
+    /// 1: `c` holds L 3 ms, then S 2 ms. `a`'s L request waits for `c`
+    /// (`L'_c` = 3 ms plus CPU 1's longest short stretch, `c`'s spin for
+    /// `b`'s 1 ms and its 2 ms section: 6 ms) and for one short stretch of
+    /// `b` on its own CPU (its spin for `c`'s 2 ms and its 1 ms: 3 ms),
+    /// which can hold back a holder of CPU 0 queued ahead of `a`: 9 ms.
+    /// `b`'s 4 ms long section is charged at `a`'s two arrivals instead,
+    /// with its short stretch: 14 ms of local blocking. (The wait held
+    /// `b`'s long section too until 2026-12-02: 13 ms.)
+    #[test]
+    fn own_cpu_long_sections_leave_the_wait_but_short_stretches_stay() {
+        let src = "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
+[[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
+[[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L\", hold = \"4ms\" } ]\n\
+[[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ { lock = \"L\", hold = \"3ms\" }, { lock = \"S\", hold = \"2ms\" } ]\n";
+        let s = rtsync_model::load_str(src, None)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .0;
+        let cx = Context::new(&s);
+        let tb = Tables::new(&cx);
+        let d = demand(&cx, &tb, 0);
+        assert_eq!(d.remote, Time::from_ms(9));
+        assert_eq!(d.local, Time::from_ms(14));
     }
 
     /// With one kind only, the composition is the published bound.

@@ -5,12 +5,23 @@
 //!
 //! With that order, everything that can delay a request of `J_i` was issued
 //! before it, and each task has at most one request outstanding, so a
-//! request is delayed by at most one section of each other task that either
-//! uses the same group (queued ahead) or runs on a CPU hosting a user of the
-//! group or `J_i`'s own CPU (boosted ahead of a holder, or of `J_i` once it
-//! holds): `W_{i,g} = Σ_{x ∈ X} max L_x`. This *fixed* form needs no
-//! response times and is sound for the issue-time boosting order this
-//! project's protocol core implements.
+//! request is delayed by at most one section of each task of another CPU
+//! that either uses the same group (queued ahead) or runs on a CPU hosting
+//! a user of the group (boosted ahead of a holder): `W_{i,g} = Σ_{x ∈ X}
+//! max L_x`. This *fixed* form needs no response times and is sound for
+//! the issue-time boosting order this project's protocol core implements.
+//!
+//! The tasks of `J_i`'s own CPU are not in `X`. One above `J_i` runs its
+//! sections as part of its execution, which the response-time equation
+//! charges as interference already. One below `J_i` issues a request only
+//! while it runs, so while `J_i` is suspended or not yet released: at
+//! each of `J_i`'s arrivals it has at most one request in progress, and
+//! that request delays `J_i` once, whether it is boosted ahead of `J_i` at
+//! the arrival or queued ahead of a request `J_i` issues later. The local
+//! term below charges exactly that, one section per arrival. (Until
+//! 2026-12-02 `X` held every task of `J_i`'s CPU too, so each such
+//! section was counted twice, once in each term; the job-window form and
+//! SchedCAT's `fmlp_plus.cpp` count the tasks of other CPUs alone.)
 //!
 //! **Job window** ([`window_demand`]): the published FMLP+ analysis
 //! (Brandenburg, *Scheduling and Locking in Multiprocessor Real-Time
@@ -67,6 +78,9 @@ pub struct Tables {
     user_at: Vec<usize>,
     /// Per task, its longest outermost section (any group).
     longest_outer: Vec<Time>,
+    /// Per CPU, [`Tables::longest_outer`] summed over its tasks: what a
+    /// request's fixed wait leaves out of the group's sum ([`Tables::request_wait`]).
+    cpu_outer: Vec<Time>,
     /// Per CPU `c`, `sums[at[c] + k]` of `(sums, at)`: the sum over the
     /// tasks of `c` of [`Tables::longest`] at one job each and `k`
     /// sections, for `k` up to the most requests a task of `c` issues per
@@ -196,6 +210,12 @@ impl Tables {
             })
             .collect();
         let ahead = ahead_sums(cx, n_groups, |x| longest_outer[x]);
+        let mut cpu_outer = vec![Time::ZERO; cx.f.cpus];
+        for (x, &l) in longest_outer.iter().enumerate() {
+            if let Some(c) = cx.cpu(x) {
+                cpu_outer[c] = cpu_outer[c].saturating_add(l);
+            }
+        }
         Tables {
             groups,
             group_at,
@@ -203,6 +223,7 @@ impl Tables {
             users,
             user_at,
             longest_outer,
+            cpu_outer,
             cpu_sums: OnceCell::new(),
             ahead,
             scratch: RefCell::new(Scratch::default()),
@@ -220,9 +241,14 @@ impl Tables {
         &self.users[self.user_at[g]..self.user_at[g + 1]]
     }
 
-    /// [`request_wait`] from the per-group sums: `i` must use `g`.
-    fn request_wait(&self, i: TaskId, g: usize) -> Time {
-        excluding(self.ahead[g], self.longest_outer[i])
+    /// [`request_wait`] from the per-group sums: `i` must use `g`. Every
+    /// task of `i`'s CPU is in the group's sum (the CPU hosts a user,
+    /// `i`), so leaving them out is subtracting the CPU's sum.
+    fn request_wait(&self, cx: &Context, i: TaskId, g: usize) -> Time {
+        match cx.cpu(i) {
+            Some(c) => excluding(self.ahead[g], self.cpu_outer[c]),
+            None => excluding(self.ahead[g], self.longest_outer[i]),
+        }
     }
 
     /// `Σ_{x on c}` [`Tables::longest`]`(x, 1, k)`, from the table.
@@ -307,9 +333,18 @@ impl Tables {
 }
 
 /// The longest a request of task `i` for group `g` waits in its FIFO
-/// queue.
+/// queue, less what `i`'s response-time equation charges already: the
+/// tasks that can be queued or boosted ahead of it but those of `i`'s own
+/// CPU (the module's doc).
 pub fn request_wait(cx: &Context, i: TaskId, g: usize) -> Time {
-    ahead(cx, i, g, |x| cx.f.longest_outer_cs(x))
+    let home = |x: TaskId| cx.cpu(i).is_some() && cx.cpu(x) == cx.cpu(i);
+    ahead(cx, i, g, |x| {
+        if home(x) {
+            Time::ZERO
+        } else {
+            cx.f.longest_outer_cs(x)
+        }
+    })
 }
 
 /// `Σ cost(x)` over the tasks `x ≠ i` that can delay a request of `i`
@@ -388,7 +423,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let mut n_req = 0u64;
     for rq in f.sections(i).iter().filter(|rq| rq.is_outermost()) {
         n_req += 1;
-        remote = remote.saturating_add(tb.request_wait(i, f.group[rq.resource]));
+        remote = remote.saturating_add(tb.request_wait(cx, i, f.group[rq.resource]));
     }
     let resumptions = n_req + cx.suspensions(i) + 1;
     let local = cx.lower_local(i).fold(Time::ZERO, |a, j| {
@@ -663,6 +698,69 @@ mod tests {
     use proptest::prelude::*;
     use rtsync_model::Protocol;
 
+    /// The fixed form by hand. CPU 0 runs `h` (high), `i` and `y` (low),
+    /// CPU 1 runs `r`; all four use the one long resource, holding it 2,
+    /// 1, 4 and 3 ms. A request of `i` waits for `r`'s section alone:
+    /// `h`'s runs as interference above `i`, and `y`'s is charged at each
+    /// of `i`'s two arrivals (release, resumption after the request),
+    /// 8 ms of local blocking. Until 2026-12-02 the wait held `h`'s and
+    /// `y`'s sections too, 9 ms, and `y`'s twice over. `r`, alone on its
+    /// CPU, waits for every section of CPU 0: 7 ms.
+    #[test]
+    fn the_fixed_wait_leaves_the_job_s_own_cpu_to_the_other_terms() {
+        let (sys, _) = rtsync_model::load_str(
+            r#"
+[platform]
+cpus = 2
+protocol = "fmlp-l"
+[[resource]]
+name = "L"
+[[task]]
+name = "h"
+period = "100ms"
+priority = 3
+cpu = 0
+body = [ { lock = "L", hold = "2ms" } ]
+[[task]]
+name = "i"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { lock = "L", hold = "1ms" } ]
+[[task]]
+name = "y"
+period = "100ms"
+priority = 1
+cpu = 0
+body = [ { lock = "L", hold = "4ms" } ]
+[[task]]
+name = "r"
+period = "100ms"
+priority = 2
+cpu = 1
+body = [ { lock = "L", hold = "3ms" } ]
+"#,
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let cx = Context::new(&sys);
+        let tb = Tables::new(&cx);
+        let ms = Time::from_ms;
+        let d = |t: TaskId| demand(&cx, &tb, t);
+        assert_eq!((d(1).remote, d(1).local), (ms(3), ms(8)), "i");
+        assert_eq!((d(0).remote, d(0).local), (ms(3), ms(10)), "h");
+        assert_eq!((d(2).remote, d(2).local), (ms(3), ms(0)), "y");
+        assert_eq!((d(3).remote, d(3).local), (ms(7), ms(0)), "r");
+        for t in 0..4 {
+            let g = cx.f.group[0];
+            assert_eq!(
+                tb.request_wait(&cx, t, g),
+                request_wait(&cx, t, g),
+                "task {t}"
+            );
+        }
+    }
+
     proptest! {
         /// The per-CPU table answers the sum task by task at one job each,
         /// for every count of sections up to past the most any task has,
@@ -770,7 +868,7 @@ mod tests {
             for i in 0..cx.n() {
                 for rq in cx.f.sections(i) {
                     let g = cx.f.group[rq.resource];
-                    prop_assert_eq!(tb.request_wait(i, g), request_wait(&cx, i, g), "task {}, group {}", i, g);
+                    prop_assert_eq!(tb.request_wait(&cx, i, g), request_wait(&cx, i, g), "task {}, group {}", i, g);
                 }
             }
         }
