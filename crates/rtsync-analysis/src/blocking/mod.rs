@@ -163,7 +163,7 @@ pub fn source(p: Protocol) -> Source {
         Protocol::FmlpL => (
             "blocking/fmlp_l.rs",
             "Block et al. 2007; Brandenburg 2011, Sec. 6.4.3 (FMLP+)",
-            "the smaller of one section of each task queued or boosted ahead and the job-window FMLP+ bound",
+            "the smaller of one section of each task of another CPU queued or boosted ahead and the job-window FMLP+ bound",
         ),
         Protocol::Dflp => (
             "blocking/dflp.rs",
