@@ -301,20 +301,24 @@ fn iterate(
     // in more rounds).
     let mut resp = vec![Time::ZERO; n];
     let mut seen = vec![false; n];
-    let mut first_look = |x: TaskId, resp: &mut [Time]| {
-        if !seen[x] {
-            seen[x] = true;
-            resp[x] = if windowed && start == Start::Floor {
-                e.floor(x, resp)
-            } else if windowed {
-                let d = demands.fixed(x);
-                cx.jitter[x]
-                    .saturating_add(d.exec)
-                    .saturating_add(cx.f.tasks[x].suspension)
-            } else {
-                cx.jitter[x].saturating_add(e.own(x))
-            };
+    // Whether it set an estimate: with job windows that is a rise like any
+    // other (see its use below).
+    let mut first_look = |x: TaskId, resp: &mut [Time]| -> bool {
+        if seen[x] {
+            return false;
         }
+        seen[x] = true;
+        resp[x] = if windowed && start == Start::Floor {
+            e.floor(x, resp)
+        } else if windowed {
+            let d = demands.fixed(x);
+            cx.jitter[x]
+                .saturating_add(d.exec)
+                .saturating_add(cx.f.tasks[x].suspension)
+        } else {
+            cx.jitter[x].saturating_add(e.own(x))
+        };
+        !resp[x].is_zero()
     };
     // The suspension-oblivious form needs no response times unless agents
     // run on the CPU: computed once there, at the first look.
@@ -389,9 +393,18 @@ fn iterate(
             clock += 1;
             looked[i] = clock;
             if since == 0 {
-                first_look(i, &mut resp);
+                // A job window reads every estimate, those of tasks not
+                // yet looked at as zero: a task looked at before one of
+                // them first gets its estimate read a count of that
+                // task's jobs too low, and must look again. (Until
+                // 2026-12-02 a first estimate was no rise: where nothing
+                // rose after it, the earlier task kept that demand, and
+                // its bound, or a tied task's, ended below its equation.
+                // Found by `the_rounds_end_at_a_fixed_point`, MPCP's LP
+                // form, seed 61077: a lower task's jobs in the local term.)
+                let mut set = first_look(i, &mut resp);
                 for h in e.hp(i) {
-                    first_look(h, &mut resp);
+                    set |= first_look(h, &mut resp);
                     // A first refinement can lower a demand (the job
                     // window below the fixed form); later ones only raise
                     // it. `i` reads the demands of the tasks above it, so
@@ -408,7 +421,11 @@ fn iterate(
                     }
                 }
                 for &(x, _) in e.agents(i) {
-                    first_look(x, &mut resp);
+                    set |= first_look(x, &mut resp);
+                }
+                if set && windowed {
+                    last_rise = clock;
+                    any = true;
                 }
             }
             let mut again = false;

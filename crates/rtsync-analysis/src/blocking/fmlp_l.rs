@@ -41,9 +41,9 @@
 //! waits, or when it self-suspends; the published `N_i + 1` with this
 //! project's self-suspensions), and at each a lower-priority task of its
 //! CPU may have one boosted section in progress: each contributes that
-//! many of its longest sections, capped by its jobs in the window. The
-//! bound kept is whichever form (fixed or job window) gives the smaller
-//! total.
+//! many of its longest sections, capped by its jobs in the window. Each
+//! part of the bound (remote, local) is the smaller of the two forms'
+//! parts: they bound the same delays.
 //!
 //! Local blocking: at release and after each suspension (each request,
 //! each self-suspension) every lower-priority job of the CPU may have one
@@ -531,18 +531,19 @@ pub fn window_demand(cx: &Context, tb: &Tables, i: TaskId, fixed: Demand, resp: 
         (sum.remote, sum.local) = job_window(cx, tb, i, row, direct, touched);
         sum.follow = Follow::Recount { fresh: true };
     }
-    let (remote, local) = (sum.remote, sum.local);
-    let window = Demand {
-        remote,
-        local,
+    // Each part the smaller of its two forms: the fixed form's parts bound
+    // the same delays as the job window's (the tasks of other CPUs in
+    // `remote`, the lower tasks of the job's own CPU per arrival in
+    // `local`; the module's doc), so each is a bound on its own, and the
+    // smaller of two parts that only rise with the estimates only rises.
+    // (Until 2026-12-02 the form with the smaller total was kept whole:
+    // its parts could fall as the estimates rose, when the job window's
+    // remote part passed the fixed one's first.)
+    let classic = Demand {
+        remote: sum.remote.min(fixed.remote),
+        local: sum.local.min(fixed.local),
         ..fixed
     };
-    let classic =
-        if window.remote.saturating_add(window.local) < fixed.remote.saturating_add(fixed.local) {
-            window
-        } else {
-            fixed
-        };
     if cx.form == BoundForm::Lp {
         // Each part is a sound bound on its own delay in every form.
         let (local, remote) = super::lp::fmlp_l::bound(cx, tb, i, resp);

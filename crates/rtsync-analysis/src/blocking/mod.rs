@@ -219,6 +219,20 @@ impl Demand {
     pub fn suspends(&self) -> bool {
         !self.remote.is_zero()
     }
+    /// This demand with no term below `earlier`'s: each part the larger
+    /// of the two (the joint bound too, where both have one).
+    fn at_least(self, earlier: Demand) -> Demand {
+        Demand {
+            exec: self.exec.max(earlier.exec),
+            spin: self.spin.max(earlier.spin),
+            local: self.local.max(earlier.local),
+            remote: self.remote.max(earlier.remote),
+            joint: match (self.joint, earlier.joint) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (j, _) => j,
+            },
+        }
+    }
 }
 
 /// The demands of all tasks under the system's protocols (one, or a mix
@@ -337,6 +351,17 @@ impl<'c> DemandTable<'c> {
     /// module decides. Both are sound where every job of every task
     /// completes within its estimate, which holds at the engine's fixed
     /// point. Later [`DemandTable::get`]s answer with it.
+    ///
+    /// After the first, a refinement never lowers a term: the engine's
+    /// rounds only raise the estimates, and resume each recurrence where
+    /// it stopped, which is below its least solution only while every
+    /// term it reads has only risen. A module's parts need not each rise
+    /// with the estimates (MPCP's LP form moves blocking between its
+    /// local and remote terms as the optimum's split changes, found by
+    /// `the_rounds_end_at_a_fixed_point` in a debug build: seed 58534),
+    /// so each part is held at its largest so far. Sound: the last
+    /// refinement, at the fixed point's estimates, bounds each delay, and
+    /// a larger term bounds it too.
     pub fn refine(&self, i: TaskId, resp: &[Time]) -> Demand {
         let fixed = self.fixed(i);
         let d = match &self.rule {
@@ -347,6 +372,10 @@ impl<'c> DemandTable<'c> {
             Method::Msrp(tb) => msrp::window_demand(self.cx, tb, i, fixed, resp),
             Method::FmlpS(keys) => fmlp_s::window_demand(self.cx, keys, i, fixed, resp),
             _ => fixed,
+        };
+        let d = match self.refined[i].get() {
+            Some(earlier) => d.at_least(earlier),
+            None => d,
         };
         self.refined[i].set(Some(d));
         d
