@@ -148,12 +148,7 @@ impl Tables {
             long_eff[x].saturating_add(np)
         };
         let ahead = super::fmlp_l::ahead_sums(cx, super::fmlp_l::n_groups(cx), cost);
-        let mut long_on = vec![Time::ZERO; cx.f.cpus];
-        for (x, &l) in long_eff.iter().enumerate() {
-            if let Some(c) = cx.cpu(x) {
-                long_on[c] = long_on[c].saturating_add(l);
-            }
-        }
+        let long_on = super::fmlp_l::per_cpu(cx, &long_eff);
         Tables {
             long_eff,
             short_np,

@@ -210,12 +210,7 @@ impl Tables {
             })
             .collect();
         let ahead = ahead_sums(cx, n_groups, |x| longest_outer[x]);
-        let mut cpu_outer = vec![Time::ZERO; cx.f.cpus];
-        for (x, &l) in longest_outer.iter().enumerate() {
-            if let Some(c) = cx.cpu(x) {
-                cpu_outer[c] = cpu_outer[c].saturating_add(l);
-            }
-        }
+        let cpu_outer = per_cpu(cx, &longest_outer);
         Tables {
             groups,
             group_at,
@@ -372,6 +367,21 @@ pub(crate) fn ahead(cx: &Context, i: TaskId, g: usize, cost: impl Fn(TaskId) -> 
         }
     }
     w
+}
+
+/// Per CPU, `cost` summed over its placed tasks: what a request's wait
+/// leaves out of its group's [`ahead_sums`] for the tasks of the
+/// requester's own CPU (every one of them is in the sum, its CPU hosting
+/// a user, the requester). The mixed FMLP bound ([`super::fmlp`]) reads it
+/// too.
+pub(crate) fn per_cpu(cx: &Context, cost: &[Time]) -> Vec<Time> {
+    let mut sums = vec![Time::ZERO; cx.f.cpus];
+    for (x, &c) in cost.iter().enumerate() {
+        if let Some(k) = cx.cpu(x) {
+            sums[k] = sums[k].saturating_add(c);
+        }
+    }
+    sums
 }
 
 /// The number of resource groups.
