@@ -66,6 +66,7 @@ use crate::trace::{Event, MarkKind, Recording, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{System, Time};
+use rtsync_protocols::{Arbitration, Config, Order};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -74,6 +75,10 @@ const CHAINS: usize = 64;
 
 /// Most queue candidates per target ([`Searcher::queues`]).
 const QUEUES: usize = 16;
+
+/// Most queue candidates in request order per target
+/// ([`Searcher::fifo_queues`]).
+const FIFO_QUEUES: usize = 8;
 
 /// Most resumptions one chain is completed at ([`Searcher::complete`]).
 const CHAIN_DEPTH: usize = 8;
@@ -290,6 +295,10 @@ struct Searcher<'a> {
     sys: &'a System,
     bounds: &'a [Time],
     shapes: Vec<Shape>,
+    /// Per resource: whether its queue is in request order (the
+    /// protocol's rule, [`rtsync_protocols::Order::Fifo`]), where
+    /// [`Searcher::fifo_queues`] builds its candidates.
+    fifo: Vec<bool>,
     opts: SearchOptions,
     rng: ChaCha8Rng,
     out: Outcome,
@@ -306,6 +315,9 @@ impl<'a> Searcher<'a> {
             sys,
             bounds,
             shapes: shapes(sys),
+            fifo: (Config::new(sys).rules.iter())
+                .map(|r| r.arbitration == Arbitration::Queue(Order::Fifo))
+                .collect(),
             opts: opts.clone(),
             rng: ChaCha8Rng::seed_from_u64(opts.seed),
             out: Outcome {
@@ -1077,19 +1089,7 @@ impl<'a> Searcher<'a> {
         let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
         let shares = |s: &Shape, q: usize| s.requests.iter().any(|rq| rq.resource == q);
         let mut bases: Vec<Plan> = self.best[i].iter().map(|b| (*b.plan).clone()).collect();
-        for x in 0..n {
-            let s = &self.shapes[x];
-            if x != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty() {
-                // The other tasks out of the way, released after the
-                // target's first job is due: the steps below bring in
-                // those that delay it.
-                let release = s.requests[0].at.saturating_add(eps);
-                let mut offs = vec![release.saturating_add(self.sys.tasks[i].deadline); n];
-                offs[x] = Time::ZERO;
-                offs[i] = release;
-                bases.push(Plan::offsets(offs));
-            }
-        }
+        bases.extend(self.blocked_at_release(i));
         let mut out = Vec::new();
         for base in bases {
             if out.len() >= QUEUES || self.out.events >= self.opts.budget / 4 * 3 {
@@ -1151,7 +1151,138 @@ impl<'a> Searcher<'a> {
             }
         }
         out.truncate(QUEUES);
+        out.extend(self.fifo_queues(i));
         out
+    }
+
+    /// The queue of [`Searcher::queues`] in issue order, where a request
+    /// issued after the target's queues behind it (FIFO): from each base,
+    /// a task of the target's CPU that shares `q` (above it or below)
+    /// requests it just before the target does, another CPU's section on
+    /// `q` is requested just before that, so both wait, and a third CPU's
+    /// request comes between the two of the target's CPU, ahead of the
+    /// target again; then a lower section timed to the target's release,
+    /// each grant and each resumption on its CPU. While the target waits,
+    /// the first holder there is granted while it is suspended and a lower
+    /// task's non-preemptive section can keep it off the CPU
+    /// (`tests/mixed.rs`, `a_short_section_delays_a_holder_of_the_requesters_cpu`:
+    /// three sections of one lower task in the target's response). The
+    /// priority-ordered steps above place the task of its CPU after the
+    /// target's request, which under FIFO puts it behind. Only where the
+    /// target's first request is for a resource queued in request order;
+    /// at most [`FIFO_QUEUES`].
+    fn fifo_queues(&mut self, i: usize) -> Vec<Plan> {
+        if !self.shapes[i]
+            .requests
+            .iter()
+            .any(|rq| self.fifo[rq.resource])
+        {
+            return Vec::new();
+        }
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let cpu = self.shapes[i].cpu;
+        let shares = |s: &Shape, q: usize| s.requests.iter().any(|rq| rq.resource == q);
+        // The target's best plan last: the release blocking these queues
+        // build on is in the other bases.
+        let mut bases = self.blocked_at_release(i);
+        bases.extend(self.best[i].iter().map(|b| (*b.plan).clone()));
+        let mut out = Vec::new();
+        let full = |me: &Self, out: &Vec<Plan>| {
+            out.len() >= FIFO_QUEUES || me.out.events >= me.opts.budget / 4 * 3
+        };
+        for base in bases {
+            if full(self, &out) {
+                break;
+            }
+            let Some((t, q)) = self.first_request(i, &base) else {
+                continue;
+            };
+            if !self.fifo[q] {
+                continue;
+            }
+            let ahead: Vec<usize> = (0..n)
+                .filter(|&k| k != i && self.shapes[k].cpu == cpu && shares(&self.shapes[k], q))
+                .collect();
+            let remote: Vec<usize> = (0..n)
+                .filter(|&j| self.shapes[j].cpu != cpu && shares(&self.shapes[j], q))
+                .collect();
+            for &k in &ahead {
+                if full(self, &out) {
+                    break;
+                }
+                // Two nanoseconds ahead, room for a third CPU's request
+                // between.
+                let (plan, _) = self.align(i, &base, k, q, t.saturating_sub(Time::from_ns(2)));
+                let Some((ti, _)) = self.first_request(i, &plan) else {
+                    continue;
+                };
+                let Some(tk) = self.request_of(i, &plan, k, q) else {
+                    continue;
+                };
+                if tk >= ti {
+                    continue;
+                }
+                for &j in &remote {
+                    if full(self, &out) {
+                        break;
+                    }
+                    let (held, _) = self.align(i, &plan, j, q, tk.saturating_sub(eps));
+                    for &j2 in remote.iter().filter(|&&j2| j2 != j) {
+                        if full(self, &out) {
+                            break;
+                        }
+                        let Some((ti, _)) = self.first_request(i, &held) else {
+                            break;
+                        };
+                        let (between, _) = self.align(i, &held, j2, q, ti.saturating_sub(eps));
+                        out.push(self.complete(i, &between, true));
+                    }
+                    out.push(self.complete(i, &held, true));
+                }
+            }
+        }
+        out.truncate(FIFO_QUEUES);
+        out
+    }
+
+    /// One plan per lower task of the target's CPU that requests: that
+    /// task released at 0, the target just after its first lock, so that
+    /// section blocks it at its release, and the other tasks out of the
+    /// way, released after the target's first job is due (the queues'
+    /// steps bring in those that delay it).
+    fn blocked_at_release(&self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        (0..n)
+            .filter(|&x| {
+                let s = &self.shapes[x];
+                x != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty()
+            })
+            .map(|x| {
+                let release = self.shapes[x].requests[0]
+                    .at
+                    .saturating_add(Time::from_ns(1));
+                let mut offs = vec![release.saturating_add(self.sys.tasks[i].deadline); n];
+                offs[x] = Time::ZERO;
+                offs[i] = release;
+                Plan::offsets(offs)
+            })
+            .collect()
+    }
+
+    /// When task `x` first requests `q` in `plan`'s schedule (made for
+    /// target `i`).
+    fn request_of(&mut self, i: usize, plan: &Plan, x: usize, q: usize) -> Option<Time> {
+        let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
+        let rec = self.record(plan, horizon)?;
+        let (name, res) = (&self.sys.tasks[x].name, &self.sys.resources[q].name);
+        rec.events.iter().find_map(|e| match e {
+            Event::Request {
+                t, task, resource, ..
+            } if task == name && resource == res => Some(*t),
+            _ => None,
+        })
     }
 
     /// `plan` with task `j` released so that it first requests `q` at

@@ -119,7 +119,10 @@ body = [ { lock = "L", hold = "1ms" } ]
 /// leaves S at 3.6: `h` holds L 3.6-4.6, `i` 4.6-5.6. Response 4.1 ms,
 /// above what the long sections ahead of it give alone (`i` 1 + `h` 1 +
 /// `x` 2 = 4 ms): the non-preemptive short section on the holder's CPU is
-/// the interaction term `fmlp.rs` charges.
+/// the interaction term `fmlp.rs` charges. The bound, by hand: `i`'s own
+/// 1 ms section, and its wait: the long sections of `x` (2 ms) and `h`
+/// (1 ms), `y`'s 3 ms stretch before `h` (the longest on CPU 0 of a task
+/// other than `h`), none before `x`, alone on CPU 1: 7 ms.
 #[test]
 fn a_short_section_delays_a_long_holder_on_its_cpu() {
     let s = sys(FMLP_NP);
@@ -134,10 +137,105 @@ fn a_short_section_delays_a_long_holder_on_its_cpu() {
         ],
     );
     assert_eq!(r[3], Time::from_us(4100));
+    assert_eq!(b[3], Time::from_ms(7));
     assert!(
         r[3] > Time::from_ms(4) && r[3] <= b[3],
         "{} vs bound {}",
         r[3],
         b[3]
     );
+}
+
+/// FMLP short and long, the holder queued ahead on the requester's own
+/// CPU. CPU 0: `h` (3) holds L 2 ms; `i` (2) computes 1 us, then holds L
+/// 1 ms; `x` (1) holds S 1 ms three times, computing 3.997 ms and then
+/// 0.999 ms between. `r` (CPU 1) holds L 4 ms; `r2` (CPU 2) holds L 1 ms.
+const FMLP_OWN_CPU: &str = r#"
+[platform]
+cpus = 3
+[[resource]]
+name = "S"
+protocol = "fmlp-s"
+[[resource]]
+name = "L"
+protocol = "fmlp-l"
+[[task]]
+name = "h"
+period = "100ms"
+priority = 3
+cpu = 0
+body = [ { lock = "L", hold = "2ms" } ]
+[[task]]
+name = "i"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1us" }, { lock = "L", hold = "1ms" } ]
+[[task]]
+name = "x"
+period = "100ms"
+priority = 1
+cpu = 0
+body = [ { lock = "S", hold = "1ms" }, { compute = "3997us" }, { lock = "S", hold = "1ms" }, { compute = "999us" }, { lock = "S", hold = "1ms" } ]
+[[task]]
+name = "r"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "L", hold = "4ms" } ]
+[[task]]
+name = "r2"
+period = "100ms"
+priority = 1
+cpu = 2
+body = [ { lock = "L", hold = "1ms" } ]
+"#;
+
+/// By hand (ms): `x` enters S at 0, non-preemptive to 1; `h` and `i`,
+/// released at 0.001, wait for it. `r` locks L at 0.999, to 4.999. At 1
+/// `h` asks for L and suspends; `r2` asks at 1.0005; `i` computes and
+/// asks at 1.001: queue `r`, `h`, `r2`, `i`. `x` computes to 4.998 and
+/// enters S to 5.998: `h`, granted at 4.999, holds L 5.998-7.998, its
+/// job done; `r2` holds it 7.998-8.998 on CPU 2 while `x` computes to
+/// 8.997 and enters S to 9.997; `i`, granted at 8.998, holds L from 9.997
+/// to 10.997. Response 10.996 ms: three stretches of `x`, one at `i`'s
+/// release, one at its grant, and one before `h`, the holder of `i`'s
+/// own CPU queued ahead of it. The bound, by hand: `i`'s 1.001 ms, its
+/// wait (`r`'s 4 ms and `r2`'s 1 ms sections, alone on their CPUs, and
+/// `x`'s 1 ms stretch before `h`: 6 ms), `h`'s 2 ms as interference, and
+/// a stretch of `x` at each of `i`'s two arrivals (release and grant):
+/// 11.001 ms. Without the stretch before `h`, 10.001 ms: below this
+/// schedule. The search finds it on its own (its queue in issue order,
+/// `Searcher::fifo_queues`); before that step, it did not, here or in
+/// 60,000 random mixed systems at 300,000 events each.
+#[test]
+fn a_short_section_delays_a_holder_of_the_requesters_cpu() {
+    let s = sys(FMLP_OWN_CPU);
+    let b = bounds(&s);
+    assert_eq!(b[1], Time::from_us(11_001));
+    let r = responses(
+        &s,
+        vec![
+            Time::from_us(1),
+            Time::from_us(1),
+            Time::ZERO,
+            Time::from_us(999),
+            Time::from_ns(1_000_500),
+        ],
+    );
+    assert_eq!(r[1], Time::from_us(10_996));
+    assert!(r[1] > Time::from_us(10_001), "{}", r[1]);
+    let opts = SearchOptions {
+        budget: 300_000,
+        ..SearchOptions::default()
+    };
+    let mut mutant = b.clone();
+    mutant[1] = Time::from_us(10_001);
+    let found = search(&s, &mutant, &opts);
+    assert!(
+        found.findings.iter().any(|f| f.task == Some(1)),
+        "search missed the stretch before the holder of i's CPU"
+    );
+    let found = search(&s, &b, &opts);
+    assert!(found.findings.is_empty(), "{:?}", found.findings);
 }

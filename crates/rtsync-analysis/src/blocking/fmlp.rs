@@ -18,15 +18,17 @@
 //!   term that charges another task's long section uses `L'`.
 //! - **Short sections on the holder's CPU.** A long holder is granted while
 //!   it is suspended; when it becomes ready its CPU may be inside a
-//!   non-preemptive short section (spin and section) of any job there,
-//!   which delays it once: a boosted holder is never preempted by a job
-//!   that could start a new one. Each task counted in the request wait of
-//!   [`super::fmlp_l::request_wait`] is charged that once on its CPU, and
-//!   so is each other task of the requester's own CPU: [`super::fmlp_l`]
-//!   leaves their long sections out of the wait (interference above the
-//!   requester, one per arrival below it), but a lower task's short
-//!   stretch, non-preemptive, can hold back a holder of that CPU queued
-//!   ahead of the requester whatever the order of issue.
+//!   non-preemptive short section (spin and section) of another job there,
+//!   which delays it once: while it is ready, boosted, no job that could
+//!   start a new one runs. Each user of the group, queued ahead at most
+//!   once, is charged the longest stretch of another task of its CPU; a
+//!   holder of the requester's own CPU, that of a task below the requester
+//!   (a task above runs its stretch as execution its equation charges as
+//!   interference). Until 2026-12-02 every task counted in the wait of
+//!   [`super::fmlp_l::request_wait`], holder or not, and every other task
+//!   of the requester's CPU was charged its CPU's longest stretch, the
+//!   holder's own included: a holder alone on its CPU was charged a
+//!   stretch that nothing could run (`Tables::request_wait`).
 //! - **Local blocking per resumption.** `J_i` resumes after each long
 //!   request and each self-suspension (`N_i + S_i + 1` times, as under
 //!   FMLP-L). At each, every lower job of its CPU may be inside a boosted
@@ -121,12 +123,21 @@ pub struct Tables {
     long_eff: Vec<Time>,
     /// The longest non-preemptive short stretch per task.
     short_np: Vec<Time>,
-    /// The longest such stretch of any task, per CPU.
-    np_on: Vec<Time>,
-    /// Per group, the per-request costs of every task that can delay a
-    /// long request for it, the requester's included
+    /// Per task `x`, the longest such stretch of another task of its CPU:
+    /// what can hold `x` back once granted a long resource (its own
+    /// stretches cannot: it is suspended, waiting, outside any short
+    /// section).
+    np_other: Vec<Time>,
+    /// Per group, `L'` summed over every task that can delay a long
+    /// request for it, the requester's included
     /// ([`super::fmlp_l::ahead_sums`]).
     ahead: Vec<Time>,
+    /// Per group, `np_other` summed over its users: one stretch per
+    /// holder queued ahead.
+    np_users: Vec<Time>,
+    /// `[x * groups + g]`: whether `x` has a section in group `g`.
+    uses: Vec<bool>,
+    groups: usize,
     /// Per CPU, `L'` summed over its tasks: the part of a request's wait
     /// that its own CPU's tasks do not add ([`Tables::request_wait`]).
     long_on: Vec<Time>,
@@ -135,45 +146,122 @@ pub struct Tables {
 impl Tables {
     /// The tables of `cx`'s system.
     pub fn new(cx: &Context) -> Tables {
-        let long_eff: Vec<Time> = (0..cx.n()).map(|x| long_eff(cx, x)).collect();
-        let short_np: Vec<Time> = (0..cx.n()).map(|x| short_np(cx, x)).collect();
-        let mut np_on = vec![Time::ZERO; cx.f.cpus];
-        for (x, &np) in short_np.iter().enumerate() {
-            if let Some(c) = cx.cpu(x) {
-                np_on[c] = np_on[c].max(np);
+        let n = cx.n();
+        let long_eff: Vec<Time> = (0..n).map(|x| long_eff(cx, x)).collect();
+        let short_np: Vec<Time> = (0..n).map(|x| short_np(cx, x)).collect();
+        let np_other: Vec<Time> = (0..n)
+            .map(|x| {
+                cx.cpu(x).map_or(Time::ZERO, |c| {
+                    longest_but(cx.f.on_cpu(c).iter().copied(), &short_np, x)
+                })
+            })
+            .collect();
+        let groups = super::fmlp_l::n_groups(cx);
+        let mut uses = vec![false; n * groups];
+        for x in 0..n {
+            for rq in cx.f.sections(x) {
+                uses[x * groups + cx.f.group[rq.resource]] = true;
             }
         }
-        let cost = |x: TaskId| {
-            let np = cx.cpu(x).map_or(Time::ZERO, |c| np_on[c]);
-            long_eff[x].saturating_add(np)
-        };
-        let ahead = super::fmlp_l::ahead_sums(cx, super::fmlp_l::n_groups(cx), cost);
+        let mut np_users = vec![Time::ZERO; groups];
+        for x in 0..n {
+            for (g, sum) in np_users.iter_mut().enumerate() {
+                if uses[x * groups + g] {
+                    *sum = sum.saturating_add(np_other[x]);
+                }
+            }
+        }
+        let ahead = super::fmlp_l::ahead_sums(cx, groups, |x| long_eff[x]);
         let long_on = super::fmlp_l::per_cpu(cx, &long_eff);
         Tables {
             long_eff,
             short_np,
-            np_on,
+            np_other,
             ahead,
+            np_users,
+            uses,
+            groups,
             long_on,
         }
     }
 
     /// The longest a long request of `i` for group `g` waits: one long
-    /// section (and one short stretch on its CPU) of each task queued
-    /// ahead or boosted ahead, as [`super::fmlp_l::request_wait`] counts
-    /// them: the long sections of `i`'s own CPU left out (charged as
-    /// interference above `i`, and per arrival below it), their short
-    /// stretches kept. A short stretch is non-preemptive: a lower task can
-    /// start one while `i` and a holder of its CPU ahead of `i` are
-    /// suspended, and the holder, once granted, waits for it whatever the
-    /// order of issue. Every task of `i`'s CPU is in the group's sum (the
-    /// CPU hosts a user, `i`).
-    fn request_wait(&self, cx: &Context, i: TaskId, g: usize) -> Time {
-        let own = match cx.cpu(i) {
-            Some(c) => self.long_on[c].saturating_add(self.np_on[c]),
-            None => self.long_eff[i],
+    /// section of each task queued ahead or boosted ahead, as
+    /// [`super::fmlp_l::request_wait`] counts them (the long sections of
+    /// `i`'s own CPU left out: charged as interference above `i`, and per
+    /// arrival below it), and one short stretch per holder queued ahead,
+    /// on the holder's CPU, of a task other than the holder. A holder
+    /// becomes ready when granted; a stretch in progress then holds it
+    /// back, and no new one can start while it is ready, boosted above
+    /// every job that could start one; and each user of `g` is queued
+    /// ahead of `i` once at most (FIFO: a request issued after `i`'s
+    /// queues behind it). A holder of `i`'s own CPU is held back by a
+    /// stretch of a task below `i` alone: a task above `i` runs its
+    /// stretch as its own execution, which `i`'s equation charges as
+    /// interference whether `i` is ready or suspended meanwhile.
+    /// `own_np`: the two longest stretches of the tasks below `i` on its
+    /// CPU ([`Stretches::of`]).
+    fn request_wait(&self, cx: &Context, i: TaskId, g: usize, own_np: Stretches) -> Time {
+        let Some(c) = cx.cpu(i) else {
+            return super::excluding(
+                self.ahead[g].saturating_add(self.np_users[g]),
+                self.long_eff[i].saturating_add(self.np_other[i]),
+            );
         };
-        super::excluding(self.ahead[g], own)
+        let mut wait = super::excluding(self.ahead[g], self.long_on[c]);
+        let mut users = self.np_users[g];
+        for &x in cx.f.on_cpu(c) {
+            if self.uses[x * self.groups + g] {
+                users = super::excluding(users, self.np_other[x]);
+                if x != i {
+                    wait = wait.saturating_add(own_np.without(x));
+                }
+            }
+        }
+        wait.saturating_add(users)
+    }
+}
+
+/// The longest stretch among `tasks` but `x`'s.
+fn longest_but(tasks: impl Iterator<Item = TaskId>, np: &[Time], x: TaskId) -> Time {
+    tasks
+        .filter(|&y| y != x)
+        .map(|y| np[y])
+        .max()
+        .unwrap_or(Time::ZERO)
+}
+
+/// The two longest short stretches of a set of tasks, the first with its
+/// task: the longest of the set without any one task in two reads.
+#[derive(Clone, Copy, Default)]
+struct Stretches {
+    first: Option<(Time, TaskId)>,
+    second: Time,
+}
+
+impl Stretches {
+    fn of(tasks: impl Iterator<Item = TaskId>, np: &[Time]) -> Stretches {
+        let mut s = Stretches::default();
+        for y in tasks {
+            match s.first {
+                Some((t, _)) if np[y] <= t => s.second = s.second.max(np[y]),
+                Some((t, _)) => {
+                    s.second = t;
+                    s.first = Some((np[y], y));
+                }
+                None => s.first = Some((np[y], y)),
+            }
+        }
+        s
+    }
+
+    /// The longest stretch of a task other than `x`.
+    fn without(self, x: TaskId) -> Time {
+        match self.first {
+            Some((_, y)) if y == x => self.second,
+            Some((t, _)) => t,
+            None => Time::ZERO,
+        }
     }
 }
 
@@ -181,6 +269,7 @@ impl Tables {
 /// resources (the module's bound).
 pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
+    let own_np = Stretches::of(cx.lower_local(i), &tb.short_np);
     let (mut spin_total, mut remote, mut n_long) = (Time::ZERO, Time::ZERO, 0u64);
     for rq in f.sections(i) {
         let g = f.group[rq.resource];
@@ -188,7 +277,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
             spin_total = spin_total.saturating_add(spin(cx, i, g));
         } else if rq.is_outermost() {
             n_long += 1;
-            remote = remote.saturating_add(tb.request_wait(cx, i, g));
+            remote = remote.saturating_add(tb.request_wait(cx, i, g, own_np));
         }
     }
     let resumptions = n_long + cx.suspensions(i) + 1;
@@ -244,27 +333,30 @@ mod tests {
         // outermost short level: a's 1 ms or b's 2 ms (nested in L, but
         // the outermost short level of b's requests): 2 ms. Its L request
         // waits for b (a user of L): L'_b = 9 ms plus the longest short
-        // stretch on CPU 0 (a's spin 3 + 1 = 4 ms), and for a (on CPU 0,
-        // a user's CPU): L'_a = 0 plus 4 ms: 17 ms in all.
+        // stretch of another task of CPU 0 (a's spin 3 + 1 = 4 ms), and
+        // for a (on CPU 0, a user's CPU, no user of L: boosted ahead, not
+        // queued): L'_a = 0. 13 ms in all. (17 ms until 2026-12-02, when
+        // a, not a holder, was charged CPU 0's stretch too.)
         let d = demand(&cx, &tb, 2);
         assert_eq!(d.spin, Time::from_ms(2));
-        assert_eq!(d.remote, Time::from_ms(17));
+        assert_eq!(d.remote, Time::from_ms(13));
         assert_eq!(d.local, Time::ZERO);
     }
 
     /// A long request's wait leaves out the long sections of the
-    /// requester's own CPU but keeps that CPU's short stretches. CPU 0:
-    /// `a` (high) holds L 2 ms; `b` (low) holds S 1 ms, then L 4 ms. CPU
-    /// 1: `c` holds L 3 ms, then S 2 ms. `a`'s L request waits for `c`
-    /// (`L'_c` = 3 ms plus CPU 1's longest short stretch, `c`'s spin for
-    /// `b`'s 1 ms and its 2 ms section: 6 ms) and for one short stretch of
-    /// `b` on its own CPU (its spin for `c`'s 2 ms and its 1 ms: 3 ms),
-    /// which can hold back a holder of CPU 0 queued ahead of `a`: 9 ms.
-    /// `b`'s 4 ms long section is charged at `a`'s two arrivals instead,
-    /// with its short stretch: 14 ms of local blocking. (The wait held
-    /// `b`'s long section too until 2026-12-02: 13 ms.)
+    /// requester's own CPU, and charges a holder a stretch of another
+    /// task alone. CPU 0: `a` (high) holds L 2 ms; `b` (low) holds S 1 ms,
+    /// then L 4 ms. CPU 1: `c` holds L 3 ms, then S 2 ms. `a`'s L request
+    /// waits for `c` (`L'_c` = 3 ms; `c` is alone on CPU 1, and its own
+    /// stretch cannot run while it waits) and for `b` queued ahead on CPU
+    /// 0, whose long section is charged at `a`'s two arrivals instead and
+    /// whom no third task of CPU 0 can hold back: 3 ms. Local blocking:
+    /// `b`'s 4 ms section and its 3 ms stretch (spin for `c`'s 2 ms, its
+    /// own 1 ms) at each of two arrivals, 14 ms. (The wait was 13 ms until
+    /// the long section left it, 9 ms until each holder's stretch came
+    /// from another task, both on 2026-12-02.)
     #[test]
-    fn own_cpu_long_sections_leave_the_wait_but_short_stretches_stay() {
+    fn own_cpu_long_sections_leave_the_wait_and_a_holder_is_not_its_own_stretch() {
         let src = "[platform]\ncpus = 2\n\
 [[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
 [[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
@@ -277,8 +369,51 @@ mod tests {
         let cx = Context::new(&s);
         let tb = Tables::new(&cx);
         let d = demand(&cx, &tb, 0);
-        assert_eq!(d.remote, Time::from_ms(9));
+        assert_eq!(d.remote, Time::from_ms(3));
         assert_eq!(d.local, Time::from_ms(14));
+    }
+
+    /// Each holder queued ahead is charged one stretch of another task of
+    /// its CPU; on the requester's CPU, of a task below the requester.
+    /// CPU 0: `a` (4) holds L 2 ms; `i` (3) holds L 1 ms; `b` (2) holds S
+    /// 1 ms, then L 4 ms; `d` (1) holds S 2 ms. CPU 1: `c` (2) holds L 3
+    /// ms; `e` (1) holds S 1 ms. Stretches (spin for the other CPU's
+    /// longest S section, then the section): `b` 1 + 1 = 2 ms, `d` 1 + 2 =
+    /// 3 ms, `e` 2 + 1 = 3 ms. `i`'s L request waits for `c`'s 3 ms section
+    /// (`e` holds nothing long: 0) and `e`'s 3 ms stretch before `c` runs;
+    /// on CPU 0 for `a` and `b` queued ahead, each held back by `d`'s 3 ms
+    /// stretch (the longest below `i` but the holder's own), their long
+    /// sections left to interference (`a`) and arrivals (`b`): 3 + 3 + 6 =
+    /// 12 ms. Local blocking at each of two arrivals: `b`'s 4 ms and `d`'s
+    /// 3 ms stretch, 14 ms. (The form before 2026-12-02 charged every task
+    /// of CPUs 0 and 1 its CPU's longest stretch: 18 ms.)
+    #[test]
+    fn each_holder_ahead_is_held_back_by_one_stretch_of_another_task() {
+        let src = "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
+[[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
+[[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 4\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
+[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L\", hold = \"4ms\" } ]\n\
+[[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"2ms\" } ]\n\
+[[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ { lock = \"L\", hold = \"3ms\" } ]\n\
+[[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n";
+        let s = rtsync_model::load_str(src, None)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .0;
+        let cx = Context::new(&s);
+        let tb = Tables::new(&cx);
+        let d = demand(&cx, &tb, 1);
+        assert_eq!(d.remote, Time::from_ms(12));
+        assert_eq!(d.local, Time::from_ms(14));
+        assert_eq!(d.spin, Time::ZERO);
+        // `c` (CPU 1): `a`, `i` and `b` queued ahead on CPU 0, each with
+        // its section and the longest stretch of CPU 0 but its own
+        // (`d`'s 3 ms): 2 + 3, 1 + 3, 4 + 3; `d`, boosted ahead on a
+        // user's CPU, holds nothing long: 0. No holder of CPU 1 is queued
+        // ahead of `c`, so `e`'s stretch is not in the wait: 16 ms.
+        let d = demand(&cx, &tb, 4);
+        assert_eq!(d.remote, Time::from_ms(16));
     }
 
     /// With one kind only, the composition is the published bound.
