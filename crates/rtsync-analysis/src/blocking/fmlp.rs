@@ -416,6 +416,89 @@ mod tests {
         assert_eq!(d.remote, Time::from_ms(16));
     }
 
+    /// The wait as the module states it, task by task: one `L'` of each
+    /// task ahead off the requester's CPU (users of the group, and the
+    /// tasks of a CPU hosting one), and one stretch per user queued
+    /// ahead, the longest of another task of its CPU, or on the
+    /// requester's CPU of another task below the requester.
+    fn wait_by_definition(cx: &Context, tb: &Tables, i: TaskId, g: usize) -> Time {
+        let f = &cx.f;
+        let uses = |x: TaskId| f.sections(x).iter().any(|rq| f.group[rq.resource] == g);
+        let hosts = |c: Option<usize>| {
+            c.is_some() && (c == cx.cpu(i) || (0..cx.n()).any(|u| uses(u) && cx.cpu(u) == c))
+        };
+        let home = |x: TaskId| cx.cpu(i).is_some() && cx.cpu(x) == cx.cpu(i);
+        let mut w = Time::ZERO;
+        for x in (0..cx.n()).filter(|&x| x != i) {
+            if (uses(x) || hosts(cx.cpu(x))) && !home(x) {
+                w = w.saturating_add(tb.long_eff[x]);
+            }
+            if !uses(x) {
+                continue;
+            }
+            let others: Vec<TaskId> = if home(x) {
+                cx.lower_local(i).filter(|&y| y != x).collect()
+            } else {
+                match cx.cpu(x) {
+                    Some(c) => f.on_cpu(c).iter().copied().filter(|&y| y != x).collect(),
+                    None => Vec::new(),
+                }
+            };
+            w = w.saturating_add(
+                others
+                    .iter()
+                    .map(|&y| tb.short_np[y])
+                    .max()
+                    .unwrap_or(Time::ZERO),
+            );
+        }
+        w
+    }
+
+    proptest::proptest! {
+        /// The tabled wait (sums per group, less the requester's CPU) is
+        /// the wait task by task, on systems mixed by length with nesting,
+        /// several requests per job, and a task left unplaced.
+        #[test]
+        fn the_tabled_wait_is_the_wait_task_by_task(
+            seed in 0u64..10_000,
+            cpus in 1usize..5,
+            nest in 0.0f64..0.6,
+            unplaced in proptest::prelude::any::<bool>(),
+        ) {
+            use crate::generate::{GenConfig, Mixing, generate};
+            let c = GenConfig {
+                cpus,
+                tasks: 3 * cpus + 1,
+                utilization: 0.5 * cpus as f64,
+                resources: 5,
+                protocol: Protocol::FmlpL,
+                requests_max: 3,
+                nest_prob: nest,
+                partition: Some(crate::Heuristic::WorstFit),
+                ..GenConfig::default()
+            };
+            let mut sys = generate(&c, seed, 0);
+            Mixing::ByLength.apply(&mut sys, seed, 0);
+            if unplaced {
+                sys.tasks[0].cpu = None;
+            }
+            let cx = Context::new(&sys);
+            let tb = Tables::new(&cx);
+            for i in 0..cx.n() {
+                let own = Stretches::of(cx.lower_local(i), &tb.short_np);
+                for rq in cx.f.sections(i).iter().filter(|rq| rq.is_outermost() && !short(&cx, rq.resource)) {
+                    let g = cx.f.group[rq.resource];
+                    proptest::prop_assert_eq!(
+                        tb.request_wait(&cx, i, g, own),
+                        wait_by_definition(&cx, &tb, i, g),
+                        "task {}, group {}", i, g
+                    );
+                }
+            }
+        }
+    }
+
     /// With one kind only, the composition is the published bound.
     #[test]
     fn one_kind_alone_gives_the_published_bound() {
