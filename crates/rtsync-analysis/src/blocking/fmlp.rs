@@ -149,12 +149,11 @@ impl Tables {
         let n = cx.n();
         let long_eff: Vec<Time> = (0..n).map(|x| long_eff(cx, x)).collect();
         let short_np: Vec<Time> = (0..n).map(|x| short_np(cx, x)).collect();
+        let per_cpu: Vec<Stretches> = (0..cx.f.cpus)
+            .map(|c| Stretches::of(cx.f.on_cpu(c).iter().copied(), &short_np))
+            .collect();
         let np_other: Vec<Time> = (0..n)
-            .map(|x| {
-                cx.cpu(x).map_or(Time::ZERO, |c| {
-                    longest_but(cx.f.on_cpu(c).iter().copied(), &short_np, x)
-                })
-            })
+            .map(|x| cx.cpu(x).map_or(Time::ZERO, |c| per_cpu[c].without(x)))
             .collect();
         let groups = super::fmlp_l::n_groups(cx);
         let mut uses = vec![false; n * groups];
@@ -220,15 +219,6 @@ impl Tables {
         }
         wait.saturating_add(users)
     }
-}
-
-/// The longest stretch among `tasks` but `x`'s.
-fn longest_but(tasks: impl Iterator<Item = TaskId>, np: &[Time], x: TaskId) -> Time {
-    tasks
-        .filter(|&y| y != x)
-        .map(|y| np[y])
-        .max()
-        .unwrap_or(Time::ZERO)
 }
 
 /// The two longest short stretches of a set of tasks, the first with its
