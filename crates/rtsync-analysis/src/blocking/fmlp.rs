@@ -448,7 +448,8 @@ mod tests {
     proptest::proptest! {
         /// The tabled wait (sums per group, less the requester's CPU) is
         /// the wait task by task, on systems mixed by length with nesting,
-        /// several requests per job, and a task left unplaced.
+        /// local resources, several requests per job, and a task left
+        /// unplaced.
         #[test]
         fn the_tabled_wait_is_the_wait_task_by_task(
             seed in 0u64..10_000,
@@ -456,20 +457,8 @@ mod tests {
             nest in 0.0f64..0.6,
             unplaced in proptest::prelude::any::<bool>(),
         ) {
-            use crate::generate::{GenConfig, Mixing, generate};
-            let c = GenConfig {
-                cpus,
-                tasks: 3 * cpus + 1,
-                utilization: 0.5 * cpus as f64,
-                resources: 5,
-                protocol: Protocol::FmlpL,
-                requests_max: 3,
-                nest_prob: nest,
-                partition: Some(crate::Heuristic::WorstFit),
-                ..GenConfig::default()
-            };
-            let mut sys = generate(&c, seed, 0);
-            Mixing::ByLength.apply(&mut sys, seed, 0);
+            let mut sys = super::super::fmlp_l::tests::waits_system(seed, cpus, nest);
+            crate::generate::Mixing::ByLength.apply(&mut sys, seed, 0);
             if unplaced {
                 sys.tasks[0].cpu = None;
             }

@@ -702,12 +702,36 @@ fn job_window(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::generate::{GenConfig, generate, partitioned};
     use crate::partition::Heuristic;
     use proptest::prelude::*;
     use rtsync_model::Protocol;
+
+    /// The systems the tabled-wait tests draw (here and in the mixed
+    /// FMLP's, [`super::super::fmlp`]): three tasks a CPU and one more,
+    /// five resources and a local one, up to three requests a job, nested
+    /// with probability `nest`.
+    pub(in crate::blocking) fn waits_system(
+        seed: u64,
+        cpus: usize,
+        nest: f64,
+    ) -> rtsync_model::System {
+        let c = GenConfig {
+            cpus,
+            tasks: 3 * cpus + 1,
+            utilization: 0.5 * cpus as f64,
+            resources: 5,
+            protocol: Protocol::FmlpL,
+            requests_max: 3,
+            nest_prob: nest,
+            local_resources: 1,
+            partition: Some(Heuristic::WorstFit),
+            ..GenConfig::default()
+        };
+        generate(&c, seed, 0)
+    }
 
     /// The fixed form by hand. CPU 0 runs `h` (high), `i` and `y` (low),
     /// CPU 1 runs `r`; all four use the one long resource, holding it 2,
@@ -858,19 +882,7 @@ body = [ { lock = "L", hold = "3ms" } ]
             nest in 0.0f64..0.6,
             unplaced in any::<bool>(),
         ) {
-            let c = GenConfig {
-                cpus,
-                tasks: 3 * cpus + 1,
-                utilization: 0.5 * cpus as f64,
-                resources: 5,
-                protocol: Protocol::FmlpL,
-                requests_max: 3,
-                nest_prob: nest,
-                local_resources: 1,
-                partition: Some(Heuristic::WorstFit),
-                ..GenConfig::default()
-            };
-            let mut sys = generate(&c, seed, 0);
+            let mut sys = waits_system(seed, cpus, nest);
             if unplaced {
                 sys.tasks[0].cpu = None;
             }
