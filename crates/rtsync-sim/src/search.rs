@@ -34,7 +34,11 @@
 //!    and a third CPU's request to the grant to the task above, so both
 //!    queue ahead of the target, then a lower section timed to each grant
 //!    on the CPU; while the target waits, a lower task can keep a holder
-//!    of its CPU off it once per grant;
+//!    of its CPU off it once per grant. Where the resource is queued in
+//!    request order, the same queue in issue order
+//!    (`Searcher::fifo_queues`): the task of its CPU requests just before
+//!    the target, the other CPU's holder before it and a third CPU's
+//!    request between, then lower sections at the release and each grant;
 //! 4. hill climbing from the best plan per target: moves that align a
 //!    task's request with an instant inside the target's worst job, put
 //!    another task's later job's request 1 ns before one of the target's
