@@ -1129,13 +1129,7 @@ impl<'a> Searcher<'a> {
                     }
                     let (held, rec) = self.align(i, &plan, j, q, at.saturating_sub(eps));
                     // When `k` is granted `q`.
-                    let rec = match rec {
-                        Some(rec) => Some(rec),
-                        None => {
-                            let horizon = held.horizon_of(self.sys, i).min(held.horizon(self.sys));
-                            self.record(&held, horizon)
-                        }
-                    };
+                    let rec = self.recorded(i, &held, rec);
                     let granted = rec.and_then(|rec| {
                         rec.spans
                             .iter()
@@ -1217,11 +1211,16 @@ impl<'a> Searcher<'a> {
                 }
                 // Two nanoseconds ahead, room for a third CPU's request
                 // between.
-                let (plan, _) = self.align(i, &base, k, q, t.saturating_sub(Time::from_ns(2)));
-                let Some((ti, _)) = self.first_request(i, &plan) else {
+                // One schedule gives both requests: the recording the
+                // alignment ended with, where it ended early.
+                let (plan, rec) = self.align(i, &base, k, q, t.saturating_sub(Time::from_ns(2)));
+                let Some(rec) = self.recorded(i, &plan, rec) else {
                     continue;
                 };
-                let Some(tk) = self.request_of(i, &plan, k, q) else {
+                let (Some((ti, _)), Some((tk, _))) = (
+                    self.request_in(&rec, i, None, Time::ZERO),
+                    self.request_in(&rec, k, Some(q), Time::ZERO),
+                ) else {
                     continue;
                 };
                 if tk >= ti {
@@ -1231,14 +1230,17 @@ impl<'a> Searcher<'a> {
                     if full(self, &out) {
                         break;
                     }
-                    let (held, _) = self.align(i, &plan, j, q, tk.saturating_sub(eps));
+                    let (held, rec) = self.align(i, &plan, j, q, tk.saturating_sub(eps));
+                    // The target's request in `held`, read once for
+                    // every third CPU.
+                    let ti = self
+                        .recorded(i, &held, rec)
+                        .and_then(|rec| self.request_in(&rec, i, None, Time::ZERO));
                     for &j2 in remote.iter().filter(|&&j2| j2 != j) {
+                        let Some((ti, _)) = ti else { break };
                         if full(self, &out) {
                             break;
                         }
-                        let Some((ti, _)) = self.first_request(i, &held) else {
-                            break;
-                        };
                         let (between, _) = self.align(i, &held, j2, q, ti.saturating_sub(eps));
                         out.push(self.complete(i, &between, true));
                     }
@@ -1275,20 +1277,6 @@ impl<'a> Searcher<'a> {
             .collect()
     }
 
-    /// When task `x` first requests `q` in `plan`'s schedule (made for
-    /// target `i`).
-    fn request_of(&mut self, i: usize, plan: &Plan, x: usize, q: usize) -> Option<Time> {
-        let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
-        let rec = self.record(plan, horizon)?;
-        let (name, res) = (&self.sys.tasks[x].name, &self.sys.resources[q].name);
-        rec.events.iter().find_map(|e| match e {
-            Event::Request {
-                t, task, resource, ..
-            } if task == name && resource == res => Some(*t),
-            _ => None,
-        })
-    }
-
     /// `plan` with task `j` released so that it first requests `q` at
     /// `want` in the schedule (made for target `i`): released `want` less
     /// its lead when running alone, then earlier by what its CPU's other
@@ -1315,14 +1303,7 @@ impl<'a> Searcher<'a> {
             let Some(rec) = self.record(&out, horizon) else {
                 break;
             };
-            let (name, res) = (&self.sys.tasks[j].name, &self.sys.resources[q].name);
-            let asked = rec.events.iter().find_map(|e| match e {
-                Event::Request {
-                    t, task, resource, ..
-                } if task == name && resource == res && *t >= at => Some(*t),
-                _ => None,
-            });
-            match asked {
+            match self.request_in(&rec, j, Some(q), at).map(|(t, _)| t) {
                 Some(t) if t > want && at > Time::ZERO => {
                     at = at.saturating_sub(t.saturating_sub(want));
                     release_at(&mut out, n, j, at);
@@ -1336,17 +1317,39 @@ impl<'a> Searcher<'a> {
     /// When the target first requests a resource in `plan`'s schedule,
     /// and which.
     fn first_request(&mut self, i: usize, plan: &Plan) -> Option<(Time, usize)> {
-        let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
-        let rec = self.record(plan, horizon)?;
-        let name = &self.sys.tasks[i].name;
+        let rec = self.recorded(i, plan, None)?;
+        self.request_in(&rec, i, None, Time::ZERO)
+    }
+
+    /// The first request of task `x` in `rec` at or after `from` (of `q`
+    /// where given): when, and of which resource.
+    fn request_in(
+        &self,
+        rec: &Recording,
+        x: usize,
+        q: Option<usize>,
+        from: Time,
+    ) -> Option<(Time, usize)> {
+        let name = &self.sys.tasks[x].name;
         rec.events.iter().find_map(|e| match e {
             Event::Request {
                 t, task, resource, ..
-            } if task == name => (self.sys.resources.iter())
-                .position(|r| &r.name == resource)
-                .map(|q| (*t, q)),
+            } if task == name && *t >= from => {
+                let r = (self.sys.resources.iter()).position(|r| &r.name == resource)?;
+                q.is_none_or(|q| q == r).then_some((*t, r))
+            }
             _ => None,
         })
+    }
+
+    /// `rec`, where a step already recorded `plan`'s schedule (made for
+    /// target `i`), else that schedule recorded now.
+    fn recorded(&mut self, i: usize, plan: &Plan, rec: Option<Recording>) -> Option<Recording> {
+        if rec.is_some() {
+            return rec;
+        }
+        let horizon = plan.horizon_of(self.sys, i).min(plan.horizon(self.sys));
+        self.record(plan, horizon)
     }
 
     /// `plan` with a lower section waiting at every resumption on the
