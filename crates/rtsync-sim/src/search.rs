@@ -1164,11 +1164,15 @@ impl<'a> Searcher<'a> {
     /// the first holder there is granted while it is suspended and a lower
     /// task's non-preemptive section can keep it off the CPU
     /// (`tests/mixed.rs`, `a_short_section_delays_a_holder_of_the_requesters_cpu`:
-    /// three sections of one lower task in the target's response). The
-    /// priority-ordered steps above place the task of its CPU after the
-    /// target's request, which under FIFO puts it behind. Only where the
-    /// target's first request is for a resource queued in request order;
-    /// at most [`FIFO_QUEUES`].
+    /// three sections of one lower task in the target's response). Once
+    /// per target, the whole run of the CPU's sharers of `q` too, each
+    /// just before the next and one other CPU's holder before them all
+    /// (`holders_of_one_cpu_in_a_row_are_held_back_once`: with one task
+    /// ahead the search fell 1 ms short). The priority-ordered steps
+    /// above place the task of its CPU after the target's request, which
+    /// under FIFO puts it behind. Only where the target's first request
+    /// is for a resource queued in request order; at most
+    /// [`FIFO_QUEUES`].
     fn fifo_queues(&mut self, i: usize) -> Vec<Plan> {
         if !self.shapes[i]
             .requests
@@ -1186,6 +1190,7 @@ impl<'a> Searcher<'a> {
         let mut bases = self.blocked_at_release(i);
         bases.extend(self.best[i].iter().map(|b| (*b.plan).clone()));
         let mut out = Vec::new();
+        let mut run_done = false;
         let full = |me: &Self, out: &Vec<Plan>| {
             out.len() >= FIFO_QUEUES || me.out.events >= me.opts.budget / 4 * 3
         };
@@ -1205,7 +1210,7 @@ impl<'a> Searcher<'a> {
             let remote: Vec<usize> = (0..n)
                 .filter(|&j| self.shapes[j].cpu != cpu && shares(&self.shapes[j], q))
                 .collect();
-            for &k in &ahead {
+            for (n_k, &k) in ahead.iter().enumerate() {
                 if full(self, &out) {
                     break;
                 }
@@ -1226,6 +1231,7 @@ impl<'a> Searcher<'a> {
                 if tk >= ti {
                     continue;
                 }
+                let first = n_k == 0 && ahead.len() > 1 && !run_done;
                 for &j in &remote {
                     if full(self, &out) {
                         break;
@@ -1245,6 +1251,34 @@ impl<'a> Searcher<'a> {
                         out.push(self.complete(i, &between, true));
                     }
                     out.push(self.complete(i, &held, true));
+                }
+                if first && !full(self, &out) {
+                    // Once per target, the whole run: the target's CPU's
+                    // other sharers of `q` each request just before the
+                    // one after it, and one other CPU's holder before them
+                    // all. Only the first of the run can be held back by
+                    // a stretch (each after it follows a holder of its own
+                    // CPU, ready from its grant to its release), but every
+                    // one of their sections is in the target's wait
+                    // (`tests/mixed.rs`, `holders_of_one_cpu_in_a_row_are_held_back_once`,
+                    // where one holder ahead fell 1 ms short).
+                    run_done = true;
+                    let (mut run, mut head) = (plan, tk);
+                    for &k2 in &ahead[1..] {
+                        let (p2, rec2) = self.align(i, &run, k2, q, head.saturating_sub(eps));
+                        let t2 = self
+                            .recorded(i, &p2, rec2)
+                            .and_then(|rec2| self.request_in(&rec2, k2, Some(q), Time::ZERO));
+                        if let Some((t2, _)) = t2.filter(|&(t2, _)| t2 < head) {
+                            (run, head) = (p2, t2);
+                        }
+                    }
+                    if let Some(&j) = remote.first()
+                        && head < tk
+                    {
+                        let (held, _) = self.align(i, &run, j, q, head.saturating_sub(eps));
+                        out.push(self.complete(i, &held, true));
+                    }
                 }
             }
         }

@@ -225,17 +225,105 @@ fn a_short_section_delays_a_holder_of_the_requesters_cpu() {
     );
     assert_eq!(r[1], Time::from_us(10_996));
     assert!(r[1] > Time::from_us(10_001), "{}", r[1]);
+    // The bound without the stretch before `h`.
+    search_breaks_only(&s, &b, 1, Time::from_us(10_001));
+}
+
+/// The search (300,000 events) breaks `task`'s bound planted at `below`,
+/// a value some schedule passes, and no bound of `bounds`.
+fn search_breaks_only(s: &rtsync_model::System, bounds: &[Time], task: usize, below: Time) {
     let opts = SearchOptions {
         budget: 300_000,
         ..SearchOptions::default()
     };
-    let mut mutant = b.clone();
-    mutant[1] = Time::from_us(10_001);
-    let found = search(&s, &mutant, &opts);
+    let mut planted = bounds.to_vec();
+    planted[task] = below;
+    let found = search(s, &planted, &opts);
     assert!(
-        found.findings.iter().any(|f| f.task == Some(1)),
-        "search missed the stretch before the holder of i's CPU"
+        found.findings.iter().any(|f| f.task == Some(task)),
+        "search missed a schedule of task {task} past {below}"
     );
-    let found = search(&s, &b, &opts);
+    let found = search(s, bounds, &opts);
     assert!(found.findings.is_empty(), "{:?}", found.findings);
+}
+
+/// [`FMLP_OWN_CPU`] with a second holder of `i`'s CPU (`g`, above `h`)
+/// in place of the third CPU's `r2`: two holders of `i`'s CPU queued
+/// ahead, one user of another CPU (`r`).
+const FMLP_OWN_RUN: &str = r#"
+[platform]
+cpus = 2
+[[resource]]
+name = "S"
+protocol = "fmlp-s"
+[[resource]]
+name = "L"
+protocol = "fmlp-l"
+[[task]]
+name = "g"
+period = "100ms"
+priority = 4
+cpu = 0
+body = [ { lock = "L", hold = "1ms" } ]
+[[task]]
+name = "h"
+period = "100ms"
+priority = 3
+cpu = 0
+body = [ { lock = "L", hold = "2ms" } ]
+[[task]]
+name = "i"
+period = "100ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1us" }, { lock = "L", hold = "1ms" } ]
+[[task]]
+name = "x"
+period = "100ms"
+priority = 1
+cpu = 0
+body = [ { lock = "S", hold = "1ms" }, { compute = "3997us" }, { lock = "S", hold = "1ms" }, { compute = "999us" }, { lock = "S", hold = "1ms" } ]
+[[task]]
+name = "r"
+period = "100ms"
+priority = 1
+cpu = 1
+body = [ { lock = "L", hold = "4ms" } ]
+"#;
+
+/// By hand (ms): `x` enters S at 0, non-preemptive to 1; `g`, `h` and
+/// `i`, released at 0.001, wait for it. `r` locks L at 0.999, to 4.999.
+/// At 1 `g` and `h` ask for L and suspend; `i` computes and asks at
+/// 1.001: queue `r`, `g`, `h`, `i`. `x` computes to 4.998 and enters S
+/// to 5.998: `g`, granted at 4.999, holds L 5.998-6.998; `h`, granted
+/// at `g`'s release, holds it 6.998-8.998, and `i` 8.998-9.998: each
+/// follows a holder of CPU 0, boosted from its grant to its release,
+/// so no section of `x` starts before their grants. Response 9.997 ms:
+/// one stretch of `x` before the run of `g` and `h`. Whatever the
+/// queue's order, a holder of CPU 0 is held back only right after `r`,
+/// the one user of another CPU. The bound, by hand: `i`'s 1.001 ms,
+/// `g`'s 1 and `h`'s 2 as interference, its wait (`r`'s 4 ms and one
+/// stretch of `x`, 1 ms, for the run: 5 ms) and a stretch of `x` at
+/// each of `i`'s two arrivals: 11.001 ms. Until 2026-12-03 each of `g`
+/// and `h` was charged a stretch: 12.001 ms. The search finds a
+/// schedule past this one with its whole run of the target's CPU
+/// (`Searcher::fifo_queues`); before that, 300,000 events found 9 ms,
+/// its queues putting one task of that CPU ahead of the target.
+#[test]
+fn holders_of_one_cpu_in_a_row_are_held_back_once() {
+    let s = sys(FMLP_OWN_RUN);
+    let b = bounds(&s);
+    assert_eq!(b[2], Time::from_us(11_001));
+    let r = responses(
+        &s,
+        vec![
+            Time::from_us(1),
+            Time::from_us(1),
+            Time::from_us(1),
+            Time::ZERO,
+            Time::from_us(999),
+        ],
+    );
+    assert_eq!(r[2], Time::from_us(9_997));
+    search_breaks_only(&s, &b, 2, Time::from_us(9_997));
 }

@@ -24,11 +24,14 @@
 //!   once, is charged the longest stretch of another task of its CPU; a
 //!   holder of the requester's own CPU, that of a task below the requester
 //!   (a task above runs its stretch as execution its equation charges as
-//!   interference). Until 2026-12-02 every task counted in the wait of
-//!   [`super::fmlp_l::request_wait`], holder or not, and every other task
-//!   of the requester's CPU was charged its CPU's longest stretch, the
-//!   holder's own included: a holder alone on its CPU was charged a
-//!   stretch that nothing could run (`Tables::request_wait`).
+//!   interference). Only a holder whose predecessor in the queue is of
+//!   another CPU can be held back: a CPU's holders in a row are charged
+//!   once (`Tables::held_back`). Until 2026-12-02 every task counted in
+//!   the wait of [`super::fmlp_l::request_wait`], holder or not, and every
+//!   other task of the requester's CPU was charged its CPU's longest
+//!   stretch, the holder's own included: a holder alone on its CPU was
+//!   charged a stretch that nothing could run; until 2026-12-03 every
+//!   holder was charged.
 //! - **Local blocking per resumption.** `J_i` resumes after each long
 //!   request and each self-suspension (`N_i + S_i + 1` times, as under
 //!   FMLP-L). At each, every lower job of its CPU may be inside a boosted
@@ -123,21 +126,18 @@ pub struct Tables {
     long_eff: Vec<Time>,
     /// The longest non-preemptive short stretch per task.
     short_np: Vec<Time>,
-    /// Per task `x`, the longest such stretch of another task of its CPU:
-    /// what can hold `x` back once granted a long resource (its own
-    /// stretches cannot: it is suspended, waiting, outside any short
-    /// section).
-    np_other: Vec<Time>,
     /// Per group, `L'` summed over every task that can delay a long
     /// request for it, the requester's included
     /// ([`super::fmlp_l::ahead_sums`]).
     ahead: Vec<Time>,
-    /// Per group, `np_other` summed over its users: one stretch per
-    /// holder queued ahead.
-    np_users: Vec<Time>,
-    /// `[x * groups + g]`: whether `x` has a section in group `g`.
-    uses: Vec<bool>,
-    groups: usize,
+    /// Per group, its users `(CPU, stretch, task)` by CPU (unplaced tasks
+    /// last, as [`usize::MAX`]), each CPU's longest stretch first, where a
+    /// user's stretch is the longest of another task of its CPU: what can
+    /// hold it back once granted a long resource (its own stretches
+    /// cannot: it is suspended, waiting, outside any short section). The
+    /// stretches before holders' grants are charged per CPU, the longest
+    /// first ([`Tables::held_back`]).
+    users: Vec<Vec<(usize, Time, TaskId)>>,
     /// Per CPU, `L'` summed over its tasks: the part of a request's wait
     /// that its own CPU's tasks do not add ([`Tables::request_wait`]).
     long_on: Vec<Time>,
@@ -162,24 +162,24 @@ impl Tables {
                 uses[x * groups + cx.f.group[rq.resource]] = true;
             }
         }
-        let mut np_users = vec![Time::ZERO; groups];
+        let mut users: Vec<Vec<(usize, Time, TaskId)>> = vec![Vec::new(); groups];
         for x in 0..n {
-            for (g, sum) in np_users.iter_mut().enumerate() {
+            for (g, list) in users.iter_mut().enumerate() {
                 if uses[x * groups + g] {
-                    *sum = sum.saturating_add(np_other[x]);
+                    list.push((cx.cpu(x).unwrap_or(usize::MAX), np_other[x], x));
                 }
             }
+        }
+        for list in &mut users {
+            list.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         }
         let ahead = super::fmlp_l::ahead_sums(cx, groups, |x| long_eff[x]);
         let long_on = super::fmlp_l::per_cpu(cx, &long_eff);
         Tables {
             long_eff,
             short_np,
-            np_other,
             ahead,
-            np_users,
-            uses,
-            groups,
+            users,
             long_on,
         }
     }
@@ -188,36 +188,78 @@ impl Tables {
     /// section of each task queued ahead or boosted ahead, as
     /// [`super::fmlp_l::request_wait`] counts them (the long sections of
     /// `i`'s own CPU left out: charged as interference above `i`, and per
-    /// arrival below it), and one short stretch per holder queued ahead,
-    /// on the holder's CPU, of a task other than the holder. A holder
-    /// becomes ready when granted; a stretch in progress then holds it
-    /// back, and no new one can start while it is ready, boosted above
-    /// every job that could start one; and each user of `g` is queued
-    /// ahead of `i` once at most (FIFO: a request issued after `i`'s
-    /// queues behind it). A holder of `i`'s own CPU is held back by a
-    /// stretch of a task below `i` alone: a task above `i` runs its
-    /// stretch as its own execution, which `i`'s equation charges as
-    /// interference whether `i` is ready or suspended meanwhile.
-    /// `own_np`: the two longest stretches of the tasks below `i` on its
-    /// CPU ([`Stretches::of`]).
+    /// arrival below it), and the short stretches that hold holders
+    /// queued ahead back ([`Tables::held_back`]).
     fn request_wait(&self, cx: &Context, i: TaskId, g: usize, own_np: Stretches) -> Time {
-        let Some(c) = cx.cpu(i) else {
-            return super::excluding(
-                self.ahead[g].saturating_add(self.np_users[g]),
-                self.long_eff[i].saturating_add(self.np_other[i]),
-            );
+        let wait = match cx.cpu(i) {
+            Some(c) => super::excluding(self.ahead[g], self.long_on[c]),
+            None => super::excluding(self.ahead[g], self.long_eff[i]),
         };
-        let mut wait = super::excluding(self.ahead[g], self.long_on[c]);
-        let mut users = self.np_users[g];
-        for &x in cx.f.on_cpu(c) {
-            if self.uses[x * self.groups + g] {
-                users = super::excluding(users, self.np_other[x]);
-                if x != i {
-                    wait = wait.saturating_add(own_np.without(x));
+        wait.saturating_add(self.held_back(cx, i, g, own_np))
+    }
+
+    /// The short stretches that hold back the holders queued ahead of a
+    /// long request of `i` for group `g`: at most one per holder, of a
+    /// task of the holder's CPU other than the holder, and only for a
+    /// holder whose predecessor in the queue is of another CPU.
+    ///
+    /// A holder becomes ready when granted; a stretch in progress then
+    /// holds it back, and no new one can start while it is ready,
+    /// boosted above every job that could start one. Nor while its
+    /// predecessor holds `g` on the same CPU: that holder is ready and
+    /// boosted from its grant to its release, so at the release no new
+    /// stretch is in progress (one that was, at the predecessor's grant,
+    /// is the predecessor's charge). Each user of `g` is queued ahead of
+    /// `i` once at most (FIFO: a request issued after `i`'s queues behind
+    /// it), so the users of a CPU `c` ahead of `i` form runs, each after
+    /// a request of another CPU but the first: at most `1 + m` charged
+    /// holders on `c`, `m` the users of other CPUs (not `i`). On `i`'s
+    /// own CPU not even the first: the queue's head when `i` requests is
+    /// not of `i`'s CPU (granted and ready, or held back by a stretch, it
+    /// would keep `i` from running to issue its request), so each charged
+    /// holder there follows one of the `m` users of other CPUs. Each CPU
+    /// is charged its longest stretches that many times.
+    ///
+    /// A holder of `i`'s own CPU is held back by a stretch of a task below
+    /// `i` alone: a task above `i` runs its stretch as its own execution,
+    /// which `i`'s equation charges as interference whether `i` is ready
+    /// or suspended meanwhile. `own_np`: the two longest stretches of the
+    /// tasks below `i` on its CPU ([`Stretches::of`]).
+    ///
+    /// Until 2026-12-03 every holder was charged, whatever its
+    /// predecessor's CPU (docs/ANALYSIS.md, "One stretch per run of a
+    /// CPU's holders").
+    fn held_back(&self, cx: &Context, i: TaskId, g: usize, own_np: Stretches) -> Time {
+        let users = &self.users[g];
+        let mine = cx.cpu(i);
+        let others = users.iter().filter(|u| u.2 != i).count();
+        let mut total = Time::ZERO;
+        let mut from = 0;
+        while from < users.len() {
+            let cpu = users[from].0;
+            let to = from + users[from..].partition_point(|u| u.0 == cpu);
+            let run = &users[from..to];
+            from = to;
+            if cpu == usize::MAX {
+                // Unplaced holders: no CPU, no stretch of another task.
+                continue;
+            }
+            let here = run.iter().filter(|u| u.2 != i).count();
+            let charged = if Some(cpu) == mine {
+                here.min(others - here)
+            } else {
+                here.min(1 + others - here)
+            };
+            if Some(cpu) == mine {
+                let has_first = run.iter().any(|u| own_np.is(u.2));
+                total = total.saturating_add(own_np.longest(charged, here, has_first));
+            } else {
+                for u in &run[..charged] {
+                    total = total.saturating_add(u.1);
                 }
             }
         }
-        wait.saturating_add(users)
+        total
     }
 }
 
@@ -243,6 +285,26 @@ impl Stretches {
             }
         }
         s
+    }
+
+    /// Whether `x` has the longest stretch.
+    fn is(self, x: TaskId) -> bool {
+        matches!(self.first, Some((_, y)) if y == x)
+    }
+
+    /// The `k` longest of `n` charges of [`Stretches::without`], one per
+    /// task, where `has_first` says whether the longest stretch's own
+    /// task is one of the `n` (whose charge is the second longest).
+    fn longest(self, k: usize, n: usize, has_first: bool) -> Time {
+        let Some((first, _)) = self.first else {
+            return Time::ZERO;
+        };
+        let firsts = k.min(n - usize::from(has_first));
+        let seconds = k - firsts;
+        let sum = first
+            .checked_mul(firsts as u64)
+            .and_then(|a| a.checked_add(self.second.checked_mul(seconds as u64)?));
+        sum.unwrap_or(Time::MAX)
     }
 
     /// The longest stretch of a task other than `x`.
@@ -364,19 +426,25 @@ mod tests {
     }
 
     /// Each holder queued ahead is charged one stretch of another task of
-    /// its CPU; on the requester's CPU, of a task below the requester.
-    /// CPU 0: `a` (4) holds L 2 ms; `i` (3) holds L 1 ms; `b` (2) holds S
-    /// 1 ms, then L 4 ms; `d` (1) holds S 2 ms. CPU 1: `c` (2) holds L 3
-    /// ms; `e` (1) holds S 1 ms. Stretches (spin for the other CPU's
-    /// longest S section, then the section): `b` 1 + 1 = 2 ms, `d` 1 + 2 =
-    /// 3 ms, `e` 2 + 1 = 3 ms. `i`'s L request waits for `c`'s 3 ms section
-    /// (`e` holds nothing long: 0) and `e`'s 3 ms stretch before `c` runs;
-    /// on CPU 0 for `a` and `b` queued ahead, each held back by `d`'s 3 ms
-    /// stretch (the longest below `i` but the holder's own), their long
-    /// sections left to interference (`a`) and arrivals (`b`): 3 + 3 + 6 =
-    /// 12 ms. Local blocking at each of two arrivals: `b`'s 4 ms and `d`'s
-    /// 3 ms stretch, 14 ms. (The form before 2026-12-02 charged every task
-    /// of CPUs 0 and 1 its CPU's longest stretch: 18 ms.)
+    /// its CPU (on the requester's CPU, of a task below the requester),
+    /// and only a holder that follows one of another CPU: a CPU's holders
+    /// in a row are held back once. CPU 0: `a` (4) holds L 2 ms; `i` (3)
+    /// holds L 1 ms; `b` (2) holds S 1 ms, then L 4 ms; `d` (1) holds S 2
+    /// ms. CPU 1: `c` (2) holds L 3 ms; `e` (1) holds S 1 ms. Stretches
+    /// (spin for the other CPU's longest S section, then the section):
+    /// `b` 1 + 1 = 2 ms, `d` 1 + 2 = 3 ms, `e` 2 + 1 = 3 ms. `i`'s L
+    /// request waits for `c`'s 3 ms section (`e` holds nothing long: 0)
+    /// and `e`'s 3 ms stretch before `c` runs; on CPU 0 for `a` and `b`
+    /// queued ahead, their long sections left to interference (`a`) and
+    /// arrivals (`b`). Of `a` and `b` only one can follow `c`, the one
+    /// user of another CPU (the queue's head when `i` requests is not of
+    /// CPU 0: a holder there, ready or held back, would keep `i` from
+    /// running), so `d`'s 3 ms stretch (the longest below `i` but the
+    /// holder's own) once: 3 + 3 + 3 = 9 ms. Local blocking at each of
+    /// two arrivals: `b`'s 4 ms and `d`'s 3 ms stretch, 14 ms. (18 ms
+    /// before 2026-12-02, when every task of CPUs 0 and 1 was charged its
+    /// CPU's longest stretch; 12 ms before 2026-12-03, when `a` and `b`
+    /// were each charged one.)
     #[test]
     fn each_holder_ahead_is_held_back_by_one_stretch_of_another_task() {
         let src = "[platform]\ncpus = 2\n\
@@ -394,23 +462,28 @@ mod tests {
         let cx = Context::new(&s);
         let tb = Tables::new(&cx);
         let d = demand(&cx, &tb, 1);
-        assert_eq!(d.remote, Time::from_ms(12));
+        assert_eq!(d.remote, Time::from_ms(9));
         assert_eq!(d.local, Time::from_ms(14));
         assert_eq!(d.spin, Time::ZERO);
-        // `c` (CPU 1): `a`, `i` and `b` queued ahead on CPU 0, each with
-        // its section and the longest stretch of CPU 0 but its own
-        // (`d`'s 3 ms): 2 + 3, 1 + 3, 4 + 3; `d`, boosted ahead on a
-        // user's CPU, holds nothing long: 0. No holder of CPU 1 is queued
-        // ahead of `c`, so `e`'s stretch is not in the wait: 16 ms.
+        // `c` (CPU 1): `a`, `i` and `b` queued ahead on CPU 0, their
+        // sections 2 + 1 + 4 ms; `d`, boosted ahead on a user's CPU,
+        // holds nothing long: 0. The three are one run, no request of
+        // another CPU between them, so one of them is held back, by the
+        // longest stretch of CPU 0 but its own (`d`'s 3 ms). No holder
+        // of CPU 1 is queued ahead of `c`, so `e`'s stretch is not in
+        // the wait: 10 ms (16 ms until 2026-12-03, a stretch each).
         let d = demand(&cx, &tb, 4);
-        assert_eq!(d.remote, Time::from_ms(16));
+        assert_eq!(d.remote, Time::from_ms(10));
     }
 
     /// The wait as the module states it, task by task: one `L'` of each
     /// task ahead off the requester's CPU (users of the group, and the
-    /// tasks of a CPU hosting one), and one stretch per user queued
-    /// ahead, the longest of another task of its CPU, or on the
-    /// requester's CPU of another task below the requester.
+    /// tasks of a CPU hosting one); and per CPU, the longest stretches
+    /// of its users queued ahead (each user's the longest of another task
+    /// of its CPU, or on the requester's CPU of another task below the
+    /// requester), as many as the CPU can have holders right after a
+    /// holder of another CPU: on the requester's CPU one per user of
+    /// another CPU, elsewhere one more.
     fn wait_by_definition(cx: &Context, tb: &Tables, i: TaskId, g: usize) -> Time {
         let f = &cx.f;
         let uses = |x: TaskId| f.sections(x).iter().any(|rq| f.group[rq.resource] == g);
@@ -419,6 +492,8 @@ mod tests {
         };
         let home = |x: TaskId| cx.cpu(i).is_some() && cx.cpu(x) == cx.cpu(i);
         let mut w = Time::ZERO;
+        let mut stretches: std::collections::BTreeMap<Option<usize>, Vec<Time>> =
+            Default::default();
         for x in (0..cx.n()).filter(|&x| x != i) {
             if (uses(x) || hosts(cx.cpu(x))) && !home(x) {
                 w = w.saturating_add(tb.long_eff[x]);
@@ -434,13 +509,24 @@ mod tests {
                     None => Vec::new(),
                 }
             };
-            w = w.saturating_add(
-                others
-                    .iter()
-                    .map(|&y| tb.short_np[y])
-                    .max()
-                    .unwrap_or(Time::ZERO),
-            );
+            let longest = others.iter().map(|&y| tb.short_np[y]).max();
+            stretches
+                .entry(cx.cpu(x))
+                .or_default()
+                .push(longest.unwrap_or(Time::ZERO));
+        }
+        let users: usize = stretches.values().map(Vec::len).sum();
+        for (c, mut v) in stretches {
+            v.sort_unstable_by(|a, b| b.cmp(a));
+            let elsewhere = users - v.len();
+            let runs = if c.is_some() && c == cx.cpu(i) {
+                elsewhere
+            } else {
+                elsewhere + 1
+            };
+            for t in v.into_iter().take(runs) {
+                w = w.saturating_add(t);
+            }
         }
         w
     }
