@@ -37,7 +37,10 @@
 //!   FMLP-L). At each, every lower job of its CPU may be inside a boosted
 //!   long section (`Σ_j L'_j`) and one may be inside a non-preemptive
 //!   short section (`max_j` of its spin and section, FMLP-S's term): at
-//!   most one job of a CPU is non-preemptive at a time.
+//!   most one job of a CPU is non-preemptive at a time. Not the latter
+//!   after a request for a group that only tasks of `J_i`'s CPU use: `J_i`
+//!   is then granted after a holder of its CPU, which no stretch can
+//!   start beside (until 2026-12-03 charged there too).
 //!
 //! Spinning is charged as execution (`spin`), once per short request of
 //! `J_i` (nested in a long section or not), one section per other CPU:
@@ -198,6 +201,13 @@ impl Tables {
         wait.saturating_add(self.held_back(cx, i, g, own_np))
     }
 
+    /// Whether a task off `cpu` (on another CPU, or on none) uses group
+    /// `g`.
+    fn used_off(&self, g: usize, cpu: Option<usize>) -> bool {
+        let cpu = cpu.unwrap_or(usize::MAX);
+        self.users[g].iter().any(|u| u.0 != cpu)
+    }
+
     /// The short stretches that hold back the holders queued ahead of a
     /// long request of `i` for group `g`: at most one per holder, of a
     /// task of the holder's CPU other than the holder, and only for a
@@ -234,26 +244,17 @@ impl Tables {
         let mine = cx.cpu(i);
         let others = users.iter().filter(|u| u.2 != i).count();
         let mut total = Time::ZERO;
-        let mut from = 0;
-        while from < users.len() {
-            let cpu = users[from].0;
-            let to = from + users[from..].partition_point(|u| u.0 == cpu);
-            let run = &users[from..to];
-            from = to;
+        for run in users.chunk_by(|a, b| a.0 == b.0) {
+            let cpu = run[0].0;
+            let here = run.iter().filter(|u| u.2 != i).count();
             if cpu == usize::MAX {
                 // Unplaced holders: no CPU, no stretch of another task.
-                continue;
-            }
-            let here = run.iter().filter(|u| u.2 != i).count();
-            let charged = if Some(cpu) == mine {
-                here.min(others - here)
-            } else {
-                here.min(1 + others - here)
-            };
-            if Some(cpu) == mine {
+            } else if Some(cpu) == mine {
+                let charged = here.min(others - here);
                 let has_first = run.iter().any(|u| own_np.is(u.2));
                 total = total.saturating_add(own_np.longest(charged, here, has_first));
             } else {
+                let charged = here.min(1 + others - here);
                 for u in &run[..charged] {
                     total = total.saturating_add(u.1);
                 }
@@ -323,6 +324,11 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     let f = &cx.f;
     let own_np = Stretches::of(cx.lower_local(i), &tb.short_np);
     let (mut spin_total, mut remote, mut n_long) = (Time::ZERO, Time::ZERO, 0u64);
+    // Long requests for a group no task off `i`'s CPU uses: `i` is granted
+    // one right after a holder of its own CPU (or at once), ready and
+    // boosted from its grant to its release, so no stretch is in progress
+    // at the grant ([`Tables::held_back`]'s argument).
+    let mut at_home = 0u64;
     for rq in f.sections(i) {
         let g = f.group[rq.resource];
         if short_outermost(cx, rq) {
@@ -330,6 +336,9 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
         } else if rq.is_outermost() {
             n_long += 1;
             remote = remote.saturating_add(tb.request_wait(cx, i, g, own_np));
+            if !tb.used_off(g, cx.cpu(i)) {
+                at_home += 1;
+            }
         }
     }
     let resumptions = n_long + cx.suspensions(i) + 1;
@@ -341,7 +350,7 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
     Demand {
         exec: f.tasks[i].wcet,
         spin: spin_total,
-        local: times(boosted.saturating_add(np), resumptions),
+        local: times(boosted, resumptions).saturating_add(times(np, resumptions - at_home)),
         remote,
         joint: None,
     }
@@ -365,6 +374,15 @@ mod tests {
         rtsync_model::load_str(&src, None)
             .unwrap_or_else(|d| panic!("{d}"))
             .0
+    }
+
+    /// Task `i`'s demand in the system written in `src`.
+    fn demand_in(src: &str, i: TaskId) -> Demand {
+        let s = rtsync_model::load_str(src, None)
+            .unwrap_or_else(|d| panic!("{d}"))
+            .0;
+        let cx = Context::new(&s);
+        demand(&cx, &Tables::new(&cx), i)
     }
 
     /// Worked by hand from the module's terms.
@@ -415,12 +433,7 @@ mod tests {
 [[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
 [[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L\", hold = \"4ms\" } ]\n\
 [[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ { lock = \"L\", hold = \"3ms\" }, { lock = \"S\", hold = \"2ms\" } ]\n";
-        let s = rtsync_model::load_str(src, None)
-            .unwrap_or_else(|d| panic!("{d}"))
-            .0;
-        let cx = Context::new(&s);
-        let tb = Tables::new(&cx);
-        let d = demand(&cx, &tb, 0);
+        let d = demand_in(src, 0);
         assert_eq!(d.remote, Time::from_ms(3));
         assert_eq!(d.local, Time::from_ms(14));
     }
@@ -456,12 +469,7 @@ mod tests {
 [[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"2ms\" } ]\n\
 [[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ { lock = \"L\", hold = \"3ms\" } ]\n\
 [[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n";
-        let s = rtsync_model::load_str(src, None)
-            .unwrap_or_else(|d| panic!("{d}"))
-            .0;
-        let cx = Context::new(&s);
-        let tb = Tables::new(&cx);
-        let d = demand(&cx, &tb, 1);
+        let d = demand_in(src, 1);
         assert_eq!(d.remote, Time::from_ms(9));
         assert_eq!(d.local, Time::from_ms(14));
         assert_eq!(d.spin, Time::ZERO);
@@ -472,8 +480,33 @@ mod tests {
         // longest stretch of CPU 0 but its own (`d`'s 3 ms). No holder
         // of CPU 1 is queued ahead of `c`, so `e`'s stretch is not in
         // the wait: 10 ms (16 ms until 2026-12-03, a stretch each).
-        let d = demand(&cx, &tb, 4);
+        let d = demand_in(src, 4);
         assert_eq!(d.remote, Time::from_ms(10));
+    }
+
+    /// After a request for a group that only tasks of its own CPU use, a
+    /// job meets no stretch: it is granted right after a holder of its
+    /// CPU (or at once), and nothing starts one beside that holder. CPU
+    /// 0: `i` (3) holds L 1 ms; `b` (2) holds L 2 ms; `d` (1) holds S 1
+    /// ms. CPU 1: `e` holds S 1 ms. L is used on CPU 0 alone. `d`'s
+    /// stretch: spin for `e`'s 1 ms, then its own 1 ms, 2 ms. `i` arrives
+    /// twice (release, L's grant): `b`'s 2 ms boosted section at each,
+    /// `d`'s stretch at the release alone: 6 ms (8 ms until 2026-12-03,
+    /// the stretch at both). Its wait for L holds nothing: `b`'s section
+    /// is charged at the arrivals, and no user of another CPU can be
+    /// ahead for a stretch to follow.
+    #[test]
+    fn a_request_served_on_its_own_cpu_meets_no_stretch_at_its_grant() {
+        let src = "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
+[[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
+[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
+[[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n";
+        let d = demand_in(src, 0);
+        assert_eq!(d.local, Time::from_ms(6));
+        assert_eq!(d.remote, Time::ZERO);
     }
 
     /// The wait as the module states it, task by task: one `L'` of each
