@@ -1210,7 +1210,7 @@ impl<'a> Searcher<'a> {
             let remote: Vec<usize> = (0..n)
                 .filter(|&j| self.shapes[j].cpu != cpu && shares(&self.shapes[j], q))
                 .collect();
-            for (n_k, &k) in ahead.iter().enumerate() {
+            for &k in &ahead {
                 if full(self, &out) {
                     break;
                 }
@@ -1231,7 +1231,7 @@ impl<'a> Searcher<'a> {
                 if tk >= ti {
                     continue;
                 }
-                let first = n_k == 0 && ahead.len() > 1 && !run_done;
+                let first = ahead.len() > 1 && !run_done;
                 for &j in &remote {
                     if full(self, &out) {
                         break;
@@ -1264,7 +1264,7 @@ impl<'a> Searcher<'a> {
                     // where one holder ahead fell 1 ms short).
                     run_done = true;
                     let (mut run, mut head) = (plan, tk);
-                    for &k2 in &ahead[1..] {
+                    for &k2 in ahead.iter().filter(|&&k2| k2 != k) {
                         let (p2, rec2) = self.align(i, &run, k2, q, head.saturating_sub(eps));
                         let t2 = self
                             .recorded(i, &p2, rec2)
