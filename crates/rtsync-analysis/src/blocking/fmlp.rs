@@ -40,7 +40,11 @@
 //!   most one job of a CPU is non-preemptive at a time. Not the latter
 //!   after a request for a group that only tasks of `J_i`'s CPU use: `J_i`
 //!   is then granted after a holder of its CPU, which no stretch can
-//!   start beside (until 2026-12-03 charged there too).
+//!   start beside. And a stretch is never in progress beside a section
+//!   (or a request) in such a group: the stretch started while a holder
+//!   of it would have been ready, and none is granted during the stretch,
+//!   so at an arrival either the stretch or those sections. (Until
+//!   2026-12-03 both, at every arrival.)
 //!
 //! Spinning is charged as execution (`spin`), once per short request of
 //! `J_i` (nested in a long section or not), one section per other CPU:
@@ -89,9 +93,9 @@ fn spin(cx: &Context, x: TaskId, g: usize) -> Time {
         .fold(Time::ZERO, Time::saturating_add)
 }
 
-/// `L'_x`: the longest long section of `x`, its nested short requests'
-/// spin included.
-fn long_eff(cx: &Context, x: TaskId) -> Time {
+/// `L'_x`: the longest long section of `x` in a group `keep` accepts, its
+/// nested short requests' spin included.
+fn long_eff(cx: &Context, x: TaskId, keep: impl Fn(usize) -> bool) -> Time {
     let mut best = Time::ZERO;
     let mut current: Option<Time> = None;
     for rq in cx.f.sections(x) {
@@ -99,7 +103,7 @@ fn long_eff(cx: &Context, x: TaskId) -> Time {
             if let Some(c) = current.take() {
                 best = best.max(c);
             }
-            if !short(cx, rq.resource) {
+            if !short(cx, rq.resource) && keep(cx.f.group[rq.resource]) {
                 current = Some(rq.length);
             }
         } else if let Some(c) = current.as_mut()
@@ -127,6 +131,10 @@ fn short_np(cx: &Context, x: TaskId) -> Time {
 pub struct Tables {
     /// `L'_x` per task.
     long_eff: Vec<Time>,
+    /// `L'_x` over the groups a task off `x`'s CPU uses: the long
+    /// sections `x` can have in progress beside another task's stretch
+    /// ([`demand`]).
+    long_shared: Vec<Time>,
     /// The longest non-preemptive short stretch per task.
     short_np: Vec<Time>,
     /// Per group, `L'` summed over every task that can delay a long
@@ -150,7 +158,6 @@ impl Tables {
     /// The tables of `cx`'s system.
     pub fn new(cx: &Context) -> Tables {
         let n = cx.n();
-        let long_eff: Vec<Time> = (0..n).map(|x| long_eff(cx, x)).collect();
         let short_np: Vec<Time> = (0..n).map(|x| short_np(cx, x)).collect();
         let per_cpu: Vec<Stretches> = (0..cx.f.cpus)
             .map(|c| Stretches::of(cx.f.on_cpu(c).iter().copied(), &short_np))
@@ -176,10 +183,15 @@ impl Tables {
         for list in &mut users {
             list.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
         }
+        let long_shared: Vec<Time> = (0..n)
+            .map(|x| long_eff(cx, x, |g| used_off(&users[g], cx.cpu(x))))
+            .collect();
+        let long_eff: Vec<Time> = (0..n).map(|x| long_eff(cx, x, |_| true)).collect();
         let ahead = super::fmlp_l::ahead_sums(cx, groups, |x| long_eff[x]);
         let long_on = super::fmlp_l::per_cpu(cx, &long_eff);
         Tables {
             long_eff,
+            long_shared,
             short_np,
             ahead,
             users,
@@ -199,13 +211,6 @@ impl Tables {
             None => super::excluding(self.ahead[g], self.long_eff[i]),
         };
         wait.saturating_add(self.held_back(cx, i, g, own_np))
-    }
-
-    /// Whether a task off `cpu` (on another CPU, or on none) uses group
-    /// `g`.
-    fn used_off(&self, g: usize, cpu: Option<usize>) -> bool {
-        let cpu = cpu.unwrap_or(usize::MAX);
-        self.users[g].iter().any(|u| u.0 != cpu)
     }
 
     /// The short stretches that hold back the holders queued ahead of a
@@ -262,6 +267,13 @@ impl Tables {
         }
         total
     }
+}
+
+/// Whether a task off `cpu` (on another CPU, or on none) is among a
+/// group's `users` ([`Tables`]'s lists).
+fn used_off(users: &[(usize, Time, TaskId)], cpu: Option<usize>) -> bool {
+    let cpu = cpu.unwrap_or(usize::MAX);
+    users.iter().any(|u| u.0 != cpu)
 }
 
 /// The two longest short stretches of a set of tasks, the first with its
@@ -336,21 +348,28 @@ pub fn demand(cx: &Context, tb: &Tables, i: TaskId) -> Demand {
         } else if rq.is_outermost() {
             n_long += 1;
             remote = remote.saturating_add(tb.request_wait(cx, i, g, own_np));
-            if !tb.used_off(g, cx.cpu(i)) {
+            if !used_off(&tb.users[g], cx.cpu(i)) {
                 at_home += 1;
             }
         }
     }
     let resumptions = n_long + cx.suspensions(i) + 1;
-    let (mut boosted, mut np) = (Time::ZERO, Time::ZERO);
+    // At an arrival a lower task's stretch and another's long section in
+    // a group only `i`'s CPU uses are never both in progress: started
+    // while it ran, the stretch had no holder of the CPU ready beside it,
+    // so no holder (or waiter, whose holder would be) of such a group;
+    // and none is granted during it, which needs a holder to run there.
+    let (mut boosted, mut shared, mut np) = (Time::ZERO, Time::ZERO, Time::ZERO);
     for j in cx.lower_local(i) {
         boosted = boosted.saturating_add(tb.long_eff[j]);
+        shared = shared.saturating_add(tb.long_shared[j]);
         np = np.max(tb.short_np[j]);
     }
+    let with_stretch = boosted.max(shared.saturating_add(np));
     Demand {
         exec: f.tasks[i].wcet,
         spin: spin_total,
-        local: times(boosted, resumptions).saturating_add(times(np, resumptions - at_home)),
+        local: times(boosted, at_home).saturating_add(times(with_stretch, resumptions - at_home)),
         remote,
         joint: None,
     }
@@ -487,16 +506,39 @@ mod tests {
     /// After a request for a group that only tasks of its own CPU use, a
     /// job meets no stretch: it is granted right after a holder of its
     /// CPU (or at once), and nothing starts one beside that holder. CPU
-    /// 0: `i` (3) holds L 1 ms; `b` (2) holds L 2 ms; `d` (1) holds S 1
-    /// ms. CPU 1: `e` holds S 1 ms. L is used on CPU 0 alone. `d`'s
-    /// stretch: spin for `e`'s 1 ms, then its own 1 ms, 2 ms. `i` arrives
-    /// twice (release, L's grant): `b`'s 2 ms boosted section at each,
-    /// `d`'s stretch at the release alone: 6 ms (8 ms until 2026-12-03,
-    /// the stretch at both). Its wait for L holds nothing: `b`'s section
-    /// is charged at the arrivals, and no user of another CPU can be
-    /// ahead for a stretch to follow.
+    /// 0: `i` (3) holds L1 1 ms; `b` (2) holds L2 2 ms; `d` (1) holds S 1
+    /// ms. CPU 1: `e` holds S 1 ms, then L2 1 ms. L1 is `i`'s alone.
+    /// `d`'s stretch: spin for `e`'s 1 ms, then its own 1 ms, 2 ms. `i`
+    /// arrives twice (release, L1's grant): `b`'s 2 ms boosted section at
+    /// each (L2 is shared with CPU 1, so `b` may be granted it during
+    /// `d`'s stretch), `d`'s stretch at the release alone: 6 ms (8 ms until
+    /// 2026-12-03, the stretch at both). L1's wait holds nothing.
     #[test]
     fn a_request_served_on_its_own_cpu_meets_no_stretch_at_its_grant() {
+        let src = "[platform]\ncpus = 2\n\
+[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
+[[resource]]\nname = \"L1\"\nprotocol = \"fmlp-l\"\n\
+[[resource]]\nname = \"L2\"\nprotocol = \"fmlp-l\"\n\
+[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L1\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"L2\", hold = \"2ms\" } ]\n\
+[[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n\
+[[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L2\", hold = \"1ms\" } ]\n";
+        let d = demand_in(src, 0);
+        assert_eq!(d.local, Time::from_ms(6));
+        assert_eq!(d.remote, Time::ZERO);
+    }
+
+    /// A lower task's stretch and another's section in a group only the
+    /// CPU uses are never both in progress at an arrival: when the
+    /// stretch started, a holder of that group (or the holder a waiter
+    /// waits for) would have been ready, boosted, and none is granted
+    /// during it, as no holder can run there. CPU 0: `i` (3) holds L 1 ms;
+    /// `b` (2) holds L 2 ms; `d` (1) holds S 1 ms. CPU 1: `e` holds S 1
+    /// ms. L is CPU 0's alone; `d`'s stretch is 2 ms. At `i`'s release
+    /// `b`'s 2 ms or `d`'s 2 ms, at L's grant `b`'s (no stretch after a
+    /// holder of the CPU): 4 ms (8 ms until 2026-12-03: both at both).
+    #[test]
+    fn a_stretch_and_a_section_of_a_cpu_local_group_are_never_both_in_progress() {
         let src = "[platform]\ncpus = 2\n\
 [[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
 [[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
@@ -505,7 +547,7 @@ mod tests {
 [[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n\
 [[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n";
         let d = demand_in(src, 0);
-        assert_eq!(d.local, Time::from_ms(6));
+        assert_eq!(d.local, Time::from_ms(4));
         assert_eq!(d.remote, Time::ZERO);
     }
 
