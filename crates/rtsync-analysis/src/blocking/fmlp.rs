@@ -382,25 +382,47 @@ mod tests {
 
     /// Two CPUs; `a` (high) and `b` (low) on CPU 0, `c` on CPU 1.
     fn sys(protocol_s: &str, protocol_l: &str) -> System {
-        let src = format!(
-            "[platform]\ncpus = 2\n\
-[[resource]]\nname = \"S\"\nprotocol = \"{protocol_s}\"\n\
-[[resource]]\nname = \"L\"\nprotocol = \"{protocol_l}\"\n\
-[[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ {{ lock = \"S\", hold = \"1ms\" }} ]\n\
-[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ {{ lock = \"L\", body = [ {{ compute = \"4ms\" }}, {{ lock = \"S\", hold = \"2ms\" }} ] }} ]\n\
-[[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ {{ lock = \"S\", hold = \"3ms\" }}, {{ lock = \"L\", hold = \"5ms\" }} ]\n"
-        );
+        two_cpus(
+            &[("S", protocol_s), ("L", protocol_l)],
+            &[
+                ("a", 3, 0, r#"{ lock = "S", hold = "1ms" }"#),
+                (
+                    "b",
+                    1,
+                    0,
+                    r#"{ lock = "L", body = [ { compute = "4ms" }, { lock = "S", hold = "2ms" } ] }"#,
+                ),
+                (
+                    "c",
+                    2,
+                    1,
+                    r#"{ lock = "S", hold = "3ms" }, { lock = "L", hold = "5ms" }"#,
+                ),
+            ],
+        )
+    }
+
+    /// A system on two CPUs, every task of period 100 ms: `resources` as
+    /// `(name, protocol)`, `tasks` as `(name, priority, CPU, body)`, the
+    /// body's segments in the spec's inline form.
+    fn two_cpus(resources: &[(&str, &str)], tasks: &[(&str, u32, usize, &str)]) -> System {
+        let mut src = String::from("[platform]\ncpus = 2\n");
+        for (name, protocol) in resources {
+            src += &format!("[[resource]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\n");
+        }
+        for (name, priority, cpu, body) in tasks {
+            src += &format!(
+                "[[task]]\nname = \"{name}\"\nperiod = \"100ms\"\npriority = {priority}\ncpu = {cpu}\nbody = [ {body} ]\n"
+            );
+        }
         rtsync_model::load_str(&src, None)
             .unwrap_or_else(|d| panic!("{d}"))
             .0
     }
 
-    /// Task `i`'s demand in the system written in `src`.
-    fn demand_in(src: &str, i: TaskId) -> Demand {
-        let s = rtsync_model::load_str(src, None)
-            .unwrap_or_else(|d| panic!("{d}"))
-            .0;
-        let cx = Context::new(&s);
+    /// Task `i`'s demand in `s`.
+    fn demand_in(s: &System, i: TaskId) -> Demand {
+        let cx = Context::new(s);
         demand(&cx, &Tables::new(&cx), i)
     }
 
@@ -446,13 +468,25 @@ mod tests {
     /// from another task, both on 2026-12-02.)
     #[test]
     fn own_cpu_long_sections_leave_the_wait_and_a_holder_is_not_its_own_stretch() {
-        let src = "[platform]\ncpus = 2\n\
-[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
-[[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
-[[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
-[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L\", hold = \"4ms\" } ]\n\
-[[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ { lock = \"L\", hold = \"3ms\" }, { lock = \"S\", hold = \"2ms\" } ]\n";
-        let d = demand_in(src, 0);
+        let s = two_cpus(
+            &[("S", "fmlp-s"), ("L", "fmlp-l")],
+            &[
+                ("a", 3, 0, r#"{ lock = "L", hold = "2ms" }"#),
+                (
+                    "b",
+                    1,
+                    0,
+                    r#"{ lock = "S", hold = "1ms" }, { lock = "L", hold = "4ms" }"#,
+                ),
+                (
+                    "c",
+                    2,
+                    1,
+                    r#"{ lock = "L", hold = "3ms" }, { lock = "S", hold = "2ms" }"#,
+                ),
+            ],
+        );
+        let d = demand_in(&s, 0);
         assert_eq!(d.remote, Time::from_ms(3));
         assert_eq!(d.local, Time::from_ms(14));
     }
@@ -479,16 +513,23 @@ mod tests {
     /// were each charged one.)
     #[test]
     fn each_holder_ahead_is_held_back_by_one_stretch_of_another_task() {
-        let src = "[platform]\ncpus = 2\n\
-[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
-[[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
-[[task]]\nname = \"a\"\nperiod = \"100ms\"\npriority = 4\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
-[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"1ms\" } ]\n\
-[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L\", hold = \"4ms\" } ]\n\
-[[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"2ms\" } ]\n\
-[[task]]\nname = \"c\"\nperiod = \"100ms\"\npriority = 2\ncpu = 1\nbody = [ { lock = \"L\", hold = \"3ms\" } ]\n\
-[[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n";
-        let d = demand_in(src, 1);
+        let s = two_cpus(
+            &[("S", "fmlp-s"), ("L", "fmlp-l")],
+            &[
+                ("a", 4, 0, r#"{ lock = "L", hold = "2ms" }"#),
+                ("i", 3, 0, r#"{ lock = "L", hold = "1ms" }"#),
+                (
+                    "b",
+                    2,
+                    0,
+                    r#"{ lock = "S", hold = "1ms" }, { lock = "L", hold = "4ms" }"#,
+                ),
+                ("d", 1, 0, r#"{ lock = "S", hold = "2ms" }"#),
+                ("c", 2, 1, r#"{ lock = "L", hold = "3ms" }"#),
+                ("e", 1, 1, r#"{ lock = "S", hold = "1ms" }"#),
+            ],
+        );
+        let d = demand_in(&s, 1);
         assert_eq!(d.remote, Time::from_ms(9));
         assert_eq!(d.local, Time::from_ms(14));
         assert_eq!(d.spin, Time::ZERO);
@@ -499,7 +540,7 @@ mod tests {
         // longest stretch of CPU 0 but its own (`d`'s 3 ms). No holder
         // of CPU 1 is queued ahead of `c`, so `e`'s stretch is not in
         // the wait: 10 ms (16 ms until 2026-12-03, a stretch each).
-        let d = demand_in(src, 4);
+        let d = demand_in(&s, 4);
         assert_eq!(d.remote, Time::from_ms(10));
     }
 
@@ -515,15 +556,21 @@ mod tests {
     /// 2026-12-03, the stretch at both). L1's wait holds nothing.
     #[test]
     fn a_request_served_on_its_own_cpu_meets_no_stretch_at_its_grant() {
-        let src = "[platform]\ncpus = 2\n\
-[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
-[[resource]]\nname = \"L1\"\nprotocol = \"fmlp-l\"\n\
-[[resource]]\nname = \"L2\"\nprotocol = \"fmlp-l\"\n\
-[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L1\", hold = \"1ms\" } ]\n\
-[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"L2\", hold = \"2ms\" } ]\n\
-[[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n\
-[[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" }, { lock = \"L2\", hold = \"1ms\" } ]\n";
-        let d = demand_in(src, 0);
+        let s = two_cpus(
+            &[("S", "fmlp-s"), ("L1", "fmlp-l"), ("L2", "fmlp-l")],
+            &[
+                ("i", 3, 0, r#"{ lock = "L1", hold = "1ms" }"#),
+                ("b", 2, 0, r#"{ lock = "L2", hold = "2ms" }"#),
+                ("d", 1, 0, r#"{ lock = "S", hold = "1ms" }"#),
+                (
+                    "e",
+                    1,
+                    1,
+                    r#"{ lock = "S", hold = "1ms" }, { lock = "L2", hold = "1ms" }"#,
+                ),
+            ],
+        );
+        let d = demand_in(&s, 0);
         assert_eq!(d.local, Time::from_ms(6));
         assert_eq!(d.remote, Time::ZERO);
     }
@@ -539,14 +586,16 @@ mod tests {
     /// holder of the CPU): 4 ms (8 ms until 2026-12-03: both at both).
     #[test]
     fn a_stretch_and_a_section_of_a_cpu_local_group_are_never_both_in_progress() {
-        let src = "[platform]\ncpus = 2\n\
-[[resource]]\nname = \"S\"\nprotocol = \"fmlp-s\"\n\
-[[resource]]\nname = \"L\"\nprotocol = \"fmlp-l\"\n\
-[[task]]\nname = \"i\"\nperiod = \"100ms\"\npriority = 3\ncpu = 0\nbody = [ { lock = \"L\", hold = \"1ms\" } ]\n\
-[[task]]\nname = \"b\"\nperiod = \"100ms\"\npriority = 2\ncpu = 0\nbody = [ { lock = \"L\", hold = \"2ms\" } ]\n\
-[[task]]\nname = \"d\"\nperiod = \"100ms\"\npriority = 1\ncpu = 0\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n\
-[[task]]\nname = \"e\"\nperiod = \"100ms\"\npriority = 1\ncpu = 1\nbody = [ { lock = \"S\", hold = \"1ms\" } ]\n";
-        let d = demand_in(src, 0);
+        let s = two_cpus(
+            &[("S", "fmlp-s"), ("L", "fmlp-l")],
+            &[
+                ("i", 3, 0, r#"{ lock = "L", hold = "1ms" }"#),
+                ("b", 2, 0, r#"{ lock = "L", hold = "2ms" }"#),
+                ("d", 1, 0, r#"{ lock = "S", hold = "1ms" }"#),
+                ("e", 1, 1, r#"{ lock = "S", hold = "1ms" }"#),
+            ],
+        );
+        let d = demand_in(&s, 0);
         assert_eq!(d.local, Time::from_ms(4));
         assert_eq!(d.remote, Time::ZERO);
     }
