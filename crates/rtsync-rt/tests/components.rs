@@ -673,3 +673,91 @@ body = [ { lock = "R", body = [ { compute = "20ms" } ] } ]
         h.max_blocking
     );
 }
+
+/// A deadlock through a request is refused and named whole on either
+/// path. `L` locks `R` and requests `A.api`, whose method locks `Q` for
+/// it; `H` (above, released 0.5 ms later) locks `Q`, then asks for `R`.
+/// On one CPU: `H` waits for `R` at 2.5 ms, and `L`'s request, served by
+/// the interface's thread acting for `L`, asks for `Q` at 3 ms, closing
+/// the cycle. On the default path `R` and `Q` are the kernel's PI
+/// futexes, and the kernel refuses the wait (the reply `L`'s own thread
+/// waits on is a PI futex the serving thread owns); `R`'s word still
+/// names `L`'s own thread, whose place was lent to the serving thread,
+/// and before 2026-12-03 the walk that names the cycle stopped there:
+/// "`L` waits for `Q`" alone, where the recorded path (the machine)
+/// named both waits.
+#[test]
+fn a_deadlock_through_a_request_is_named_whole_on_either_path() {
+    let _serial = serial();
+    let Some(_rt) = realtime("a_deadlock_through_a_request_is_named_whole_on_either_path") else {
+        return;
+    };
+    let sys = common::system_unchecked(
+        r#"
+[platform]
+cpus = 1
+[[resource]]
+name = "R"
+protocol = "pip"
+[[resource]]
+name = "Q"
+protocol = "pip"
+[[component]]
+name = "A"
+[[component.interface]]
+name = "api"
+protocol = "propagated"
+methods.go = [ { lock = "Q", body = [ { compute = "2ms" } ] } ]
+[[task]]
+name = "H"
+period = "100ms"
+priority = 2
+offset = "500us"
+body = [ { lock = "Q", body = [ { compute = "2ms" }, { lock = "R", hold = "1ms" } ] } ]
+[[task]]
+name = "L"
+period = "100ms"
+priority = 1
+uses = ["A.api"]
+body = [ { lock = "R", body = [ { compute = "1ms" }, { call = "A.api" } ] } ]
+"#,
+    );
+    for record in [false, true] {
+        let domain = rtsync_rt::Options {
+            cpu_map: Some(vec![last_cpu()]),
+            record,
+            wait_limit: Duration::from_secs(2),
+            ..rtsync_rt::Options::default()
+        };
+        // The path under test: the kernel's unless recording.
+        let on_kernel = rtsync_rt::Domain::new(&sys, domain.clone())
+            .unwrap()
+            .kernel_pi();
+        assert_eq!(on_kernel, !record);
+        let started = Instant::now();
+        let res = rtsync_rt::run(
+            &sys,
+            &rtsync_rt::RunOptions {
+                duration: Duration::from_millis(50),
+                max_jobs: Some(1),
+                domain,
+                ..rtsync_rt::RunOptions::default()
+            },
+        );
+        let message = match res {
+            Err(e) => e.to_string(),
+            Ok(r) => panic!("record {record}: the deadlock ran: {:?}", r.tasks),
+        };
+        assert!(
+            message.contains("deadlock refused")
+                && message.contains("`L` waits for `Q`")
+                && message.contains("`H` waits for `R`"),
+            "record {record}: {message}"
+        );
+        // Refused, not timed out at the wait limit.
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "record {record}"
+        );
+    }
+}

@@ -163,6 +163,11 @@ impl Deputy {
         };
         if let Some(k) = &sh.kernel {
             k.bound(t, to.kernel_tid);
+            if back {
+                k.returned(t, to.kernel_tid);
+            } else {
+                k.lent(t, was.kernel_tid);
+            }
         }
         if back {
             st.not_raised();

@@ -44,6 +44,7 @@ use super::Shared;
 use crate::error::RtError;
 use crate::sys;
 use rtsync_protocols::{Config, LockError, Tid};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -55,6 +56,16 @@ pub(super) struct KernelPi {
     words: Vec<AtomicU32>,
     /// Per task: the bound thread's id (0: unbound).
     tid: Vec<AtomicI32>,
+    /// The threads whose task's place is lent to another thread (a
+    /// component thread acting for it, [`super::deputy`]), each with that
+    /// task: a word one of them took before lending still names it, and
+    /// the walk that names a refused deadlock's cycle must map it to the
+    /// task (until 2026-12-03 it stopped there, and a cycle through a
+    /// request, which the kernel refuses as any other since the reply is
+    /// a PI futex its server owns, was named by its last wait alone).
+    /// Only acts and a refused wait touch it; room for one lender per
+    /// task is made up front.
+    lenders: Mutex<Vec<(u32, Tid)>>,
     /// Per task: the resource it waits for, plus one (0: none).
     waits: Vec<AtomicUsize>,
     /// `[t * resources + k]`: the `k`-th section `t` holds here,
@@ -101,6 +112,7 @@ impl KernelPi {
             depth: (0..tasks).map(|_| AtomicU32::new(0)).collect(),
             words: (0..resources).map(|_| AtomicU32::new(0)).collect(),
             tid: (0..tasks).map(|_| AtomicI32::new(0)).collect(),
+            lenders: Mutex::new(Vec::with_capacity(tasks)),
             waits: (0..tasks).map(|_| AtomicUsize::new(0)).collect(),
             held: (0..tasks * resources).map(|_| AtomicU32::new(0)).collect(),
             resources,
@@ -109,6 +121,26 @@ impl KernelPi {
 
     pub(super) fn bound(&self, t: Tid, tid: i32) {
         self.tid[t].store(tid, Ordering::Relaxed);
+    }
+
+    /// Thread `tid` lends task `t`'s place to another thread.
+    pub(super) fn lent(&self, t: Tid, tid: i32) {
+        if tid != 0 {
+            self.lenders_mut().push((tid as u32, t));
+        }
+    }
+
+    /// Thread `tid` has task `t`'s place back.
+    pub(super) fn returned(&self, t: Tid, tid: i32) {
+        let mut lenders = self.lenders_mut();
+        if let Some(k) = lenders.iter().rposition(|&e| e == (tid as u32, t)) {
+            lenders.remove(k);
+        }
+    }
+
+    fn lenders_mut(&self) -> std::sync::MutexGuard<'_, Vec<(u32, Tid)>> {
+        // A list of plain pairs: a panic elsewhere leaves it whole.
+        self.lenders.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The thread id `t`'s sections are taken with (0: unbound).
@@ -121,11 +153,16 @@ impl KernelPi {
         self.waits[t].load(Ordering::Relaxed).checked_sub(1)
     }
 
-    /// The task whose thread id `tid` is, if bound.
+    /// The task whose thread id `tid` is, if bound, or whose place it
+    /// lent.
     fn task_of(&self, tid: u32) -> Option<Tid> {
         self.tid
             .iter()
             .position(|x| x.load(Ordering::Relaxed) as u32 == tid)
+            .or_else(|| {
+                let lenders = self.lenders_mut();
+                lenders.iter().find(|&&(x, _)| x == tid).map(|&(_, t)| t)
+            })
     }
 
     /// Whether resource `r` runs here.
