@@ -162,11 +162,15 @@ impl Deputy {
             }),
         };
         if let Some(k) = &sh.kernel {
-            k.bound(t, to.kernel_tid);
+            // The lender stays findable throughout, for a deadlock's
+            // walk: listed before its task is bound to the other thread,
+            // unlisted only after the task is bound back to it.
             if back {
+                k.bound(t, to.kernel_tid);
                 k.returned(t, to.kernel_tid);
             } else {
                 k.lent(t, was.kernel_tid);
+                k.bound(t, to.kernel_tid);
             }
         }
         if back {
