@@ -246,6 +246,14 @@ impl Tables {
         }
     }
 
+    /// Drops what the job windows kept between looks: each row's job
+    /// counts, and the running sums built on them, assume estimates that
+    /// only rise, so a refinement after the estimates started over
+    /// ([`super::DemandTable::unrefine`]) must start from nothing too.
+    pub(crate) fn forget(&self) {
+        *self.scratch.borrow_mut() = Scratch::default();
+    }
+
     /// `Σ_{x on c}` [`Tables::longest`]`(x, 1, k)`, from the table.
     fn cpu_sum(&self, cx: &Context, c: usize, k: u64) -> Time {
         let (sums, at) = self.cpu_sums.get_or_init(|| self.build_cpu_sums(cx));
@@ -868,6 +876,38 @@ body = [ { lock = "L", hold = "3ms" } ]
                     }
                     prop_assert_eq!((sums.remote, sums.local), want, "task {} at {:?}", i, resp);
                 }
+            }
+        }
+
+        /// After [`super::super::DemandTable::unrefine`], a refinement at
+        /// estimates below the earlier ones is the one a fresh table
+        /// gives: the rows' job counts assume rising estimates, and are
+        /// dropped with the refinements ([`Tables::forget`]).
+        #[test]
+        fn a_refinement_after_unrefine_starts_afresh(
+            seed in 0u64..10_000,
+            cpus in 1usize..5,
+            reqs in 1u32..4,
+            nest in prop_oneof![Just(0.0f64), 0.0f64..0.5],
+        ) {
+            let sys = partitioned(Protocol::FmlpL, seed, cpus, 4, 0.6, 5, |c| {
+                c.requests_max = reqs;
+                c.nest_prob = nest;
+                c.local_resources = 1;
+            });
+            let cx = Context::new(&sys);
+            let n = cx.n();
+            // Windows of several jobs each, then of one.
+            let high: Vec<Time> = (0..n).map(|x| times(cx.period[x], 3)).collect();
+            let low: Vec<Time> = (0..n).map(|x| cx.f.tasks[x].wcet).collect();
+            let used = super::super::DemandTable::new(&cx);
+            for i in 0..n {
+                used.refine(i, &high);
+            }
+            used.unrefine();
+            let fresh = super::super::DemandTable::new(&cx);
+            for i in 0..n {
+                prop_assert_eq!(used.refine(i, &low), fresh.refine(i, &low), "task {}", i);
             }
         }
 

@@ -382,10 +382,17 @@ impl<'c> DemandTable<'c> {
     }
 
     /// Drops every refinement: [`DemandTable::get`] answers with the fixed
-    /// forms again.
+    /// forms again, and a later [`DemandTable::refine`] starts afresh, at
+    /// any estimates (FMLP+'s job windows keep counts that assume rising
+    /// estimates: dropped too; until 2026-12-03 they were kept, and a
+    /// refinement at lower estimates after this one read the higher
+    /// estimates' counts, which the engine never did but nothing stopped).
     pub fn unrefine(&self) {
         for c in &self.refined {
             c.set(None);
+        }
+        if let Method::FmlpL(tb) = &self.rule {
+            tb.forget();
         }
     }
 
