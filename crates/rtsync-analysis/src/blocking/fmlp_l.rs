@@ -804,6 +804,24 @@ body = [ { lock = "L", hold = "3ms" } ]
         }
     }
 
+    /// The systems the job-window rows' tests draw: four FMLP+ tasks a
+    /// CPU, five resources and a local one, `reqs` requests a job at most,
+    /// nested with probability `nest`, self-suspending with `suspend`.
+    fn rows_system(
+        seed: u64,
+        cpus: usize,
+        reqs: u32,
+        nest: f64,
+        suspend: f64,
+    ) -> rtsync_model::System {
+        partitioned(Protocol::FmlpL, seed, cpus, 4, 0.6, 5, |c| {
+            c.requests_max = reqs;
+            c.nest_prob = nest;
+            c.local_resources = 1;
+            c.suspend_prob = suspend;
+        })
+    }
+
     proptest! {
         /// The per-CPU table answers the sum task by task at one job each,
         /// for every count of sections up to past the most any task has,
@@ -847,12 +865,7 @@ body = [ { lock = "L", hold = "3ms" } ]
             suspend in 0.0f64..0.4,
             steps in proptest::collection::vec(1u64..40_000_000, 1..5),
         ) {
-            let sys = partitioned(Protocol::FmlpL, seed, cpus, 4, 0.6, 5, |c| {
-                c.requests_max = reqs;
-                c.nest_prob = nest;
-                c.local_resources = 1;
-                c.suspend_prob = suspend;
-            });
+            let sys = rows_system(seed, cpus, reqs, nest, suspend);
             let cx = Context::new(&sys);
             let tb = Tables::new(&cx);
             let n = cx.n();
@@ -890,11 +903,7 @@ body = [ { lock = "L", hold = "3ms" } ]
             reqs in 1u32..4,
             nest in prop_oneof![Just(0.0f64), 0.0f64..0.5],
         ) {
-            let sys = partitioned(Protocol::FmlpL, seed, cpus, 4, 0.6, 5, |c| {
-                c.requests_max = reqs;
-                c.nest_prob = nest;
-                c.local_resources = 1;
-            });
+            let sys = rows_system(seed, cpus, reqs, nest, 0.0);
             let cx = Context::new(&sys);
             let n = cx.n();
             // Windows of several jobs each, then of one.
