@@ -676,16 +676,17 @@ body = [ { lock = "R", body = [ { compute = "20ms" } ] } ]
 
 /// A deadlock through a request is refused and named whole on either
 /// path. `L` locks `R` and requests `A.api`, whose method locks `Q` for
-/// it; `H` (above, released 0.5 ms later) locks `Q`, then asks for `R`.
-/// On one CPU: `H` waits for `R` at 2.5 ms, and `L`'s request, served by
-/// the interface's thread acting for `L`, asks for `Q` at 3 ms, closing
-/// the cycle. On the default path `R` and `Q` are the kernel's PI
-/// futexes, and the kernel refuses the wait (the reply `L`'s own thread
-/// waits on is a PI futex the serving thread owns); `R`'s word still
-/// names `L`'s own thread, whose place was lent to the serving thread,
-/// and before 2026-12-03 the walk that names the cycle stopped there:
-/// "`L` waits for `Q`" alone, where the recorded path (the machine)
-/// named both waits.
+/// it; `H` (above, released 2 ms later) locks `Q`, then asks for `R`.
+/// On one CPU: `H` waits for `R` at 4 ms, and `L`'s request, served by
+/// the interface's thread acting for `L`, asks for `Q` at 8 ms, closing
+/// the cycle (`L`'s release may be 2 ms late and `H`'s 4 ms, far above
+/// the timers' lateness). On the default path `R` and `Q` are the
+/// kernel's PI futexes, and the kernel refuses the wait (the reply `L`'s
+/// own thread waits on is a PI futex the serving thread owns); `R`'s
+/// word still names `L`'s own thread, whose place was lent to the
+/// serving thread, and before 2026-12-03 the walk that names the cycle
+/// stopped there: "`L` waits for `Q`" alone, where the recorded path
+/// (the machine) named both waits.
 #[test]
 fn a_deadlock_through_a_request_is_named_whole_on_either_path() {
     let _serial = serial();
@@ -712,14 +713,14 @@ methods.go = [ { lock = "Q", body = [ { compute = "2ms" } ] } ]
 name = "H"
 period = "100ms"
 priority = 2
-offset = "500us"
+offset = "2ms"
 body = [ { lock = "Q", body = [ { compute = "2ms" }, { lock = "R", hold = "1ms" } ] } ]
 [[task]]
 name = "L"
 period = "100ms"
 priority = 1
 uses = ["A.api"]
-body = [ { lock = "R", body = [ { compute = "1ms" }, { call = "A.api" } ] } ]
+body = [ { lock = "R", body = [ { compute = "6ms" }, { call = "A.api" } ] } ]
 "#,
     );
     for record in [false, true] {
