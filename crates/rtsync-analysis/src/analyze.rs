@@ -46,6 +46,36 @@ impl FromStr for TestSelection {
     }
 }
 
+impl TestSelection {
+    /// The selection's name, as [`FromStr`] reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TestSelection::Rta => "rta",
+            TestSelection::Edf => "edf",
+            TestSelection::Ll => "ll",
+            TestSelection::Hyperbolic => "hyperbolic",
+            TestSelection::All => "all",
+        }
+    }
+
+    /// Why no test of this selection applies to a system scheduled by
+    /// `sched`, where none does: the EDF tests to fixed priorities, the
+    /// utilization bounds (rate-monotonic) to EDF. The analysis then
+    /// reports the selection not applicable, with this reason; a command
+    /// line refuses the option before analysing.
+    pub fn inapplicable(self, sched: Scheduler) -> Option<&'static str> {
+        match (self, sched) {
+            (TestSelection::Edf, Scheduler::Fp) => {
+                Some("the system is scheduled by fixed priority")
+            }
+            (TestSelection::Ll | TestSelection::Hyperbolic, Scheduler::Edf) => {
+                Some("utilization bounds here are for rate-monotonic fixed priorities")
+            }
+            _ => None,
+        }
+    }
+}
+
 /// How to analyse.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -341,11 +371,11 @@ fn analyze_fp(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
             }),
         });
     }
-    if opts.tests == TestSelection::Edf {
+    if let Some(why) = opts.tests.inapplicable(Scheduler::Fp) {
         tests.push(TestOutcome {
             test: Test::EdfDemand,
             verdict: Verdict::NotApplicable,
-            detail: Some("the system is scheduled by fixed priority".into()),
+            detail: Some(why.into()),
         });
     }
     if matches!(
@@ -457,15 +487,13 @@ fn analyze_edf(cx: &Context, opts: &Options, base: &[Time]) -> SystemResult {
             detail: baker_fail,
         });
     }
-    if matches!(opts.tests, TestSelection::Ll | TestSelection::Hyperbolic) {
+    if let Some(why) = opts.tests.inapplicable(Scheduler::Edf) {
         for test in [Test::LiuLayland, Test::Hyperbolic] {
             if (test == Test::LiuLayland) == (opts.tests == TestSelection::Ll) {
                 tests.push(TestOutcome {
                     test,
                     verdict: Verdict::NotApplicable,
-                    detail: Some(
-                        "utilization bounds here are for rate-monotonic fixed priorities".into(),
-                    ),
+                    detail: Some(why.into()),
                 });
             }
         }

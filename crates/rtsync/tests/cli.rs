@@ -41,6 +41,50 @@ fn unschedulable_exits_one_and_bad_input_two() {
     assert!(text(&o).1.contains("cannot read the spec"));
 }
 
+/// A test that does not apply to the system's scheduler is refused as
+/// bad input, with the tests that do fit: it says nothing of the system,
+/// where the verdict it left ("n/a") used to exit 1, "not schedulable",
+/// for a system its own scheduler's tests accept.
+#[test]
+fn a_test_for_the_other_scheduler_is_refused_with_the_ones_that_fit() {
+    for (spec, test, why, fits) in [
+        (
+            "pip-chained",
+            "edf",
+            "scheduled by fixed priority",
+            "--test rta",
+        ),
+        ("srp-edf-multiunit", "ll", "rate-monotonic", "--test edf"),
+        (
+            "srp-edf-multiunit",
+            "hyperbolic",
+            "rate-monotonic",
+            "--test edf",
+        ),
+    ] {
+        let o = rtsync(&["analyze", spec, "--test", test]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{spec} --test {test}: {out}{err}");
+        assert!(
+            err.contains(&format!("--test {test}: does not apply"))
+                && err.contains(why)
+                && err.contains(fits),
+            "{err}"
+        );
+        assert!(out.is_empty(), "{out}");
+    }
+    // The tests that fit still decide.
+    for (spec, test) in [("pip-chained", "ll"), ("srp-edf-multiunit", "edf")] {
+        let o = rtsync(&["analyze", spec, "--test", test]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{spec} --test {test}: {}",
+            text(&o).1
+        );
+    }
+}
+
 /// `--analysis fixed` leaves out the job windows: on the bundled example
 /// (DPCP) no response bound is below the default's and some is above; on
 /// a system whose protocol has none, the bounds are the default's and a

@@ -12,8 +12,10 @@ pub enum Format {
 pub struct Args {
     #[command(flatten)]
     pub input: super::Input,
-    /// Which test: rta (FP response-time analysis), edf (demand criterion
-    /// and Baker's test), ll (Liu-Layland with blocking), hyperbolic, all.
+    /// Which test: rta (FP response-time analysis; under EDF the demand
+    /// criterion), edf (demand criterion and Baker's test; EDF only), ll
+    /// (Liu-Layland with blocking) or hyperbolic (both fixed priorities
+    /// only), all (every test that fits the system's scheduler).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<TestSelection>())]
     pub test: TestSelection,
     /// Output format. The JSON schema is documented in docs/analysis-json.md.
@@ -42,6 +44,29 @@ pub fn run(a: Args) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
+    let sched = loaded.system.platform.scheduler;
+    if let Some(why) = a.test.inapplicable(sched) {
+        // A test that cannot apply says nothing of the system: no verdict,
+        // so no exit code of one.
+        let fits = match sched {
+            rtsync_model::Scheduler::Fp => {
+                "--test rta (response-time analysis) or --test all fits a system scheduled by \
+                 fixed priority; or set scheduler = \"edf\" under [platform] to analyse it \
+                 under EDF"
+            }
+            rtsync_model::Scheduler::Edf => {
+                "--test edf (the demand criterion and Baker's test) or --test all fits a \
+                 system scheduled by EDF; or set scheduler = \"fp\" under [platform] for the \
+                 utilization bounds"
+            }
+        };
+        eprintln!(
+            "error: --test {}: does not apply to {}: {why}\n  hint: {fits}",
+            a.test.name(),
+            loaded.label,
+        );
+        return super::BAD_INPUT;
+    }
     let opts = Options {
         tests: a.test,
         overheads: overheads.clone(),
