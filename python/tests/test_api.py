@@ -58,6 +58,9 @@ def test_the_fixed_analysis_leaves_out_the_job_windows():
     assert classic.task("a").response == 9_000_000 and classic.analysis == "classic"
     with pytest.raises(ValueError, match="fixed, classic or lp"):
         rtsync.analyze(s, analysis="tight")
+    # The EDF tests say nothing of a system scheduled by fixed priority.
+    with pytest.raises(ValueError, match="does not apply.*fixed priority"):
+        rtsync.analyze(s, test="edf")
 
 
 def test_spec_errors_carry_line_column_and_key():

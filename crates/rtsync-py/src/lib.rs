@@ -267,6 +267,14 @@ fn analyze(
     first_miss: bool,
 ) -> PyResult<String> {
     let tests: TestSelection = test.parse().map_err(bad)?;
+    if let Some(why) = tests.inapplicable(system.sys.platform.scheduler) {
+        // As `rtsync analyze` refuses it: such a test says nothing of the
+        // system.
+        return Err(bad(format!(
+            "test `{test}` does not apply to {}: {why}; test=\"all\" runs every test that does",
+            system.label
+        )));
+    }
     let form: BoundForm = analysis.parse().map_err(bad)?;
     let heuristic: Heuristic = partition.parse().map_err(bad)?;
     let overheads = match overheads {
