@@ -35,6 +35,20 @@ def test_a_protocol_switch_changes_the_bound(examples):
     assert npcs.task("high").blocking.local == 600_000
 
 
+def test_a_test_for_the_other_scheduler_is_refused(examples):
+    # The EDF tests say nothing of a system scheduled by fixed priority,
+    # the utilization bounds nothing of one under EDF: refused, as
+    # `rtsync analyze` refuses them, where the tests that fit decide.
+    fp = rtsync.load(examples / "pcp-nested.toml")
+    edf = rtsync.load(examples / "srp-edf-multiunit.toml")
+    with pytest.raises(ValueError, match="does not apply.*fixed priority"):
+        rtsync.analyze(fp, test="edf")
+    with pytest.raises(ValueError, match="does not apply.*rate-monotonic"):
+        rtsync.analyze(edf, test="ll")
+    assert rtsync.analyze(fp, test="rta").schedulable
+    assert rtsync.analyze(edf, test="edf").schedulable
+
+
 def test_the_fixed_analysis_leaves_out_the_job_windows():
     # The Rust tests' hand-worked dpcp-window-jobs.toml: `a` asks for G
     # (served on CPU 2) three times. Per request it waits 4ms beside its
@@ -58,9 +72,6 @@ def test_the_fixed_analysis_leaves_out_the_job_windows():
     assert classic.task("a").response == 9_000_000 and classic.analysis == "classic"
     with pytest.raises(ValueError, match="fixed, classic or lp"):
         rtsync.analyze(s, analysis="tight")
-    # The EDF tests say nothing of a system scheduled by fixed priority.
-    with pytest.raises(ValueError, match="does not apply.*fixed priority"):
-        rtsync.analyze(s, test="edf")
 
 
 def test_spec_errors_carry_line_column_and_key():
