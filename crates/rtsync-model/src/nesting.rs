@@ -64,6 +64,18 @@ pub enum Conflict {
     /// (FMLP's rule for a long resource inside a short one, Block et al.
     /// 2007).
     SuspendsWhileKeepingCpu,
+    /// A request that may suspend inside a section whose resource keeps
+    /// jobs from starting (SRP's start test, [`Protocol::tests_start`]):
+    /// while the holder is suspended, a higher job held back at its start
+    /// waits, not for a resource it could inherit through, and every job
+    /// that started before runs meanwhile, whole, at its own priority
+    /// (one holding the inner resource can release and lock it again
+    /// before the woken holder runs). The per-section bound of the
+    /// uniprocessor mix (`blocking::mix`) charges one section per lower
+    /// job; the soundness search broke it by 6.5% on such a nesting
+    /// (2026-12-03: PIP inside SRP, seed 337, `spec_errors.rs`,
+    /// `a_suspending_request_inside_an_srp_section_is_refused`).
+    SuspendsWhileHoldingStarts,
     /// A global section nested with another resource under a protocol
     /// that forbids it (MPCP, DPCP, DFLP, MSRP, MrsP as published and as
     /// analysed; FMLP allows it through group locks).
@@ -93,6 +105,9 @@ pub enum Conflict {
 pub fn conflict(outer: Side, inner: Side) -> Option<Conflict> {
     if outer.family.keeps_cpu() && inner.family.suspends() {
         return Some(Conflict::SuspendsWhileKeepingCpu);
+    }
+    if outer.family.tests_start() && inner.family.suspends() {
+        return Some(Conflict::SuspendsWhileHoldingStarts);
     }
     // Whichever side follows such a protocol, where either side is (or
     // may be) global.
@@ -125,6 +140,9 @@ impl fmt::Display for Conflict {
             Conflict::SuspendsWhileKeepingCpu => {
                 f.write_str("a request that may suspend inside a section that keeps its CPU")
             }
+            Conflict::SuspendsWhileHoldingStarts => f.write_str(
+                "a request that may suspend inside a section that keeps jobs from starting",
+            ),
             Conflict::NestedGlobal(p) => {
                 write!(f, "{p} forbids nesting a global resource with another")
             }
@@ -163,6 +181,14 @@ mod tests {
             conflict(side(Npcs, false), side(Pip, false)),
             Some(Conflict::SuspendsWhileKeepingCpu)
         );
+        // PIP (suspends) inside SRP (tests starts), not the other way
+        // round; IPCP (never waits) inside SRP is fine.
+        assert_eq!(
+            conflict(side(Srp, false), side(Pip, false)),
+            Some(Conflict::SuspendsWhileHoldingStarts)
+        );
+        assert_eq!(conflict(side(Pip, false), side(Srp, false)), None);
+        assert_eq!(conflict(side(Srp, false), side(Ipcp, false)), None);
         // MPCP: two local resources follow PCP and nest; a global one
         // nests with nothing, on either side.
         assert_eq!(conflict(side(Mpcp, false), side(Mpcp, false)), None);

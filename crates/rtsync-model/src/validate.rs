@@ -311,6 +311,16 @@ impl V<'_> {
                         ),
                     )
                 }
+                Conflict::SuspendsWhileHoldingStarts => (
+                    format!(
+                        "locks `{}` ({}, whose waiters suspend) while holding `{}` ({}, whose ceiling keeps jobs from starting): while the holder waits, a higher job held back at its start waits for every job that started before it, which no analysis here bounds",
+                        i.name, i.protocol, o.name, o.protocol
+                    ),
+                    format!(
+                        "release `{}` before locking `{}`, give `{}` a protocol that does not suspend (ipcp or srp), or `{}` a protocol that does not hold jobs back at their start (pip or ipcp)",
+                        o.name, i.name, i.name, o.name
+                    ),
+                ),
                 Conflict::NestedGlobal(p) => (
                     format!(
                         "locks `{}` while holding `{}`; {p} forbids nesting a global resource with another",

@@ -354,6 +354,31 @@ fn a_suspending_lock_inside_one_that_keeps_its_cpu_is_refused() {
     );
 }
 
+/// PIP inside SRP: while the SRP holder waits, a higher job held back at
+/// its start waits for every job that started before it (the soundness
+/// search broke the uniprocessor mix's bound by 6.5% on such a nesting,
+/// seed 337, 2026-12-03). The other way round, and IPCP inside SRP, load.
+#[test]
+fn a_suspending_request_inside_an_srp_section_is_refused() {
+    let e = one_error(&nested("srp", "pip", "A", "B", 0));
+    assert!(
+        e.message.contains(
+            "locks `B` (pip, whose waiters suspend) while holding `A` (srp, whose ceiling keeps jobs from starting)"
+        ),
+        "{e}"
+    );
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("release `A` before locking `B`")
+                && h.contains("(ipcp or srp)")
+                && h.contains("(pip or ipcp)")),
+        "{e}"
+    );
+    accepted(&nested("srp", "pip", "B", "A", 0));
+    accepted(&nested("srp", "ipcp", "A", "B", 0));
+}
+
 #[test]
 fn a_local_pcp_resource_nested_in_a_global_mpcp_one_is_refused() {
     // MPCP forbids nesting with a global section, whichever side it is on.

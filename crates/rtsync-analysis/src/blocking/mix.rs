@@ -38,6 +38,15 @@
 //! test PCP's system ceiling, so a lower job may enter an IPCP section
 //! while another holds a PCP resource, and `J_i` meet both.
 //!
+//! Point 1 needs a job that holds `J_i` back to run whenever `J_i` would:
+//! validation refuses a request that may suspend (PIP) inside an SRP
+//! section, since while such a holder waits, `J_i`, held back at its start
+//! by the section's ceiling, waits for whatever started jobs run, at their
+//! own priorities, more than one section each (`rtsync_model::nesting`,
+//! `SuspendsWhileHoldingStarts`; found by the soundness search at seed
+//! 337, 2026-12-03: a lower job of the holder's priority ran a section and
+//! locked the inner resource twice, 6.5% past the bound).
+//!
 //! Every wait here ends, which the argument needs: validation refuses a
 //! lock-order cycle across protocols (no protocol prevents that deadlock)
 //! and a PCP resource nested with a resource of another protocol. The

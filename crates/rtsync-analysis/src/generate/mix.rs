@@ -127,7 +127,7 @@ impl Mixing {
         // Nestings the protocols forbid ([`rtsync_model::nesting`]) are
         // repaired. A suspending request inside a section that keeps its
         // CPU: make the outer side long (FMLP) or the inner side immediate
-        // (uniprocessor). PCP beside a protocol without its ceiling test
+        // (uniprocessor); inside an SRP section, the inner side immediate. PCP beside a protocol without its ceiling test
         // (only drawn among the uniprocessor protocols): both sides become
         // IPCP. Each change moves a resource towards FMLP-L or IPCP, so
         // the repair ends. A global resource nested where its protocol
@@ -144,6 +144,7 @@ impl Mixing {
                             Mixing::ByLength => ps[outer] = Protocol::FmlpL,
                             _ => ps[inner] = Protocol::Ipcp,
                         },
+                        Some(Conflict::SuspendsWhileHoldingStarts) => ps[inner] = Protocol::Ipcp,
                         Some(Conflict::CeilingTestMixed) if self == Mixing::Uniprocessor => {
                             ps[outer] = Protocol::Ipcp;
                             ps[inner] = Protocol::Ipcp;
