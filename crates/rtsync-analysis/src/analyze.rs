@@ -58,6 +58,24 @@ impl TestSelection {
         }
     }
 
+    /// Every selection, in `--test`'s order.
+    pub const ALL: [TestSelection; 5] = [
+        TestSelection::Rta,
+        TestSelection::Edf,
+        TestSelection::Ll,
+        TestSelection::Hyperbolic,
+        TestSelection::All,
+    ];
+
+    /// The selections that fit a system scheduled by `sched` (none of
+    /// theirs [`TestSelection::inapplicable`]): what to offer instead of
+    /// one that does not.
+    pub fn fitting(sched: Scheduler) -> impl Iterator<Item = TestSelection> {
+        TestSelection::ALL
+            .into_iter()
+            .filter(move |t| t.inapplicable(sched).is_none())
+    }
+
     /// Why no test of this selection applies to a system scheduled by
     /// `sched`, where none does: the EDF tests to fixed priorities, the
     /// utilization bounds (rate-monotonic) to EDF. The analysis then

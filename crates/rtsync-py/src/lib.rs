@@ -271,8 +271,12 @@ fn analyze(
         // As `rtsync analyze` refuses it: such a test says nothing of the
         // system.
         return Err(bad(format!(
-            "test `{test}` does not apply to {}: {why}; test=\"all\" runs every test that does",
-            system.label
+            "test `{test}` does not apply to {}: {why}; the tests that do: {}",
+            system.label,
+            TestSelection::fitting(system.sys.platform.scheduler)
+                .map(|t| format!("test=\"{}\"", t.name()))
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     let form: BoundForm = analysis.parse().map_err(bad)?;

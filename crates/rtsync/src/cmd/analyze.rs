@@ -48,18 +48,17 @@ pub fn run(a: Args) -> u8 {
     if let Some(why) = a.test.inapplicable(sched) {
         // A test that cannot apply says nothing of the system: no verdict,
         // so no exit code of one.
-        let fits = match sched {
-            rtsync_model::Scheduler::Fp => {
-                "--test rta (response-time analysis) or --test all fits a system scheduled by \
-                 fixed priority; or set scheduler = \"edf\" under [platform] to analyse it \
-                 under EDF"
-            }
-            rtsync_model::Scheduler::Edf => {
-                "--test edf (the demand criterion and Baker's test) or --test all fits a \
-                 system scheduled by EDF; or set scheduler = \"fp\" under [platform] for the \
-                 utilization bounds"
-            }
+        let (other, name) = match sched {
+            rtsync_model::Scheduler::Fp => ("edf", "fixed priority"),
+            rtsync_model::Scheduler::Edf => ("fp", "EDF"),
         };
+        let flags: Vec<String> = TestSelection::fitting(sched)
+            .map(|t| format!("--test {}", t.name()))
+            .collect();
+        let fits = format!(
+            "{} fit a system scheduled by {name}; or set scheduler = \"{other}\" under [platform]",
+            flags.join(", ")
+        );
         eprintln!(
             "error: --test {}: does not apply to {}: {why}\n  hint: {fits}",
             a.test.name(),
