@@ -433,12 +433,17 @@ impl Locks {
         let issued = self.issued;
         let unit = rule.unit;
         self.dirty.insert(t);
-        // An inner request of a group the thread already holds.
-        if unit != r
-            && th
-                .held
-                .iter()
-                .any(|h| self.cfg.rules[h.resource].unit == unit)
+        // An inner request of a group the thread already holds, through
+        // another of its resources. The group's representative can be the
+        // inner one (its lowest index: `r2` holding `r1`); until
+        // 2026-12-03 only the others were granted here, and a job nesting
+        // the representative inside another of its group waited for
+        // itself (found once the soundness search's `nested` shape drew
+        // nestings in either order).
+        if th
+            .held
+            .iter()
+            .any(|h| h.resource != r && self.cfg.rules[h.resource].unit == unit)
         {
             self.grants += 1;
             let granted = self.grants;
