@@ -1,5 +1,88 @@
 //! Cycles in the lock-order graph (an edge `a -> b` when some task locks
-//! `b` while holding `a`): the potential deadlocks of nested locking.
+//! `b` while holding `a`): the potential deadlocks of nested locking, and
+//! which of them the protocols defuse ([`check`], the one home of that
+//! decision: validation words it, the generators' repairs read it).
+
+use crate::derived::Facts;
+use crate::system::{ResourceId, System, TaskId};
+
+/// Where a system's lock order stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// No cycle.
+    Acyclic,
+    /// Every cycle is defused by the protocols: one of them, as a closed
+    /// walk `[r0, r1, ..., r0]`.
+    Defused(Vec<ResourceId>),
+    /// A cycle that can close (a potential deadlock), as a closed walk,
+    /// and where it closes only because a job is lent a priority above the
+    /// ceilings of resources that otherwise defuse it, `(lender, resource,
+    /// task)`: `task` asks for `resource` while holding `lender`.
+    Unsafe {
+        /// The cycle, as a closed walk.
+        cycle: Vec<ResourceId>,
+        /// `(lender, resource, task)` where the cycle closes by a lent
+        /// priority alone.
+        lent: Option<(ResourceId, ResourceId, TaskId)>,
+    },
+}
+
+/// Whether `sys`'s lock order can deadlock. A protocol that prevents
+/// deadlock (the ceiling protocols, SRP, NPCS, FMLP's group locks) does so
+/// among its own resources only, so a cycle is defused when every edge on
+/// it joins two resources of one such protocol, or two local NPCS, IPCP
+/// or SRP resources (on one CPU a job under these never waits once it
+/// runs). The second argument assumes a job runs at most at the ceilings:
+/// while it holds a resource whose waiters lend it their priority (PIP,
+/// or any protocol that suspends outside PCP's ceiling test, whose own
+/// inheritance Sha, Rajkumar and Lehoczky's Theorem 10 covers), it can
+/// preempt the holder of a resource it then asks for, where that holder
+/// can be preempted (not NPCS), and wait for it: such an edge defuses
+/// nothing (found through a component topology, 2026-12-03).
+pub fn check(sys: &System, f: &Facts) -> Order {
+    let mut edges: Vec<(ResourceId, ResourceId)> =
+        f.nesting.iter().map(|&(a, b, _)| (a, b)).collect();
+    edges.sort_unstable();
+    edges.dedup();
+    let n = sys.resources.len();
+    let Some(any) = find_cycle(n, &edges) else {
+        return Order::Acyclic;
+    };
+    let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
+    let immediate = |r: ResourceId| !f.global[r] && family(r).never_waits();
+    let lends = |r: ResourceId| family(r).suspends() && !family(r).ceiling_tested();
+    let raised = |a: ResourceId, b: ResourceId| -> Option<(ResourceId, ResourceId, TaskId)> {
+        if !(immediate(a) && immediate(b)) || family(b).keeps_cpu() {
+            return None;
+        }
+        f.nesting
+            .iter()
+            .filter(|&&(x, y, _)| x == a && y == b)
+            .find_map(|&(_, _, t)| {
+                f.nesting
+                    .iter()
+                    .find(|&&(l, y, u)| y == b && u == t && lends(l))
+                    .copied()
+            })
+    };
+    let safe = |a: ResourceId, b: ResourceId| {
+        if immediate(a) && immediate(b) {
+            raised(a, b).is_none()
+        } else {
+            family(a) == family(b) && family(a).prevents_deadlock()
+        }
+    };
+    edges
+        .iter()
+        .filter(|&&(a, b)| !safe(a, b))
+        .find_map(|&(a, b)| {
+            cycle_through(n, &edges, (a, b)).map(|cycle| Order::Unsafe {
+                cycle,
+                lent: raised(a, b),
+            })
+        })
+        .unwrap_or(Order::Defused(any))
+}
 
 /// Returns one cycle as a closed walk `[r0, r1, ..., r0]`, or `None`.
 pub fn find_cycle(nodes: usize, edges: &[(usize, usize)]) -> Option<Vec<usize>> {

@@ -204,7 +204,9 @@ impl Protocol {
 
     /// Whether, on one CPU, a job never waits for the resource once it runs
     /// (NPCS, IPCP, SRP): one lower section blocks it per arrival, and a
-    /// lock-order cycle through such resources alone cannot close.
+    /// lock-order cycle through such resources alone cannot close, unless
+    /// a job takes them while holding a resource whose waiters lend it a
+    /// priority above their ceilings (validation refuses that cycle).
     pub fn never_waits(self) -> bool {
         self.facts().never_waits
     }

@@ -390,30 +390,19 @@ impl V<'_> {
     /// through one such protocol's resources is a note, a cycle through a
     /// PIP resource or through resources of two protocols an error (PCP's
     /// system ceiling does not see an IPCP resource, and FMLP-S's group
-    /// lock does not cover an FMLP-L resource).
+    /// lock does not cover an FMLP-L resource). A cycle through local
+    /// NPCS, IPCP and SRP resources, a note otherwise, is an error where a
+    /// job takes one of them while holding a resource that lends it a
+    /// higher priority (docs/ANALYSIS.md, nesting rules).
     fn lock_order(&mut self, f: &Facts) {
         let sys = self.sys;
-        let mut edges: Vec<(ResourceId, ResourceId)> =
-            f.nesting.iter().map(|&(a, b, _)| (a, b)).collect();
-        edges.sort_unstable();
-        edges.dedup();
-        let n = sys.resources.len();
-        let Some(any) = crate::lockorder::find_cycle(n, &edges) else {
-            return;
+        use crate::lockorder::Order;
+        let (cycle, defused, raise) = match crate::lockorder::check(sys, f) {
+            Order::Acyclic => return,
+            Order::Defused(cycle) => (cycle, true, None),
+            Order::Unsafe { cycle, lent } => (cycle, false, lent),
         };
         let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
-        // On one CPU, a job under NPCS, IPCP or SRP never waits once it
-        // runs, so a cycle through such resources alone cannot close.
-        let immediate = |r: ResourceId| !f.global[r] && family(r).never_waits();
-        let safe = |a: ResourceId, b: ResourceId| {
-            (family(a) == family(b) && family(a).prevents_deadlock())
-                || (immediate(a) && immediate(b))
-        };
-        let unsafe_cycle = edges
-            .iter()
-            .filter(|&&(a, b)| !safe(a, b))
-            .find_map(|&e| crate::lockorder::cycle_through(n, &edges, e));
-        let cycle = unsafe_cycle.as_deref().unwrap_or(&any);
         let names: Vec<&str> = cycle
             .iter()
             .map(|&r| sys.resources[r].name.as_str())
@@ -442,7 +431,7 @@ impl V<'_> {
         let mut ps: Vec<_> = cycle.iter().map(|&r| sys.resources[r].protocol).collect();
         ps.sort_unstable();
         ps.dedup();
-        if unsafe_cycle.is_none() {
+        if defused {
             let why = match ps.as_slice() {
                 [_] => format!("{} prevents the deadlock it could cause", family(cycle[0])),
                 _ => {
@@ -450,6 +439,33 @@ impl V<'_> {
                 }
             };
             self.push(Diagnostic::note(key, format!("{msg}: {why}")));
+        } else if let Some((l, b, t)) = raise {
+            let lent = family(l);
+            let is_interface = sys
+                .components
+                .as_deref()
+                .is_some_and(|c| c.interfaces.iter().any(|i| i.resource == Some(l)));
+            let (lender, b, t) = (
+                &sys.resources[l].name,
+                &sys.resources[b].name,
+                &sys.tasks[t].name,
+            );
+            self.push(
+                Diagnostic::error(
+                    key,
+                    format!(
+                        "{msg}: a potential deadlock: {t} takes {b} while holding {lender} ({lent}), whose waiters lend {t} their priority, so it may run above {b}'s ceiling while another job holds {b}, and wait for it there"
+                    ),
+                )
+                .hint(format!(
+                    "take nested locks in one global order, release {lender} before taking the cycle's locks, or give {lender} {}",
+                    if is_interface {
+                        "a kind that lends no priority (fixed or fixed-npcs)"
+                    } else {
+                        "a protocol that lends no priority (ipcp, srp or npcs)"
+                    }
+                )),
+            );
         } else if let [p] = ps.as_slice() {
             self.push(
                 Diagnostic::error(key, format!("{msg}: a potential deadlock under {p}"))

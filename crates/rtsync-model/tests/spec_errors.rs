@@ -475,6 +475,64 @@ fn a_lock_order_cycle_across_two_protocols_is_a_deadlock() {
     );
 }
 
+/// The cycle `B -> P -> B` through NPCS and IPCP resources cannot close
+/// while every job runs at most at the ceilings, but `lo` takes `P` while
+/// holding `A`: under PIP, `hi`'s wait for `A` lends `lo` a priority
+/// above `P`'s ceiling, so `lo` preempts `mid` holding `P`, takes `B` and
+/// waits for `P`, and `mid` then waits for `B` (found by the soundness
+/// search through a component topology, 2026-12-03; the deadlock, worked
+/// by hand, is `scenarios/mix-pip-lends-above-ipcp.toml`).
+#[test]
+fn a_lock_order_cycle_taken_while_holding_a_lender_can_close() {
+    let spec = |a: &str, b: &str, p: &str, around: bool| {
+        let inner =
+            r#"{ lock = "B", body = [ { compute = "1ms" }, { lock = "P", hold = "1ms" } ] }"#;
+        let lo = if around {
+            format!(r#"[ {{ lock = "A", body = [ {{ compute = "2ms" }}, {inner} ] }} ]"#)
+        } else {
+            format!(r#"[ {{ lock = "A", hold = "2ms" }}, {inner} ]"#)
+        };
+        format!(
+            "[platform]\ncpus = 1\n\
+[[resource]]\nname = \"A\"\nprotocol = \"{a}\"\n[[resource]]\nname = \"B\"\nprotocol = \"{b}\"\n\
+[[resource]]\nname = \"P\"\nprotocol = \"{p}\"\n\
+[[task]]\nname = \"hi\"\nperiod = \"100ms\"\npriority = 3\nbody = [ {{ lock = \"A\", hold = \"1ms\" }} ]\n\
+[[task]]\nname = \"mid\"\nperiod = \"100ms\"\npriority = 2\n\
+body = [ {{ lock = \"P\", body = [ {{ compute = \"2ms\" }}, {{ lock = \"B\", hold = \"1ms\" }} ] }} ]\n\
+[[task]]\nname = \"lo\"\nperiod = \"100ms\"\npriority = 1\nbody = {lo}\n"
+        )
+    };
+    // Across NPCS and IPCP, and within IPCP alone: refused, the lender
+    // named, with what to change.
+    for (b, p) in [("npcs", "ipcp"), ("ipcp", "ipcp"), ("srp", "srp")] {
+        let e = one_error(&spec("pip", b, p, true));
+        assert!(
+            e.message.contains("lock-order cycle")
+                && e.message.contains("lo takes P while holding A (pip)"),
+            "{b}, {p}: {e}"
+        );
+        assert!(
+            e.hint.as_deref().is_some_and(|h| h.contains("release A")),
+            "{e}"
+        );
+    }
+    // A lender that lends no priority, or none held around the cycle's
+    // locks: the cycle cannot close.
+    for (a, around) in [("ipcp", true), ("npcs", true), ("pip", false)] {
+        let diags = accepted(&spec(a, "npcs", "ipcp", around));
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.severity == Severity::Note && d.message.contains("cannot close")),
+            "{a}, {around}: {diags:?}"
+        );
+    }
+    // Asked for an NPCS resource, whose holder nothing preempts: `lo`
+    // never finds it held.
+    let diags = accepted(&spec("pip", "ipcp", "npcs", true));
+    assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
+}
+
 #[test]
 fn missing_pieces() {
     let e = one_error("[[task]]\nname = \"a\"\nwcet = \"1ms\"\n");

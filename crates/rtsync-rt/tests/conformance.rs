@@ -16,7 +16,8 @@
 //! Skipped, with the reason printed: where SCHED_FIFO is not permitted;
 //! scenarios with more CPUs than this machine; `pip-deadlock` (the runtime
 //! refuses the request that would close the cycle instead of entering the
-//! deadlock: `tests/robust.rs`). MrsP's helping is compared too: which
+//! deadlock: `tests/robust.rs`) and `mix-pip-lends-above-ipcp`, a deadlock
+//! the validator refuses too. MrsP's helping is compared too: which
 //! holder runs on which spinner's CPU, in order.
 
 mod common;
@@ -33,10 +34,16 @@ fn at(s: &str) -> (String, Time) {
     rtsync_model::scenario::at(s).unwrap_or_else(|e| panic!("{e}"))
 }
 
-const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[(
-    "pip-deadlock.toml",
-    "the runtime refuses the deadlocking request (tests/robust.rs)",
-)];
+const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[
+    (
+        "pip-deadlock.toml",
+        "the runtime refuses the deadlocking request (tests/robust.rs)",
+    ),
+    (
+        "mix-pip-lends-above-ipcp.toml",
+        "a deadlock the validator refuses, as pip-deadlock is; not replayed here (the runtime's refusal of the closing request is tested for PIP, tests/robust.rs)",
+    ),
+];
 
 /// Real time per scenario time: the scenarios' 1 ms steps become 4 ms, so
 /// that a VM's scheduling hiccups (a vCPU descheduled for a millisecond)

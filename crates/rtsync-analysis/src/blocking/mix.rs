@@ -48,8 +48,11 @@
 //! locked the inner resource twice, 6.5% past the bound).
 //!
 //! Every wait here ends, which the argument needs: validation refuses a
-//! lock-order cycle across protocols (no protocol prevents that deadlock)
-//! and a PCP resource nested with a resource of another protocol. The
+//! lock-order cycle across protocols (no protocol prevents that deadlock),
+//! one through NPCS, IPCP or SRP resources taken by a job while it holds
+//! a PIP resource (lent a priority above their ceilings, it can wait for
+//! them; found through a component topology, 2026-12-03), and a PCP
+//! resource nested with a resource of another protocol. The
 //! second rule came from the soundness search, which found a deadlock
 //! without any lock-order cycle: a job holding a PIP (or IPCP) resource
 //! asks for a PCP one and is refused by the ceiling of a resource whose
