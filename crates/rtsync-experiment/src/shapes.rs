@@ -3,7 +3,7 @@
 
 use rtsync_analysis::Heuristic;
 use rtsync_analysis::generate::{GenConfig, Periods, Positions, Utilizations, generate};
-use rtsync_model::{Protocol, Scheduler, System, Time};
+use rtsync_model::{Protocol, Scheduler, Segment, System, Time};
 use std::fmt;
 use std::str::FromStr;
 
@@ -30,7 +30,10 @@ pub enum Shape {
     /// both of which the nesting rules now refuse
     /// ([`rtsync_model::nesting::Conflict`]), and DPCP's job window
     /// charging a lower agent that holds a resource nested nothing
-    /// ([`rtsync_analysis`]'s `blocking::dpcp`).
+    /// ([`rtsync_analysis`]'s `blocking::dpcp`). Since 2026-12-03, in half
+    /// the systems, every other task takes its nested pairs in the other
+    /// order, so that lock-order cycles form where the protocols defuse
+    /// them (the mixes repair the rest: `Mixing::apply`).
     Nested,
     /// Many short requests per job at random points.
     Dense,
@@ -196,6 +199,20 @@ impl Shape {
         };
         if cut && sched == Scheduler::Fp {
             cut_lowest_periods(&mut sys, i);
+        }
+        // Half the nested systems (bits the configuration does not read)
+        // take their nested locks in the other order in every other task,
+        // so that lock-order cycles form where the protocols accept them.
+        if self.of(i) == Shape::Nested && (spread(i) >> 23) & 1 == 1 {
+            let mut turned = sys.clone();
+            for t in turned.tasks.iter_mut().skip(1).step_by(2) {
+                for s in &mut t.body {
+                    turn_outermost_pair(s);
+                }
+            }
+            if !rtsync_model::validate(&turned).has_errors() {
+                sys = turned;
+            }
         }
         sys
     }
@@ -437,6 +454,20 @@ fn spread(i: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A section and the first section nested in it trade resources: the
+/// two are then taken in the other order, at the same lengths.
+fn turn_outermost_pair(s: &mut Segment) {
+    let Segment::Lock { resource, body, .. } = s else {
+        return;
+    };
+    if let Some(Segment::Lock {
+        resource: inner, ..
+    }) = body.iter_mut().find(|b| matches!(b, Segment::Lock { .. }))
+    {
+        std::mem::swap(resource, inner);
+    }
+}
+
 /// [`Shape::Tight`]: each CPU's lowest-priority task's period and
 /// deadline cut to between 1 and 1.35 times its classic bound (drawn from
 /// `i`, rounded up to 10 us), where it has one. Its own bound does not
@@ -532,6 +563,48 @@ mod tests {
         assert!(mixed > 0);
         // DPCP and DFLP systems that serve their resources on several CPUs.
         assert!(spread > 0);
+    }
+
+    /// The nested shape draws lock-order cycles wherever the protocols
+    /// defuse them (every protocol that prevents deadlock and nests, and
+    /// the three mixes after their repair), none under PIP, and every
+    /// system it draws is one the model accepts. Until 2026-12-03 every
+    /// stream nested in increasing resource order, so no cycle was ever
+    /// searched.
+    #[test]
+    fn the_nested_shape_draws_the_cycles_the_protocols_defuse() {
+        use rtsync_analysis::generate::Mixing;
+        use rtsync_model::lockorder::{Order, check};
+        let cycles = |sys: &System| {
+            let d = validate(sys);
+            assert!(!d.has_errors(), "{:?}", d.errors().collect::<Vec<_>>());
+            !matches!(check(sys, &rtsync_model::Facts::new(sys)), Order::Acyclic)
+        };
+        for p in Protocol::ALL {
+            let n = (0..60)
+                .filter(|&i| cycles(&Shape::Nested.system(p, Scheduler::Fp, 9, i)))
+                .count();
+            if p.prevents_deadlock() && p.allows_nesting() {
+                assert!(n >= 3, "{p}: {n} of 60 nested systems with a cycle");
+            } else {
+                assert_eq!(n, 0, "{p}");
+            }
+        }
+        for m in Mixing::ALL {
+            for sched in [Scheduler::Fp, Scheduler::Edf] {
+                if !m.supports(sched) {
+                    continue;
+                }
+                let n = (0..60)
+                    .filter(|&i| {
+                        let mut sys = Shape::Nested.system(m.base(sched), sched, 9, i);
+                        m.apply(&mut sys, 9, i);
+                        cycles(&sys)
+                    })
+                    .count();
+                assert!(n >= 3, "{m} {sched}: {n} of 60 nested systems with a cycle");
+            }
+        }
     }
 
     /// The three dimensions that no other shape varies are drawn where

@@ -3,7 +3,9 @@
 //! them, on one CPU, and in some draws plain resources of the
 //! uniprocessor protocols, locked inside methods and in tasks' own code
 //! (the lowering makes a method's lock its requester's: the runtime's
-//! `Deputy`). Seeded and reproducible.
+//! `Deputy`), some of those sections making a request themselves (since
+//! 2026-12-03: until then no draw held a plain resource across a request,
+//! which a user's spec may). Seeded and reproducible.
 //!
 //! A topology is written as a spec and loaded through the spec loader,
 //! so the experiment checks exactly what a user's component spec gets
@@ -51,15 +53,31 @@ pub fn component_spec(seed: u64, index: u64) -> String {
         Vec::new()
     };
     let mut used = vec![false; plain.len()];
-    let mut section = |rng: &mut ChaCha8Rng, p: f64| -> Option<String> {
+    // A section holds computation and, in some draws, a request to one of
+    // the interfaces `callable` (those the body may call), recorded in
+    // `calls`: a request made while holding a plain resource, which the
+    // lowering nests inside it (the loader refuses the nestings no
+    // analysis bounds, and such a draw is drawn again).
+    let mut section = |rng: &mut ChaCha8Rng,
+                       p: f64,
+                       callable: &[usize],
+                       calls: &mut Vec<usize>|
+     -> Option<String> {
         if plain.is_empty() || !rng.random_bool(p) {
             return None;
         }
         let k = rng.random_range(0..plain.len());
         used[k] = true;
+        let mut inner = vec![compute(rng, 20, 200)];
+        if !callable.is_empty() && rng.random_bool(0.4) {
+            inner.push(call(rng, callable, calls));
+            if rng.random_bool(0.5) {
+                inner.push(compute(rng, 20, 200));
+            }
+        }
         Some(format!(
             "{{ lock = \"P{k}\", body = [ {} ] }}",
-            compute(rng, 20, 200)
+            inner.join(", ")
         ))
     };
     // Interface j may request only interfaces after it: a DAG, so no
@@ -84,15 +102,12 @@ pub fn component_spec(seed: u64, index: u64) -> String {
         let mut calls = Vec::new();
         let mut body = |rng: &mut ChaCha8Rng, calls: &mut Vec<usize>| {
             let mut segs = vec![compute(rng, 50, 600)];
-            segs.extend(section(rng, 0.35));
+            segs.extend(section(rng, 0.35, &below, calls));
             for _ in 0..rng.random_range(0..=2) {
                 if below.is_empty() || !rng.random_bool(0.6) {
                     continue;
                 }
-                let to = below[rng.random_range(0..below.len())];
-                let m = if rng.random_bool(0.5) { "a" } else { "b" };
-                calls.push(to);
-                segs.push(format!("{{ call = \"C{to}.i.{m}\" }}"));
+                segs.push(call(rng, &below, calls));
                 if rng.random_bool(0.5) {
                     segs.push(compute(rng, 20, 300));
                 }
@@ -113,17 +128,15 @@ pub fn component_spec(seed: u64, index: u64) -> String {
     // Tasks: computation around one or two requests, at a load that the
     // analysis accepts often enough and the blocking still matters.
     let load = rng.random_range(0.25..0.7);
+    let all: Vec<usize> = (0..interfaces).collect();
     for t in 0..tasks {
         let period = PERIODS_US[rng.random_range(0..PERIODS_US.len())];
         let own = (period as f64 * load / tasks as f64).max(100.0) as u64;
         let mut calls = Vec::new();
         let mut segs = vec![format!("{{ compute = \"{}us\" }}", own / 2)];
-        segs.extend(section(&mut rng, 0.3));
+        segs.extend(section(&mut rng, 0.3, &all, &mut calls));
         for _ in 0..rng.random_range(1..=2) {
-            let to = rng.random_range(0..interfaces);
-            let m = if rng.random_bool(0.5) { "a" } else { "b" };
-            calls.push(to);
-            segs.push(format!("{{ call = \"C{to}.i.{m}\" }}"));
+            segs.push(call(&mut rng, &all, &mut calls));
         }
         segs.push(format!("{{ compute = \"{}us\" }}", own - own / 2));
         calls.sort_unstable();
@@ -147,6 +160,15 @@ pub fn component_spec(seed: u64, index: u64) -> String {
     s
 }
 
+/// A request to one of the interfaces `callable`, method `a` or `b`,
+/// recorded in `calls`.
+fn call(rng: &mut ChaCha8Rng, callable: &[usize], calls: &mut Vec<usize>) -> String {
+    let to = callable[rng.random_range(0..callable.len())];
+    let m = if rng.random_bool(0.5) { "a" } else { "b" };
+    calls.push(to);
+    format!("{{ call = \"C{to}.i.{m}\" }}")
+}
+
 fn compute(rng: &mut ChaCha8Rng, lo_us: u64, hi_us: u64) -> String {
     format!("{{ compute = \"{}us\" }}", rng.random_range(lo_us..=hi_us))
 }
@@ -166,6 +188,19 @@ pub fn component_system(seed: u64, index: u64) -> Option<(System, String)> {
 mod tests {
     use super::*;
 
+    /// Every request of `top`, the nested ones included.
+    fn all_requests(
+        top: &[rtsync_model::interface::Request],
+    ) -> Vec<&rtsync_model::interface::Request> {
+        let mut out = Vec::new();
+        let mut stack: Vec<_> = top.iter().collect();
+        while let Some(r) = stack.pop() {
+            out.push(r);
+            stack.extend(r.inner.iter());
+        }
+        out
+    }
+
     #[test]
     fn topologies_load_and_vary() {
         let mut kinds = std::collections::HashSet::new();
@@ -173,7 +208,9 @@ mod tests {
         let mut nested = 0;
         // Plain sections inside a method, and in a task's own code.
         let (mut in_methods, mut in_tasks) = (0, 0);
-        for i in 0..200 {
+        // Requests made while holding a plain resource, by its protocol.
+        let mut held_across = std::collections::HashMap::new();
+        for i in 0..1000 {
             let (sys, _) = component_system(7, i).expect("a loadable draw");
             let c = sys.components.as_deref().expect("components");
             let interface: Vec<usize> = c.interfaces.iter().filter_map(|f| f.resource).collect();
@@ -184,7 +221,16 @@ mod tests {
                     if let rtsync_model::Segment::Lock { resource, .. } = seg
                         && !interface.contains(resource)
                     {
-                        protocols.insert(sys.resources[*resource].protocol);
+                        let protocol = sys.resources[*resource].protocol;
+                        protocols.insert(protocol);
+                        // The section's segments follow it in preorder.
+                        let inside = n + 1
+                            ..n + rtsync_model::system::preorder(std::slice::from_ref(*seg)).len();
+                        let requests = all_requests(&c.requests[t]);
+                        *held_across.entry(protocol).or_insert(0) += requests
+                            .iter()
+                            .filter(|r| inside.contains(&r.segments.start))
+                            .count();
                         if in_request(n) {
                             in_methods += 1;
                         } else {
@@ -214,6 +260,20 @@ mod tests {
             PLAIN.len(),
             "every plain protocol is drawn: {protocols:?}"
         );
+        // PCP nests only PCP, so a PCP section holds only a propagated
+        // request whose methods lock nothing: rarer than the others.
+        for p in PLAIN {
+            let protocol: rtsync_model::Protocol = p.parse().expect("a protocol");
+            let least = if protocol == rtsync_model::Protocol::Pcp {
+                1
+            } else {
+                20
+            };
+            assert!(
+                held_across.get(&protocol).is_some_and(|&k| k >= least),
+                "requests are drawn inside sections of every plain protocol: {held_across:?}"
+            );
+        }
         assert_eq!(component_spec(3, 9), component_spec(3, 9));
         assert_ne!(component_spec(3, 9), component_spec(3, 10));
     }

@@ -134,28 +134,35 @@ impl Mixing {
         // forbids it is never drawn: the base protocol's generation
         // leaves those unnested.
         let side = |r: usize, p: Protocol| Side::new(p, f.global[r], f.partitioned);
-        loop {
-            let mut changed = false;
-            for &(outer, inner, _) in &f.nesting {
-                // Until this pair breaks no rule that a repair mends.
-                loop {
-                    match conflict(side(outer, ps[outer]), side(inner, ps[inner])) {
-                        Some(Conflict::SuspendsWhileKeepingCpu) => match self {
-                            Mixing::ByLength => ps[outer] = Protocol::FmlpL,
-                            _ => ps[inner] = Protocol::Ipcp,
-                        },
-                        Some(Conflict::SuspendsWhileHoldingStarts) => ps[inner] = Protocol::Ipcp,
-                        Some(Conflict::CeilingTestMixed) if self == Mixing::Uniprocessor => {
-                            ps[outer] = Protocol::Ipcp;
-                            ps[inner] = Protocol::Ipcp;
-                        }
-                        _ => break,
-                    }
-                    changed = true;
-                }
+        // A lock-order cycle (drawn by the `nested` shape in half its
+        // systems) that the new protocols leave able to close
+        // ([`rtsync_model::lockorder::check`]) is repaired too: a lender
+        // that lets a job wait inside the cycle becomes IPCP; otherwise the
+        // cycle's resources take one protocol that defuses it (IPCP on one
+        // CPU, FMLP-L's group lock, PCP for MPCP's local resources). Each
+        // change again moves towards IPCP or FMLP-L, so the repair ends.
+        for _ in 0..=n {
+            self.repair_nesting(&f, &side, &mut ps);
+            for (r, &p) in sys.resources.iter_mut().zip(&ps) {
+                r.protocol = p;
             }
-            if !changed {
+            let rtsync_model::lockorder::Order::Unsafe { cycle, lent } =
+                rtsync_model::lockorder::check(sys, &f)
+            else {
                 break;
+            };
+            match lent {
+                Some((lender, _, _)) => ps[lender] = Protocol::Ipcp,
+                None => {
+                    for &r in &cycle {
+                        ps[r] = match self {
+                            Mixing::Uniprocessor => Protocol::Ipcp,
+                            Mixing::ByLength => Protocol::FmlpL,
+                            Mixing::ByScope if f.global[r] => Protocol::Mpcp,
+                            Mixing::ByScope => Protocol::Pcp,
+                        };
+                    }
+                }
             }
         }
         for (r, p) in sys.resources.iter_mut().zip(ps) {
@@ -181,6 +188,40 @@ impl Mixing {
                         *u = 1
                     }
                 });
+            }
+        }
+    }
+
+    /// The nesting rules' repair ([`Mixing::apply`]), until no nested
+    /// pair breaks a rule it mends.
+    fn repair_nesting(
+        self,
+        f: &Facts,
+        side: &impl Fn(usize, Protocol) -> Side,
+        ps: &mut [Protocol],
+    ) {
+        loop {
+            let mut changed = false;
+            for &(outer, inner, _) in &f.nesting {
+                // Until this pair breaks no rule that a repair mends.
+                loop {
+                    match conflict(side(outer, ps[outer]), side(inner, ps[inner])) {
+                        Some(Conflict::SuspendsWhileKeepingCpu) => match self {
+                            Mixing::ByLength => ps[outer] = Protocol::FmlpL,
+                            _ => ps[inner] = Protocol::Ipcp,
+                        },
+                        Some(Conflict::SuspendsWhileHoldingStarts) => ps[inner] = Protocol::Ipcp,
+                        Some(Conflict::CeilingTestMixed) if self == Mixing::Uniprocessor => {
+                            ps[outer] = Protocol::Ipcp;
+                            ps[inner] = Protocol::Ipcp;
+                        }
+                        _ => break,
+                    }
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
             }
         }
     }
@@ -267,6 +308,57 @@ mod tests {
                 assert!(multi >= 5, "{m}: {multi} of 40 systems keep several units");
             }
         }
+    }
+
+    /// A lock-order cycle `B -> P -> B`, with `lo` taking it inside `A`:
+    /// whatever protocols the uniprocessor rule draws, the repair leaves a
+    /// system the model accepts with its nestings kept (the cycle is
+    /// defused, not cut), and where `A` could lend `lo` a priority above
+    /// the cycle's ceilings (PIP) it is no longer so.
+    #[test]
+    fn a_cycle_is_repaired_to_one_the_protocols_defuse() {
+        let spec = r#"
+[platform]
+cpus = 1
+protocol = "pcp"
+[[resource]]
+name = "A"
+[[resource]]
+name = "B"
+[[resource]]
+name = "P"
+[[task]]
+name = "hi"
+period = "100ms"
+priority = 3
+body = [ { lock = "A", hold = "1ms" } ]
+[[task]]
+name = "mid"
+period = "100ms"
+priority = 2
+body = [ { lock = "P", body = [ { compute = "2ms" }, { lock = "B", hold = "1ms" } ] } ]
+[[task]]
+name = "lo"
+period = "100ms"
+priority = 1
+body = [ { lock = "A", body = [ { compute = "2ms" }, { lock = "B", body = [ { compute = "1ms" }, { lock = "P", hold = "1ms" } ] } ] } ]
+"#;
+        let (base, _) = rtsync_model::load_str(spec, None).expect("PCP defuses the cycle");
+        let mut drawn = std::collections::HashSet::new();
+        for i in 0..200 {
+            let mut sys = base.clone();
+            Mixing::Uniprocessor.apply(&mut sys, 3, i);
+            let d = rtsync_model::validate(&sys);
+            assert!(!d.has_errors(), "draw {i}: {d}");
+            assert_eq!(Facts::new(&sys).nesting, Facts::new(&base).nesting);
+            let f = Facts::new(&sys);
+            assert!(!matches!(
+                rtsync_model::lockorder::check(&sys, &f),
+                rtsync_model::lockorder::Order::Unsafe { .. }
+            ));
+            drawn.insert(sys.resources.iter().map(|r| r.protocol).collect::<Vec<_>>());
+        }
+        assert!(drawn.len() > 3, "the draws vary: {drawn:?}");
     }
 
     #[test]
