@@ -17,7 +17,8 @@
 //! scenarios with more CPUs than this machine; `pip-deadlock` (the runtime
 //! refuses the request that would close the cycle instead of entering the
 //! deadlock: `tests/robust.rs`) and `mix-pip-lends-above-ipcp`, a deadlock
-//! the validator refuses too. MrsP's helping is compared too: which
+//! the validator refuses too, whose closing request the runtime refuses
+//! on both paths as well (checked by hand, 2026-12-03). MrsP's helping is compared too: which
 //! holder runs on which spinner's CPU, in order.
 
 mod common;
@@ -41,7 +42,7 @@ const NOT_ON_REAL_THREADS: &[(&str, &str)] = &[
     ),
     (
         "mix-pip-lends-above-ipcp.toml",
-        "a deadlock the validator refuses, as pip-deadlock is; not replayed here (the runtime's refusal of the closing request is tested for PIP, tests/robust.rs)",
+        "a deadlock the validator refuses, as pip-deadlock is: on both paths the runtime refuses the request that closes it (`mid` waits for `B`, `lo` waits for `P`), where the simulator enters it",
     ),
 ];
 
