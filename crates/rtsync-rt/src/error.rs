@@ -143,7 +143,7 @@ impl fmt::Display for RtError {
                 }
                 write!(
                     f,
-                    "; take resources in one global order, or use a ceiling protocol (pcp, ipcp, srp)"
+                    "; take resources in one global order, or give the cycle's resources one ceiling protocol (pcp, ipcp, srp) taken while holding no pip resource (`rtsync check` names what lets the cycle close)"
                 )
             }
             RtError::Timeout {
