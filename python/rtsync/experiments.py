@@ -59,7 +59,8 @@ def soundness_spec(**kw: Any) -> Dict[str, Any]:
     ``local-global``, ``suspending``, ``nested``, ``dense``, ``jitter``,
     ``crowded``, ``all``),
     ``search_budget``, ``analysis``, ``save`` (a folder for the systems
-    that break a bound)."""
+    that break a bound), ``overheads`` (an overhead profile's path: the
+    charged bounds checked on the charged systems)."""
     return {k: v for k, v in kw.items() if v is not None}
 
 

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use rtsync_analysis::components;
 use rtsync_analysis::generate::Mixing;
 use rtsync_analysis::generate::components::component_system;
+use rtsync_analysis::overheads::Profile;
 use rtsync_analysis::sweep::{Curve, Forms};
 use rtsync_analysis::{BoundForm, Options as AnalysisOptions, Response, analyze};
 use rtsync_model::{Scheduler, System, Time};
@@ -60,6 +61,10 @@ pub struct Config {
     pub search: Option<SearchOptions>,
     /// Where to write each system with a violation (spec and plan).
     pub save: Option<PathBuf>,
+    /// An overhead profile charged to every bound; the charged system
+    /// (`Profile::inflate`: what `rtsync run`, `demo` and `simulate
+    /// --overheads` run) is what is simulated and searched.
+    pub overheads: Option<Profile>,
 }
 
 /// The experiment as a person describes it, on the command line
@@ -91,6 +96,9 @@ pub struct SoundnessSpec {
     pub analysis: Forms,
     /// Where to write each system with a violation.
     pub save: Option<PathBuf>,
+    /// An overhead profile (`rtsync bench locks` writes one) charged to
+    /// every bound, the charged systems searched against them.
+    pub overheads: Option<PathBuf>,
 }
 
 impl Default for SoundnessSpec {
@@ -106,6 +114,7 @@ impl Default for SoundnessSpec {
             search_budget: 60_000,
             analysis: Forms::Classic,
             save: None,
+            overheads: None,
         }
     }
 }
@@ -173,6 +182,16 @@ impl SoundnessSpec {
                     .to_string()
             });
         }
+        let overheads = match &self.overheads {
+            None => None,
+            Some(path) => {
+                Some(Profile::load(path).map_err(|d| {
+                    // The caller words it as an error of its own.
+                    let text = d.to_string();
+                    text.trim_end().trim_start_matches("error: ").to_string()
+                })?)
+            }
+        };
         let search = (self.search_budget > 0).then(|| SearchOptions {
             budget: self.search_budget,
             seed: self.seed,
@@ -188,6 +207,7 @@ impl SoundnessSpec {
                 seed: self.seed,
                 search: search.clone(),
                 save: self.save.clone(),
+                overheads: overheads.clone(),
             })
             .collect())
     }
@@ -270,6 +290,7 @@ pub struct Checked {
 pub fn check_system(
     sys: &System,
     form: BoundForm,
+    overheads: Option<&Profile>,
     seed: u64,
     search_opts: Option<&SearchOptions>,
 ) -> Checked {
@@ -288,6 +309,7 @@ pub fn check_system(
     }
     let opts = AnalysisOptions {
         form,
+        overheads: overheads.cloned(),
         ..AnalysisOptions::default()
     };
     let Ok(an) = analyze(sys, &opts) else {
@@ -302,8 +324,11 @@ pub fn check_system(
     }
     // A component spec on one CPU whose resources are all interfaces:
     // paper 001's bound (no overheads) is searched too, the lower of the
-    // two per task.
-    if let Some(comps) = an.system.components.as_deref()
+    // two per task. Not with a profile: paper 001 charges a request's
+    // call and reply, not the profile's context switches and releases,
+    // which the charged system runs.
+    if overheads.is_none()
+        && let Some(comps) = an.system.components.as_deref()
         && an.system.platform.cpus == 1
         && components::outside_the_model(&an.system, comps).is_empty()
     {
@@ -527,7 +552,13 @@ pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn()
                 Drawn::Systems(c) => c.form(),
                 Drawn::Components => BoundForm::Classic,
             };
-            let c = check_system(&sys, form, cfg.seed ^ i, cfg.search.as_ref());
+            let c = check_system(
+                &sys,
+                form,
+                cfg.overheads.as_ref(),
+                cfg.seed ^ i,
+                cfg.search.as_ref(),
+            );
             let mut t = Tally {
                 systems: 1,
                 schedulable: c.schedulable as u64,
@@ -623,6 +654,59 @@ mod tests {
         assert_eq!(quantile(&[], 0.5), None);
     }
 
+    /// With a profile, the bounds checked are the charged ones and the
+    /// system simulated is the charged one (`--overheads`): a context
+    /// switch of a millisecond lengthens every job of the checked system
+    /// and makes a system schedulable without it miss; the spec's profile
+    /// reaches every case, and a profile that cannot be read is an error.
+    #[test]
+    fn a_profile_is_charged_to_what_is_checked() {
+        let sys = Shape::Classic.system(rtsync_model::Protocol::Pip, Scheduler::Fp, 1, 0);
+        let plain = check_system(&sys, BoundForm::Classic, None, 1, None);
+        assert!(plain.schedulable && plain.violations.is_empty());
+        let exec = |s: &System| -> Vec<Time> {
+            s.tasks
+                .iter()
+                .map(|t| rtsync_model::system::body_execution(&t.body).unwrap())
+                .collect()
+        };
+        let light = Profile::from_toml("context_switch = \"1us\"\n", None).unwrap();
+        let charged = check_system(&sys, BoundForm::Classic, Some(&light), 1, None);
+        assert!(charged.schedulable && charged.violations.is_empty());
+        let (before, after) = (
+            exec(plain.placed.as_ref().unwrap()),
+            exec(charged.placed.as_ref().unwrap()),
+        );
+        assert!(
+            before.iter().zip(&after).all(|(b, a)| a > b),
+            "every job charged: {before:?} -> {after:?}"
+        );
+        let heavy = Profile::from_toml("context_switch = \"50ms\"\n", None).unwrap();
+        assert!(!check_system(&sys, BoundForm::Classic, Some(&heavy), 1, None).schedulable);
+
+        let dir = std::env::temp_dir().join(format!("rtsync-soundness-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("profile.toml");
+        std::fs::write(&path, "context_switch = \"1us\"\n").unwrap();
+        let spec = SoundnessSpec {
+            protocol: Some("pip".into()),
+            overheads: Some(path.clone()),
+            ..SoundnessSpec::default()
+        };
+        assert!(
+            spec.cases()
+                .unwrap()
+                .iter()
+                .all(|c| c.overheads == Some(light.clone()))
+        );
+        let missing = SoundnessSpec {
+            overheads: Some(dir.join("none.toml")),
+            ..spec
+        };
+        assert!(missing.cases().unwrap_err().contains("none.toml"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
     /// A system the model refuses is reported, not analysed: the stream
     /// once drew multi-unit resources that a mix had handed to NPCS, and
     /// release builds analysed them as though single-unit.
@@ -641,12 +725,12 @@ mod tests {
         "#;
         let (mut sys, _) = rtsync_model::load_str(text, None).unwrap();
         assert!(
-            check_system(&sys, BoundForm::Classic, 1, None)
+            check_system(&sys, BoundForm::Classic, None, 1, None)
                 .violations
                 .is_empty()
         );
         sys.resources[0].units = 2;
-        let c = check_system(&sys, BoundForm::Classic, 1, None);
+        let c = check_system(&sys, BoundForm::Classic, None, 1, None);
         assert_eq!(c.violations.len(), 1);
         assert!(
             c.violations[0].what.contains("invalid system"),

@@ -522,6 +522,47 @@ fn simulate_rejects_bad_options_with_clear_messages() {
     assert!(err.contains("no task `nobody`"), "{err}");
 }
 
+/// `--overheads` checks the charged bounds on the charged systems (the
+/// path `rtsync run` takes) and says so; a profile it cannot read is bad
+/// input, named.
+#[test]
+fn soundness_experiment_charges_an_overhead_profile() {
+    let scratch = common::scratch("soundness-overheads");
+    let profile = scratch.path().join("costs.toml");
+    std::fs::write(
+        &profile,
+        "context_switch = \"3us\"\nrelease = \"5us\"\n[protocol.pip]\nlock = \"2us\"\nunlock = \"1us\"\n",
+    )
+    .unwrap();
+    let dir = scratch.path().join("out");
+    let run = |path: &std::path::Path| {
+        rtsync(&[
+            "experiment",
+            "soundness",
+            "--protocol",
+            "pip",
+            "--systems",
+            "40",
+            "--overheads",
+            path.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ])
+    };
+    let o = run(&profile);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("no violations"), "{out}");
+    assert!(out.contains("overheads charged from"), "{out}");
+    let o = run(&scratch.path().join("missing.toml"));
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err.contains("missing.toml") && err.contains("cannot read"),
+        "{err}"
+    );
+}
+
 #[test]
 fn soundness_experiment_finds_no_violation_on_a_sample() {
     // The full run (10000 systems per protocol, search on) is documented

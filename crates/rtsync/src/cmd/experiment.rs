@@ -211,6 +211,12 @@ pub struct SoundnessArgs {
     /// one run writes (docs/SWEEPS.md).
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// Charge this overhead profile (`rtsync bench locks` writes one) to
+    /// every bound, and simulate and search the charged systems, as
+    /// `rtsync run`, `demo` and `simulate --overheads` run them: the
+    /// bounds a user of the runtime reads, checked on the path it takes.
+    #[arg(long, value_name = "FILE")]
+    pub overheads: Option<PathBuf>,
 }
 
 pub fn run(a: Args) -> u8 {
@@ -570,6 +576,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
         search_budget: a.search_budget,
         analysis: a.analysis,
         save: a.save.clone(),
+        overheads: a.overheads.clone(),
     };
     let cases = match spec.cases() {
         Ok(c) => c,
@@ -646,6 +653,12 @@ fn soundness(a: SoundnessArgs) -> u8 {
             "sampled runs only (no search)".to_string()
         }
     );
+    if let Some(p) = &a.overheads {
+        println!(
+            "overheads charged from {} (the charged systems simulated and searched)",
+            p.display()
+        );
+    }
     let outcome = Outcome::Soundness {
         spec,
         cases,
