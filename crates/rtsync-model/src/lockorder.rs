@@ -15,15 +15,41 @@ pub enum Order {
     /// walk `[r0, r1, ..., r0]`.
     Defused(Vec<ResourceId>),
     /// A cycle that can close (a potential deadlock), as a closed walk,
-    /// and where it closes only because a job is lent a priority above the
-    /// ceilings of resources that otherwise defuse it, `(lender, resource,
-    /// task)`: `task` asks for `resource` while holding `lender`.
+    /// and, where its resources would otherwise defuse it, what lets it
+    /// close.
     Unsafe {
         /// The cycle, as a closed walk.
         cycle: Vec<ResourceId>,
-        /// `(lender, resource, task)` where the cycle closes by a lent
-        /// priority alone.
-        lent: Option<(ResourceId, ResourceId, TaskId)>,
+        /// Why resources that never let a job wait once it runs do here.
+        closes: Option<Closes>,
+    },
+}
+
+/// What lets a cycle through NPCS, IPCP or SRP resources close: a job that
+/// runs while a holder of one of them cannot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closes {
+    /// `task` asks for `resource` while holding `lender`, whose waiters
+    /// lend it their priority: above `resource`'s ceiling, it preempts a
+    /// holder of `resource` and waits for it.
+    Lent {
+        /// The resource whose waiters lend their priority.
+        lender: ResourceId,
+        /// The cycle's resource asked for.
+        resource: ResourceId,
+        /// The task that asks.
+        task: TaskId,
+    },
+    /// `task` asks for `inner`, whose waiters suspend, while holding
+    /// `held`: suspended there, it lets jobs at or below `held`'s ceiling
+    /// run, take the cycle's other resources and wait for `held`.
+    Suspends {
+        /// The cycle's resource held.
+        held: ResourceId,
+        /// The resource whose waiters suspend, asked for inside it.
+        inner: ResourceId,
+        /// The task that asks.
+        task: TaskId,
     },
 }
 
@@ -38,7 +64,12 @@ pub enum Order {
 /// inheritance Sha, Rajkumar and Lehoczky's Theorem 10 covers), it can
 /// preempt the holder of a resource it then asks for, where that holder
 /// can be preempted (not NPCS), and wait for it: such an edge defuses
-/// nothing (found through a component topology, 2026-12-03).
+/// nothing (found through a component topology, 2026-12-03). Nor does an
+/// edge into a resource whose holder may suspend while holding it (a PIP
+/// request inside an IPCP section): suspended, it lets a job at or below
+/// the ceiling run, take another of the cycle's resources and ask for it
+/// (found by the `nested` shape's cycles in the uniprocessor mix, seed
+/// 361, 2026-12-03).
 pub fn check(sys: &System, f: &Facts) -> Order {
     let mut edges: Vec<(ResourceId, ResourceId)> =
         f.nesting.iter().map(|&(a, b, _)| (a, b)).collect();
@@ -51,23 +82,34 @@ pub fn check(sys: &System, f: &Facts) -> Order {
     let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
     let immediate = |r: ResourceId| !f.global[r] && family(r).never_waits();
     let lends = |r: ResourceId| family(r).suspends() && !family(r).ceiling_tested();
-    let raised = |a: ResourceId, b: ResourceId| -> Option<(ResourceId, ResourceId, TaskId)> {
+    let closes = |a: ResourceId, b: ResourceId| -> Option<Closes> {
         if !(immediate(a) && immediate(b)) || family(b).keeps_cpu() {
             return None;
         }
-        f.nesting
+        let lent = f
+            .nesting
             .iter()
             .filter(|&&(x, y, _)| x == a && y == b)
             .find_map(|&(_, _, t)| {
                 f.nesting
                     .iter()
                     .find(|&&(l, y, u)| y == b && u == t && lends(l))
-                    .copied()
-            })
+                    .map(|&(lender, resource, task)| Closes::Lent {
+                        lender,
+                        resource,
+                        task,
+                    })
+            });
+        lent.or_else(|| {
+            f.nesting
+                .iter()
+                .find(|&&(x, s, _)| x == b && family(s).suspends())
+                .map(|&(held, inner, task)| Closes::Suspends { held, inner, task })
+        })
     };
     let safe = |a: ResourceId, b: ResourceId| {
         if immediate(a) && immediate(b) {
-            raised(a, b).is_none()
+            closes(a, b).is_none()
         } else {
             family(a) == family(b) && family(a).prevents_deadlock()
         }
@@ -78,7 +120,7 @@ pub fn check(sys: &System, f: &Facts) -> Order {
         .find_map(|&(a, b)| {
             cycle_through(n, &edges, (a, b)).map(|cycle| Order::Unsafe {
                 cycle,
-                lent: raised(a, b),
+                closes: closes(a, b),
             })
         })
         .unwrap_or(Order::Defused(any))

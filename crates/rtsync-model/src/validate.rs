@@ -396,11 +396,11 @@ impl V<'_> {
     /// higher priority (docs/ANALYSIS.md, nesting rules).
     fn lock_order(&mut self, f: &Facts) {
         let sys = self.sys;
-        use crate::lockorder::Order;
+        use crate::lockorder::{Closes, Order};
         let (cycle, defused, raise) = match crate::lockorder::check(sys, f) {
             Order::Acyclic => return,
             Order::Defused(cycle) => (cycle, true, None),
-            Order::Unsafe { cycle, lent } => (cycle, false, lent),
+            Order::Unsafe { cycle, closes } => (cycle, false, closes),
         };
         let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
         let names: Vec<&str> = cycle
@@ -439,7 +439,12 @@ impl V<'_> {
                 }
             };
             self.push(Diagnostic::note(key, format!("{msg}: {why}")));
-        } else if let Some((l, b, t)) = raise {
+        } else if let Some(Closes::Lent {
+            lender: l,
+            resource: b,
+            task: t,
+        }) = raise
+        {
             let lent = family(l);
             let is_interface = sys
                 .components
@@ -464,6 +469,24 @@ impl V<'_> {
                     } else {
                         "a protocol that lends no priority (ipcp, srp or npcs)"
                     }
+                )),
+            );
+        } else if let Some(Closes::Suspends { held, inner, task }) = raise {
+            let waits = family(inner);
+            let (held, inner, t) = (
+                &sys.resources[held].name,
+                &sys.resources[inner].name,
+                &sys.tasks[task].name,
+            );
+            self.push(
+                Diagnostic::error(
+                    key,
+                    format!(
+                        "{msg}: a potential deadlock: {t} may wait for {inner} ({waits}) while holding {held}; suspended there, it lets jobs at or below {held}'s ceiling run, take the cycle's other resources and wait for {held}"
+                    ),
+                )
+                .hint(format!(
+                    "take nested locks in one global order, take {inner} outside {held}, or give {inner} a protocol whose waiters do not suspend (ipcp, srp or npcs)"
                 )),
             );
         } else if let [p] = ps.as_slice() {

@@ -533,6 +533,55 @@ body = [ {{ lock = \"P\", body = [ {{ compute = \"2ms\" }}, {{ lock = \"B\", hol
     assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
 }
 
+/// The cycle `r1 -> r3 -> r1` through IPCP resources cannot close while
+/// every holder runs whenever a job at or below the ceiling would; but
+/// `s` waits for `r2` (PIP) inside `r1`, and while it is suspended there
+/// `y` runs, takes `r3` and asks for `r1`; `s`, resumed, asks for `r3`
+/// (found by the `nested` shape's cycles in the uniprocessor mix, seed
+/// 361, system 1352, 2026-12-03). With `r2` outside `r1`, or under IPCP,
+/// it cannot close.
+#[test]
+fn a_lock_order_cycle_whose_holder_may_suspend_can_close() {
+    let spec = |inside: bool, r2: &str| {
+        let s_body = if inside {
+            r#"[ { lock = "r1", body = [ { compute = "1ms" }, { lock = "r2", hold = "1ms" }, { lock = "r3", hold = "1ms" } ] } ]"#
+        } else {
+            r#"[ { lock = "r2", hold = "1ms" }, { lock = "r1", body = [ { compute = "1ms" }, { lock = "r3", hold = "1ms" } ] } ]"#
+        };
+        format!(
+            "[platform]\ncpus = 1\n\
+[[resource]]\nname = \"r1\"\nprotocol = \"ipcp\"\n[[resource]]\nname = \"r2\"\nprotocol = \"{r2}\"\n\
+[[resource]]\nname = \"r3\"\nprotocol = \"ipcp\"\n\
+[[task]]\nname = \"y\"\nperiod = \"10ms\"\npriority = 3\n\
+body = [ {{ lock = \"r3\", body = [ {{ compute = \"1ms\" }}, {{ lock = \"r1\", hold = \"1ms\" }} ] }} ]\n\
+[[task]]\nname = \"s\"\nperiod = \"20ms\"\npriority = 2\nbody = {s_body}\n\
+[[task]]\nname = \"z\"\nperiod = \"40ms\"\npriority = 1\nbody = [ {{ lock = \"r2\", hold = \"1ms\" }} ]\n"
+        )
+    };
+    let e = one_error(&spec(true, "pip"));
+    assert!(
+        e.message.contains("lock-order cycle")
+            && e.message
+                .contains("s may wait for r2 (pip) while holding r1"),
+        "{e}"
+    );
+    assert!(
+        e.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("take r2 outside r1")),
+        "{e}"
+    );
+    for (inside, r2) in [(false, "pip"), (true, "ipcp")] {
+        let diags = accepted(&spec(inside, r2));
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.severity == Severity::Note && d.message.contains("prevents")),
+            "{inside}, {r2}: {diags:?}"
+        );
+    }
+}
+
 #[test]
 fn missing_pieces() {
     let e = one_error("[[task]]\nname = \"a\"\nwcet = \"1ms\"\n");

@@ -51,7 +51,9 @@
 //! lock-order cycle across protocols (no protocol prevents that deadlock),
 //! one through NPCS, IPCP or SRP resources taken by a job while it holds
 //! a PIP resource (lent a priority above their ceilings, it can wait for
-//! them; found through a component topology, 2026-12-03), and a PCP
+//! them; found through a component topology, 2026-12-03) or while
+//! another holds one of them suspended on a PIP request (the nested
+//! shape's cycles, seed 361, 2026-12-03), and a PCP
 //! resource nested with a resource of another protocol. The
 //! second rule came from the soundness search, which found a deadlock
 //! without any lock-order cycle: a job holding a PIP (or IPCP) resource

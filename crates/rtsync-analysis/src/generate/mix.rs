@@ -8,6 +8,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rtsync_model::lockorder::Closes;
 use rtsync_model::nesting::{Conflict, Side, conflict};
 use rtsync_model::{Facts, Protocol, Scheduler, System, Time};
 use std::fmt;
@@ -137,7 +138,8 @@ impl Mixing {
         // A lock-order cycle (drawn by the `nested` shape in half its
         // systems) that the new protocols leave able to close
         // ([`rtsync_model::lockorder::check`]) is repaired too: a lender
-        // that lets a job wait inside the cycle becomes IPCP; otherwise the
+        // that lets a job wait inside the cycle, or a suspending resource
+        // asked for inside one of its resources, becomes IPCP; otherwise the
         // cycle's resources take one protocol that defuses it (IPCP on one
         // CPU, FMLP-L's group lock, PCP for MPCP's local resources). Each
         // change again moves towards IPCP or FMLP-L, so the repair ends.
@@ -146,13 +148,14 @@ impl Mixing {
             for (r, &p) in sys.resources.iter_mut().zip(&ps) {
                 r.protocol = p;
             }
-            let rtsync_model::lockorder::Order::Unsafe { cycle, lent } =
+            let rtsync_model::lockorder::Order::Unsafe { cycle, closes } =
                 rtsync_model::lockorder::check(sys, &f)
             else {
                 break;
             };
-            match lent {
-                Some((lender, _, _)) => ps[lender] = Protocol::Ipcp,
+            match closes {
+                Some(Closes::Lent { lender, .. }) => ps[lender] = Protocol::Ipcp,
+                Some(Closes::Suspends { inner, .. }) => ps[inner] = Protocol::Ipcp,
                 None => {
                     for &r in &cycle {
                         ps[r] = match self {
