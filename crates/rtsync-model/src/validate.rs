@@ -397,7 +397,7 @@ impl V<'_> {
     fn lock_order(&mut self, f: &Facts) {
         let sys = self.sys;
         use crate::lockorder::{Closes, Order};
-        let (cycle, defused, raise) = match crate::lockorder::check(sys, f) {
+        let (cycle, defused, closes) = match crate::lockorder::check(sys, f) {
             Order::Acyclic => return,
             Order::Defused(cycle) => (cycle, true, None),
             Order::Unsafe { cycle, closes } => (cycle, false, closes),
@@ -443,7 +443,7 @@ impl V<'_> {
             lender: l,
             resource: b,
             task: t,
-        }) = raise
+        }) = closes
         {
             let lent = family(l);
             let is_interface = sys
@@ -471,7 +471,7 @@ impl V<'_> {
                     }
                 )),
             );
-        } else if let Some(Closes::Suspends { held, inner, task }) = raise {
+        } else if let Some(Closes::Suspends { held, inner, task }) = closes {
             let waits = family(inner);
             let (held, inner, t) = (
                 &sys.resources[held].name,
