@@ -164,7 +164,7 @@ fn section_of(f: &Facts, task: TaskId, res: usize) -> Time {
 pub fn outside_the_model(sys: &System, c: &Components) -> Vec<usize> {
     let f = Facts::new(sys);
     (0..sys.resources.len())
-        .filter(|r| !c.interfaces.iter().any(|x| x.resource == Some(*r)))
+        .filter(|&r| !c.lowers_to(r))
         .filter(|&r| !f.users(r).is_empty())
         .collect()
 }

@@ -169,6 +169,12 @@ impl Components {
         self.interfaces.iter().position(|i| i.name == name)
     }
 
+    /// Whether resource `r` is an exclusive interface's lowered section
+    /// (not a plain resource).
+    pub fn lowers_to(&self, r: ResourceId) -> bool {
+        self.interfaces.iter().any(|i| i.resource == Some(r))
+    }
+
     /// `interface.method` of a request, as a person reads it.
     pub fn label(&self, r: &Request) -> String {
         self.method_label(r.interface, r.method)

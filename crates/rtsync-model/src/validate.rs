@@ -403,6 +403,15 @@ impl V<'_> {
             Order::Unsafe { cycle, closes } => (cycle, false, closes),
         };
         let family = |r: ResourceId| crate::mix::family(sys, r, f.global[r]);
+        // How to give resource `r` a protocol that `does` what the cycle
+        // needs: an interface's kind, or a plain resource's protocol.
+        let remedy = |r: ResourceId, does: &str| {
+            if sys.components.as_deref().is_some_and(|c| c.lowers_to(r)) {
+                format!("a kind that {does} (fixed or fixed-npcs)")
+            } else {
+                format!("a protocol that {does} (ipcp, srp or npcs)")
+            }
+        };
         let names: Vec<&str> = cycle
             .iter()
             .map(|&r| sys.resources[r].name.as_str())
@@ -446,10 +455,7 @@ impl V<'_> {
         }) = closes
         {
             let lent = family(l);
-            let is_interface = sys
-                .components
-                .as_deref()
-                .is_some_and(|c| c.interfaces.iter().any(|i| i.resource == Some(l)));
+            let remedy = remedy(l, "lends no priority");
             let (lender, b, t) = (
                 &sys.resources[l].name,
                 &sys.resources[b].name,
@@ -463,16 +469,12 @@ impl V<'_> {
                     ),
                 )
                 .hint(format!(
-                    "take nested locks in one global order, release {lender} before taking the cycle's locks, or give {lender} {}",
-                    if is_interface {
-                        "a kind that lends no priority (fixed or fixed-npcs)"
-                    } else {
-                        "a protocol that lends no priority (ipcp, srp or npcs)"
-                    }
+                    "take nested locks in one global order, release {lender} before taking the cycle's locks, or give {lender} {remedy}"
                 )),
             );
         } else if let Some(Closes::Suspends { held, inner, task }) = closes {
             let waits = family(inner);
+            let remedy = remedy(inner, "does not suspend its waiters");
             let (held, inner, t) = (
                 &sys.resources[held].name,
                 &sys.resources[inner].name,
@@ -486,7 +488,7 @@ impl V<'_> {
                     ),
                 )
                 .hint(format!(
-                    "take nested locks in one global order, take {inner} outside {held}, or give {inner} a protocol whose waiters do not suspend (ipcp, srp or npcs)"
+                    "take nested locks in one global order, take {inner} outside {held}, or give {inner} {remedy}"
                 )),
             );
         } else if let [p] = ps.as_slice() {

@@ -533,6 +533,64 @@ body = [ {{ lock = \"P\", body = [ {{ compute = \"2ms\" }}, {{ lock = \"B\", hol
     assert!(diags.iter().all(|d| !d.is_error()), "{diags:?}");
 }
 
+/// The same cycle through a component: `t2`'s request to the `inherited`
+/// interface `C0.i` (PIP) reaches `C1.i` (NPCS) and then the IPCP `P0`;
+/// `t1` holds `P0` across a request to `C1.i`. The lender is an
+/// interface, so the hint names the kinds to give it, not protocols (the
+/// component hunt's find, seed 353, cut down).
+#[test]
+fn a_lender_that_is_an_interface_is_given_a_kind() {
+    let e = one_error(
+        r#"[platform]
+cpus = 1
+priorities = "rm"
+[[component]]
+name = "C0"
+uses = ["C1.i"]
+[[component.interface]]
+name = "i"
+protocol = "inherited"
+methods.a = [ { compute = "100us" } ]
+methods.b = [ { compute = "100us" }, { call = "C1.i.a" } ]
+[[component]]
+name = "C1"
+[[component.interface]]
+name = "i"
+protocol = "fixed-npcs"
+methods.a = [ { compute = "100us" }, { lock = "P0", body = [ { compute = "50us" } ] } ]
+methods.b = [ { compute = "50us" } ]
+[[task]]
+name = "t0"
+period = "5ms"
+uses = ["C0.i"]
+body = [ { compute = "100us" }, { call = "C0.i.a" } ]
+[[task]]
+name = "t1"
+period = "10ms"
+uses = ["C1.i"]
+body = [ { lock = "P0", body = [ { compute = "100us" }, { call = "C1.i.b" } ] } ]
+[[task]]
+name = "t2"
+period = "20ms"
+uses = ["C0.i"]
+body = [ { call = "C0.i.b" } ]
+[[resource]]
+name = "P0"
+protocol = "ipcp"
+"#,
+    );
+    assert!(
+        e.message.contains("t2 takes P0 while holding C0.i (pip)"),
+        "{e}"
+    );
+    assert!(
+        e.hint.as_deref().is_some_and(
+            |h| h.contains("give C0.i a kind that lends no priority (fixed or fixed-npcs)")
+        ),
+        "{e}"
+    );
+}
+
 /// The cycle `r1 -> r3 -> r1` through IPCP resources cannot close while
 /// every holder runs whenever a job at or below the ceiling would; but
 /// `s` waits for `r2` (PIP) inside `r1`, and while it is suspended there
