@@ -175,40 +175,46 @@ fn pip_chained_versus_ceiling_protocols() {
     }
 }
 
-/// PIP transitive blocking: hi locks A; mid locks A and, nested inside,
-/// B; lo locks B for 4ms. Without the closure of ceilings over nesting,
-/// B's ceiling (mid's priority 2) is below hi's, and lo would not count for
-/// hi; but lo can block mid inside A, which blocks hi: hi's bound must
-/// include lo's 4ms section. B_hi = min(jobs: mid 3ms (A section incl.
-/// nested B) + lo 4ms, resources: A 3ms + B 4ms) = 7ms.
+/// PIP transitive blocking (`data/pip-transitive-chain.toml`): hi locks
+/// A; mid locks A and, nested inside, B; lo locks B for 4ms. Without the
+/// closure of ceilings over nesting, B's ceiling (mid's priority 2) is
+/// below hi's, and lo would not count for hi; but lo can block mid inside
+/// A, which blocks hi: hi's bound must include lo's 4ms section. B_hi =
+/// min(jobs: mid 3ms (A section incl. nested B) + lo 4ms, resources: A
+/// 3ms + B 4ms) = 7ms, R_hi = 1 + 7 = 8ms (rtsync-sim's search reaches
+/// it, `a_chain_of_lower_holders_is_searched_in_order`).
 #[test]
 fn pip_transitive_blocking_through_nesting() {
-    let s = sys(r#"
-[platform]
-protocol = "pip"
-[[resource]]
-name = "A"
-[[resource]]
-name = "B"
-[[task]]
-name = "hi"
-period = "20ms"
-body = [ { lock = "A", hold = "1ms" } ]
-[[task]]
-name = "mid"
-period = "40ms"
-body = [ { lock = "A", body = [ { compute = "1ms" }, { lock = "B", hold = "2ms" } ] } ]
-[[task]]
-name = "lo"
-period = "80ms"
-body = [ { lock = "B", hold = "4ms" } ]
-"#);
+    let s = sys(include_str!("data/pip-transitive-chain.toml"));
     let r = run(&s);
     assert_eq!(task(&r, "hi").blocking.local, Time::from_ms(7));
+    assert_eq!(bounded(task(&r, "hi").response), Time::from_ms(8));
     // PCP blocks hi once: the longest section with ceiling >= 3: A (3ms).
     // B's ceiling is 2, below hi: lo cannot block hi under PCP.
     let p = run(&s.with_protocol(Protocol::Pcp));
     assert_eq!(task(&p, "hi").blocking.local, Time::from_ms(3));
+}
+
+/// A chain of two lower holders under a uniprocessor mix
+/// (`data/mix-pip-chain-through-ipcp.toml`, `blocking::mix`): lo holds A
+/// (PIP, users hi and lo: ceiling 3) for 2.1ms with P (IPCP, users mid
+/// and lo: ceiling 2) inside; mid holds P for 0.05ms. P's ceiling closed
+/// over nesting is A's, 3: mid, lent hi's priority through lo, reaches
+/// hi. With a PIP resource in the mix the per-job sum holds (point 3):
+/// B_hi = lo's longest reaching section, A 2.1ms, + mid's, P 0.05ms =
+/// 2.15ms; R_hi = 0.1 + 0.1 + 2.15 = 2.35ms. mid: lo's A (ceiling 3 >=
+/// 2), 2.1ms; w = 0.55 + 2.1 + ceil(w/40) 0.2 = 2.85ms. Under IPCP alone
+/// hi would meet one section, the longest (2.1ms): 2.3ms.
+#[test]
+fn mix_blocks_through_a_chain_of_lower_holders() {
+    let s = sys(include_str!("data/mix-pip-chain-through-ipcp.toml"));
+    let r = run(&s);
+    assert_eq!(task(&r, "hi").blocking.local, us(2150));
+    assert_eq!(bounded(task(&r, "hi").response), us(2350));
+    assert_eq!(task(&r, "mid").blocking.local, us(2100));
+    assert_eq!(bounded(task(&r, "mid").response), us(2850));
+    let ipcp = run(&s.with_protocol(Protocol::Ipcp));
+    assert_eq!(bounded(task(&ipcp, "hi").response), us(2300));
 }
 
 /// NPCS blocks even tasks that share nothing (npcs-simple.toml): watchdog

@@ -28,7 +28,12 @@
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
 //!    that a section waits at each resumption after (under EDF a window
 //!    is blocked once per resumption of any of its jobs);
-//! 3. where the target waits for a resource another CPU shares,
+//! 3. where lower jobs of the target's CPU nest requests, *staircases*
+//!    (`Searcher::stairs`): two lower holders released in order, the
+//!    second just after the first locks, and the target just after the
+//!    second's request, so that it waits through both (transitive
+//!    blocking);
+//! 4. where the target waits for a resource another CPU shares,
 //!    *queues* (`Searcher::queues`): a task of its CPU above it released
 //!    just after its request, another CPU's holder timed to that request
 //!    and a third CPU's request to the grant to the task above, so both
@@ -39,7 +44,7 @@
 //!    (`Searcher::fifo_queues`): the task of its CPU requests just before
 //!    the target, the other CPU's holder before it and a third CPU's
 //!    request between, then lower sections at the release and each grant;
-//! 4. hill climbing from the best plan per target: moves that align a
+//! 5. hill climbing from the best plan per target: moves that align a
 //!    task's request with an instant inside the target's worst job, put
 //!    another task's later job's request 1 ns before one of the target's
 //!    own (by its sporadic delay, where the target issues two requests or
@@ -49,7 +54,7 @@
 //!    release a task at, or trim a job to lock just before, a resumption
 //!    the plan's own schedule makes; a move is kept when the target's
 //!    ratio does not fall (plateaus are walked);
-//! 5. random restarts when a climb stalls.
+//! 6. random restarts when a climb stalls.
 //!
 //! A plan made for a target is simulated only until that target's last
 //! planned job is just past its deadline ([`Plan::horizon_of`]), and a
@@ -76,6 +81,9 @@ use std::sync::Arc;
 
 /// Most resumption-chain candidates per target ([`Searcher::chains`]).
 const CHAINS: usize = 64;
+
+/// Most staircase candidates per target ([`Searcher::stairs`]).
+const STAIRS: usize = 32;
 
 /// Most queue candidates per target ([`Searcher::queues`]).
 const QUEUES: usize = 16;
@@ -216,6 +224,9 @@ struct Request {
     length: Time,
     /// How many timed operations precede it in the job.
     ops: usize,
+    /// The request whose section it is issued in, innermost first
+    /// (its index in the task's requests), `None` at the outermost level.
+    outer: Option<usize>,
 }
 
 fn shapes(sys: &System) -> Vec<Shape> {
@@ -236,12 +247,14 @@ fn shapes(sys: &System) -> Vec<Shape> {
                         at = at.saturating_add(w);
                     }
                     Op::Lock(r, _) => {
+                        let outer = open.last().copied();
                         open.push(requests.len());
                         requests.push(Request {
                             resource: r,
                             at,
                             length: Time::ZERO,
                             ops: worst.len(),
+                            outer,
                         });
                     }
                     Op::Unlock(_) => {
@@ -377,6 +390,17 @@ impl<'a> Searcher<'a> {
                 if let Some(p) = list.get(k) {
                     self.evaluate(p.clone(), Some(i));
                 }
+            }
+        }
+        // Staircases of lower holders, each recorded once, up to three
+        // quarters of the budget: none where no lower job of a target's
+        // CPU nests a request.
+        for &i in &targets {
+            for p in self.stairs(i) {
+                if self.out.events >= self.opts.budget / 4 * 3 {
+                    break;
+                }
+                self.evaluate(p, Some(i));
             }
         }
         // Resumption chains, built from schedules the search records, up
@@ -1061,6 +1085,90 @@ impl<'a> Searcher<'a> {
             }
         }
         out.truncate(CHAINS);
+        out
+    }
+
+    /// Staircases: the target blocked through a chain of two lower holders
+    /// of its CPU, released in order. For each lower task `a` that
+    /// requests `r'` inside its section on `r`, and each other lower task
+    /// `b` that requests `r'`: one of the two released at 0, the other
+    /// 1 ns after the first locks (`b` after `a`'s `r`, where `b` can
+    /// preempt `a` inside its section; `a` after `b`'s `r'`, where `a`
+    /// can preempt `b`), and the target with every other task 1 ns after
+    /// the second requests in that schedule (recorded with them away).
+    /// The target then waits for `r` (or for what `a`'s section lends its
+    /// priority through), `a` for `b`'s `r'`, and both sections' remains
+    /// lie in its response: PIP's transitive blocking (Sha, Rajkumar and
+    /// Lehoczky 1990, Sec. III) and a PIP section's holder waiting inside
+    /// it for an IPCP one. The candidates above release every other task
+    /// with the target, so no second holder locks first; the climb must
+    /// then move two offsets into windows as short as the holders' leads
+    /// at once, and reached 7.885 of 8 ms on the textbook chain
+    /// (rtsync-analysis's `tests/data/pip-transitive-chain.toml`). Those
+    /// where the target itself requests `r` first; at most [`STAIRS`],
+    /// each one recorded simulation and one evaluated.
+    fn stairs(&mut self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let lower: Vec<usize> = (0..n)
+            .filter(|&k| {
+                let s = &self.shapes[k];
+                k != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty()
+            })
+            .collect();
+        // (a, its request on r, the resource r' it asks for inside).
+        let mut steps: Vec<(usize, Request, usize)> = Vec::new();
+        for &a in &lower {
+            let reqs = &self.shapes[a].requests;
+            for rq in reqs {
+                let mut up = rq.outer;
+                while let Some(o) = up {
+                    steps.push((a, reqs[o], rq.resource));
+                    up = reqs[o].outer;
+                }
+            }
+        }
+        let mine = |r: usize| self.shapes[i].requests.iter().any(|rq| rq.resource == r);
+        steps.sort_by_key(|&(_, rq, _)| !mine(rq.resource));
+        let mut out = Vec::new();
+        for (a, ra, inner) in steps {
+            for &b in lower.iter().filter(|&&b| b != a) {
+                let Some(rb) = (self.shapes[b].requests.iter())
+                    .find(|rq| rq.resource == inner)
+                    .copied()
+                else {
+                    continue;
+                };
+                // Either holder may lock first: `a` then `b` where `b`
+                // can preempt it inside its section, `b` then `a` where
+                // `a` can preempt `b` inside its own.
+                for (first, lead, second, then) in [(a, ra, b, inner), (b, rb, a, ra.resource)] {
+                    if out.len() >= STAIRS || self.out.events >= self.opts.budget / 4 * 3 {
+                        return out;
+                    }
+                    let start = lead.at.saturating_add(eps);
+                    let away = start
+                        .saturating_add(self.sys.tasks[a].deadline)
+                        .saturating_add(self.sys.tasks[b].deadline);
+                    let mut offs = vec![away; n];
+                    offs[first] = Time::ZERO;
+                    offs[second] = start;
+                    let Some(rec) = self.record(&Plan::offsets(offs.clone()), away) else {
+                        return out;
+                    };
+                    let Some((t, _)) = self.request_in(&rec, second, Some(then), start) else {
+                        continue;
+                    };
+                    for (k, o) in offs.iter_mut().enumerate() {
+                        if k != first && k != second {
+                            *o = t.saturating_add(eps);
+                        }
+                    }
+                    out.push(Plan::offsets(offs));
+                }
+            }
+        }
         out
     }
 
