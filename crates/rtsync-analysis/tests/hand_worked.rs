@@ -195,6 +195,24 @@ fn pip_transitive_blocking_through_nesting() {
     assert_eq!(task(&p, "hi").blocking.local, Time::from_ms(3));
 }
 
+/// Two lower holders in turn (`data/pip-two-holders-in-turn.toml`): hi
+/// (C 0.4ms) locks A, then B; mid holds A 2ms, lo B 3ms. PIP (Sha et al.
+/// 1990, Thm 5): per job, mid's 2 + lo's 3; per resource, A's longest
+/// lower section 2 + B's 3: B_hi = 5ms, R_hi = 5.4ms (rtsync-sim's search
+/// reaches it, `a_chain_of_lower_holders_is_searched_in_order`). mid: lo's
+/// B (ceiling 3 >= 2), 3ms; w = 2.3 + 3 + ceil(w/20) 0.4 = 5.7ms. Under
+/// PCP hi meets one of the two: 3.4ms.
+#[test]
+fn pip_two_lower_holders_in_turn() {
+    let s = sys(include_str!("data/pip-two-holders-in-turn.toml"));
+    let r = run(&s);
+    assert_eq!(task(&r, "hi").blocking.local, Time::from_ms(5));
+    assert_eq!(bounded(task(&r, "hi").response), us(5400));
+    assert_eq!(bounded(task(&r, "mid").response), us(5700));
+    let pcp = run(&s.with_protocol(Protocol::Pcp));
+    assert_eq!(bounded(task(&pcp, "hi").response), us(3400));
+}
+
 /// A chain of two lower holders under a uniprocessor mix
 /// (`data/mix-pip-chain-through-ipcp.toml`, `blocking::mix`): lo holds A
 /// (PIP, users hi and lo: ceiling 3) for 2.1ms with P (IPCP, users mid

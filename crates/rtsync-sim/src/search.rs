@@ -28,11 +28,11 @@
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
 //!    that a section waits at each resumption after (under EDF a window
 //!    is blocked once per resumption of any of its jobs);
-//! 3. where lower jobs of the target's CPU nest requests, *staircases*
-//!    (`Searcher::stairs`): two lower holders released in order, the
-//!    second just after the first locks, and the target just after the
-//!    second's request, so that it waits through both (transitive
-//!    blocking);
+//! 3. where two lower jobs of the target's CPU can both block it (a
+//!    chain through nested sections, or two resources it asks for),
+//!    *staircases* (`Searcher::stairs`): the two holders released in
+//!    order, the second just after the first locks, and the target just
+//!    after the second's request, so that it waits for both;
 //! 4. where the target waits for a resource another CPU shares,
 //!    *queues* (`Searcher::queues`): a task of its CPU above it released
 //!    just after its request, another CPU's holder timed to that request
@@ -1088,25 +1088,27 @@ impl<'a> Searcher<'a> {
         out
     }
 
-    /// Staircases: the target blocked through a chain of two lower holders
-    /// of its CPU, released in order. For each lower task `a` that
-    /// requests `r'` inside its section on `r`, and each other lower task
-    /// `b` that requests `r'`: one of the two released at 0, the other
-    /// 1 ns after the first locks (`b` after `a`'s `r`, where `b` can
-    /// preempt `a` inside its section; `a` after `b`'s `r'`, where `a`
-    /// can preempt `b`), and the target with every other task 1 ns after
+    /// Staircases: the target blocked by two lower holders of its CPU,
+    /// released in order. Pairs of sections of two lower tasks `a` and
+    /// `b`: a chain, `a` asking inside its section on `r` for `r'`, which
+    /// `b` holds (both orders: `b` locks after `a` where it can preempt
+    /// `a` inside its section, before it where `a` can preempt `b`); or
+    /// two resources the target asks for, one held by each. The first of
+    /// the pair is released at 0, the second 1 ns after the first locks
+    /// (running alone), and the target with every other task 1 ns after
     /// the second requests in that schedule (recorded with them away).
-    /// The target then waits for `r` (or for what `a`'s section lends its
-    /// priority through), `a` for `b`'s `r'`, and both sections' remains
-    /// lie in its response: PIP's transitive blocking (Sha, Rajkumar and
-    /// Lehoczky 1990, Sec. III) and a PIP section's holder waiting inside
-    /// it for an IPCP one. The candidates above release every other task
-    /// with the target, so no second holder locks first; the climb must
-    /// then move two offsets into windows as short as the holders' leads
-    /// at once, and reached 7.885 of 8 ms on the textbook chain
-    /// (rtsync-analysis's `tests/data/pip-transitive-chain.toml`). Those
-    /// where the target itself requests `r` first; at most [`STAIRS`],
-    /// each one recorded simulation and one evaluated.
+    /// Both sections' remains then lie in the target's response: PIP's
+    /// transitive blocking and its blocking once by each lower job (Sha,
+    /// Rajkumar and Lehoczky 1990, Sec. III and Thm 5), and a PIP
+    /// section's holder waiting inside it for an IPCP one. The candidates
+    /// above release every other task with the target, so no second
+    /// holder locks first; the climb must then move two offsets at once
+    /// into windows as short as the holders' leads, and reached 7.885 of
+    /// 8 ms on the textbook chain (rtsync-analysis's
+    /// `tests/data/pip-transitive-chain.toml`) and 5.12 of 5.4 on two
+    /// holders in turn (`pip-two-holders-in-turn.toml`). Those where the
+    /// target asks for the first holder's resource first; at most
+    /// [`STAIRS`], each one recorded simulation and one evaluated.
     fn stairs(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
@@ -1117,57 +1119,73 @@ impl<'a> Searcher<'a> {
                 k != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty()
             })
             .collect();
-        // (a, its request on r, the resource r' it asks for inside).
-        let mut steps: Vec<(usize, Request, usize)> = Vec::new();
+        let mine = |r: usize| self.shapes[i].requests.iter().any(|rq| rq.resource == r);
+        // (first, its request, second, its request): the first locks,
+        // the second requests just after.
+        let mut steps: Vec<(usize, Request, usize, Request)> = Vec::new();
         for &a in &lower {
             let reqs = &self.shapes[a].requests;
             for rq in reqs {
+                // A chain: `a` asks inside for what `b` holds. Either may
+                // lock first: `a` where `b` can preempt it inside its
+                // section, `b` where `a` can preempt `b` inside its own.
                 let mut up = rq.outer;
                 while let Some(o) = up {
-                    steps.push((a, reqs[o], rq.resource));
+                    for &b in lower.iter().filter(|&&b| b != a) {
+                        let mut of_b = self.shapes[b].requests.iter();
+                        if let Some(rb) = of_b.find(|q| q.resource == rq.resource) {
+                            steps.push((a, reqs[o], b, *rb));
+                            steps.push((b, *rb, a, reqs[o]));
+                        }
+                    }
                     up = reqs[o].outer;
                 }
             }
         }
-        let mine = |r: usize| self.shapes[i].requests.iter().any(|rq| rq.resource == r);
-        steps.sort_by_key(|&(_, rq, _)| !mine(rq.resource));
-        let mut out = Vec::new();
-        for (a, ra, inner) in steps {
-            for &b in lower.iter().filter(|&&b| b != a) {
-                let Some(rb) = (self.shapes[b].requests.iter())
-                    .find(|rq| rq.resource == inner)
-                    .copied()
-                else {
-                    continue;
-                };
-                // Either holder may lock first: `a` then `b` where `b`
-                // can preempt it inside its section, `b` then `a` where
-                // `a` can preempt `b` inside its own.
-                for (first, lead, second, then) in [(a, ra, b, inner), (b, rb, a, ra.resource)] {
-                    if out.len() >= STAIRS || self.out.events >= self.opts.budget / 4 * 3 {
-                        return out;
-                    }
-                    let start = lead.at.saturating_add(eps);
-                    let away = start
-                        .saturating_add(self.sys.tasks[a].deadline)
-                        .saturating_add(self.sys.tasks[b].deadline);
-                    let mut offs = vec![away; n];
-                    offs[first] = Time::ZERO;
-                    offs[second] = start;
-                    let Some(rec) = self.record(&Plan::offsets(offs.clone()), away) else {
-                        return out;
-                    };
-                    let Some((t, _)) = self.request_in(&rec, second, Some(then), start) else {
-                        continue;
-                    };
-                    for (k, o) in offs.iter_mut().enumerate() {
-                        if k != first && k != second {
-                            *o = t.saturating_add(eps);
+        // Two resources the target asks for, one after the other, each
+        // held by one of them (both orders, as the pairs come twice).
+        for &a in &lower {
+            for ra in self.shapes[a].requests.iter().filter(|q| mine(q.resource)) {
+                for &b in lower.iter().filter(|&&b| b != a) {
+                    for rb in self.shapes[b].requests.iter() {
+                        if mine(rb.resource) && rb.resource != ra.resource {
+                            steps.push((a, *ra, b, *rb));
                         }
                     }
-                    out.push(Plan::offsets(offs));
                 }
             }
+        }
+        // Where the target asks for the first holder's resource first.
+        steps.sort_by_key(|&(_, ra, _, _)| !mine(ra.resource));
+        let mut out = Vec::new();
+        for (first, lead, second, then) in steps {
+            if out.len() >= STAIRS || self.out.events >= self.opts.budget / 4 * 3 {
+                break;
+            }
+            let start = lead.at.saturating_add(eps);
+            let away = start
+                .saturating_add(self.sys.tasks[first].deadline)
+                .saturating_add(self.sys.tasks[second].deadline);
+            let mut offs = vec![away; n];
+            offs[first] = Time::ZERO;
+            offs[second] = start;
+            let Some(rec) = self.record(&Plan::offsets(offs.clone()), away) else {
+                break;
+            };
+            let Some((t, _)) = self.request_in(&rec, second, Some(then.resource), start) else {
+                continue;
+            };
+            // No staircase where the first left its section before the
+            // second ran (a non-preemptive or ceiling-raised section).
+            if !self.holds(&rec, first, lead.resource, t) {
+                continue;
+            }
+            for (k, o) in offs.iter_mut().enumerate() {
+                if k != first && k != second {
+                    *o = t.saturating_add(eps);
+                }
+            }
+            out.push(Plan::offsets(offs));
         }
         out
     }
@@ -1454,6 +1472,29 @@ impl<'a> Searcher<'a> {
             }
         }
         (out, None)
+    }
+
+    /// Whether task `x` holds resource `r` at `t` in `rec`: granted it
+    /// and not yet released it.
+    fn holds(&self, rec: &Recording, x: usize, r: usize, t: Time) -> bool {
+        let (name, res) = (&self.sys.tasks[x].name, &self.sys.resources[r].name);
+        let mut held = false;
+        for e in &rec.events {
+            match e {
+                Event::Granted {
+                    t: at,
+                    task,
+                    resource,
+                } if *at <= t && task == name && resource == res => held = true,
+                Event::Unlock {
+                    t: at,
+                    task,
+                    resource,
+                } if *at <= t && task == name && resource == res => held = false,
+                _ => {}
+            }
+        }
+        held
     }
 
     /// When the target first requests a resource in `plan`'s schedule,

@@ -734,24 +734,25 @@ fn the_hand_worked_examples_hold_under_the_search() {
     }
 }
 
-/// Transitive blocking through two lower holders of the target's CPU
-/// needs three releases in order: the inner resource's holder locks it,
-/// the outer one's holder preempts it and locks its own (or the other way
-/// round, where the inner holder is the higher of the two), and the
-/// target comes just after. rtsync-analysis's hand-worked
-/// `pip_transitive_blocking_through_nesting` (8 ms: `lo` locks B, `mid`
-/// locks A, `hi`) and `mix_blocks_through_a_chain_of_lower_holders`
+/// Blocking by two lower holders of the target's CPU needs three
+/// releases in order: one holder locks, the other preempts it and locks
+/// its own resource, and the target comes just after. rtsync-analysis's
+/// hand-worked `pip_transitive_blocking_through_nesting` (8 ms: `lo`
+/// locks B, `mid` locks A and waits inside it for B, `hi` waits for A),
+/// `pip_two_lower_holders_in_turn` (5.4 ms: `lo` locks B, `mid` A, `hi`
+/// asks for A, then B) and `mix_blocks_through_a_chain_of_lower_holders`
 /// (2.35 ms: `lo` locks A under PIP, `mid` preempts it and, after 0.5 ms
 /// of its own work, locks P under IPCP, then `hi`). The climb alone
-/// reached 7.885 of 8 and 2.3 of 2.35 ms with these 100,000 events: it
-/// must move two offsets into windows a few hundred microseconds wide at
-/// once. The staircase step (`Searcher::stairs`) releases them in order
+/// reached 7.885 of 8, 5.12 of 5.4 and 2.3 of 2.35 ms with these 100,000
+/// events: it must move two offsets into windows a few hundred
+/// microseconds wide at once. The staircase step (`Searcher::stairs`) releases them in order
 /// and reaches both bounds (within 2 ns), finds nothing past them, and
 /// breaks a bound 10 us lower.
 #[test]
 fn a_chain_of_lower_holders_is_searched_in_order() {
     for (name, bound) in [
         ("pip-transitive-chain.toml", Time::from_ms(8)),
+        ("pip-two-holders-in-turn.toml", Time::from_us(5_400)),
         ("mix-pip-chain-through-ipcp.toml", Time::from_us(2_350)),
     ] {
         let reaches = bound.saturating_sub(Time::from_ns(2));
