@@ -353,6 +353,27 @@ fn mpcp_charges_a_higher_holder_of_the_jobs_cpu_once() {
     assert_blocking(&r, "y", [4, 0, 6]);
 }
 
+/// MPCP, the holder's section preempted on its own CPU
+/// (`data/mpcp-holder-preempted-by-a-granted-section.toml`, Lakshmanan
+/// et al. 2009 Eq. 3 with `L'`): `T` (CPU 0) asks for G, held by `x`
+/// (CPU 1, lowest). Keys on CPU 1: G's remote ceiling is `T`'s 4, G2's is
+/// `z`'s 6 (its user on another CPU), so `y`'s 2ms section on G2 can run
+/// inside `x`'s: L'(x on G) = 1 + 2 = 3ms. W_T = max_lower L' = 3ms (no
+/// user of G above `T`), none of it on `T`'s CPU: remote 3ms, and R_T =
+/// 0.2 + 3 = 3.2ms (rtsync-sim's search reaches it,
+/// `a_holder_preempted_on_its_cpu_is_searched_in_order`). Without the
+/// preemption term it would be 1.2ms.
+#[test]
+fn mpcp_a_holder_is_preempted_by_a_section_granted_on_its_cpu() {
+    let r = run(&sys(include_str!(
+        "data/mpcp-holder-preempted-by-a-granted-section.toml"
+    )));
+    let t = task(&r, "T");
+    assert_eq!(t.blocking.remote, Time::from_ms(3));
+    assert_eq!(t.blocking.local, Time::ZERO);
+    assert_eq!(bounded(t.response), us(3200));
+}
+
 /// DPCP on sync CPU 2. t1's request, per request: own 1ms + one lower
 /// (t3, 2ms; G's ceiling 3 >= 2) + t2 (ceil(w/20) + 1) 0.5 -> w = 3 + 1 =
 /// 4ms. Job window (SchedCAT's form): own 1ms, one lower 2ms (one request)

@@ -761,6 +761,23 @@ fn a_chain_of_lower_holders_is_searched_in_order() {
     }
 }
 
+/// rtsync-analysis's hand-worked
+/// `mpcp_a_holder_is_preempted_by_a_section_granted_on_its_cpu`: `T`
+/// waits for G while `x`'s section on it is preempted by `y`'s on G2,
+/// granted on `x`'s CPU as `z` releases G2 on a third CPU: 3.2 ms. Four
+/// releases in order (`z` locks, `y` asks, `x` locks just before `z`
+/// releases, `T` asks just after); the climb alone reached 1.2 ms with
+/// these 100,000 events and 2.19 with 600,000. The preempted-holder step
+/// (`Searcher::preempted`) reaches the bound within 2 ns, finds nothing
+/// past it, and breaks a bound 10 us lower.
+#[test]
+fn a_holder_preempted_on_its_cpu_is_searched_in_order() {
+    let s = data("mpcp-holder-preempted-by-a-granted-section.toml");
+    let bound = Time::from_us(3_200);
+    let (reaches, breaks) = (Time::from_ns(3_199_998), Time::from_us(3_190));
+    first_task_bracketed(&s, bound, reaches, breaks, "mpcp");
+}
+
 /// The system of rtsync-analysis's hand-worked
 /// `a_lower_local_task_delays_a_job_by_one_section_per_arrival`: on
 /// DPCP's synchronization CPU, the lower local tasks `l` and `m` can have
