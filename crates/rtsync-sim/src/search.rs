@@ -1176,6 +1176,7 @@ impl<'a> Searcher<'a> {
             }
         }
         // Where the target asks for the first holder's resource first.
+        steps.retain(|&(_, ra, _, _)| self.preemptible(ra.resource));
         steps.sort_by_key(|&(_, ra, _, _)| !mine(ra.resource));
         let mut out = Vec::new();
         for (first, lead, second, then) in steps {
@@ -1240,7 +1241,13 @@ impl<'a> Searcher<'a> {
         // request).
         type Step = (Request, usize, Request, usize, Request, usize, Request);
         let mut steps: Vec<Step> = Vec::new();
-        for &ri in &self.shapes[i].requests {
+        let waits = |r: usize| {
+            self.sys.resources[r].protocol.suspends() && self.sys.serving_cpu(r).is_none()
+        };
+        for &ri in self.shapes[i].requests.iter() {
+            if !self.preemptible(ri.resource) {
+                continue;
+            }
             for x in (0..n).filter(|&x| x != i && !on(x, cpu) && !on(x, None)) {
                 let Some(rx) = asks(x, ri.resource) else {
                     continue;
@@ -1248,7 +1255,7 @@ impl<'a> Searcher<'a> {
                 let c = self.shapes[x].cpu;
                 for y in (0..n).filter(|&y| y != x && y != i && on(y, c)) {
                     for &ry in self.shapes[y].requests.iter() {
-                        if ry.resource == ri.resource {
+                        if ry.resource == ri.resource || !waits(ry.resource) {
                             continue;
                         }
                         for z in (0..n).filter(|&z| z != i && !on(z, c)) {
@@ -1570,6 +1577,14 @@ impl<'a> Searcher<'a> {
             }
         }
         (out, None)
+    }
+
+    /// Whether a holder of `r` runs its section on its own CPU and can be
+    /// preempted there (not non-preemptive or spinning, not served by
+    /// agents on a synchronization CPU): where the staircases and the
+    /// preempted holders can make anything of it.
+    fn preemptible(&self, r: usize) -> bool {
+        !self.sys.resources[r].protocol.keeps_cpu() && self.sys.serving_cpu(r).is_none()
     }
 
     /// Whether task `x` holds resource `r` at `t` in `rec`: granted it
