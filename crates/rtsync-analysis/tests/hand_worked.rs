@@ -362,16 +362,23 @@ fn mpcp_charges_a_higher_holder_of_the_jobs_cpu_once() {
 /// user of G above `T`), none of it on `T`'s CPU: remote 3ms, and R_T =
 /// 0.2 + 3 = 3.2ms (rtsync-sim's search reaches it,
 /// `a_holder_preempted_on_its_cpu_is_searched_in_order`). Without the
-/// preemption term it would be 1.2ms.
+/// preemption term it would be 1.2ms. Under FMLP+ (`blocking::fmlp_l`,
+/// fixed form: one section of each task of another CPU that uses G or
+/// shares a CPU with one, boosted ahead in issue order): `x`'s 1ms and
+/// `y`'s 2ms (CPU 1 hosts `x`); `z`'s CPU hosts no user of G. W = 3ms,
+/// R_T = 3.2ms, the same schedule.
 #[test]
 fn mpcp_a_holder_is_preempted_by_a_section_granted_on_its_cpu() {
-    let r = run(&sys(include_str!(
+    let s = sys(include_str!(
         "data/mpcp-holder-preempted-by-a-granted-section.toml"
-    )));
-    let t = task(&r, "T");
-    assert_eq!(t.blocking.remote, Time::from_ms(3));
-    assert_eq!(t.blocking.local, Time::ZERO);
-    assert_eq!(bounded(t.response), us(3200));
+    ));
+    for p in [Protocol::Mpcp, Protocol::FmlpL] {
+        let r = run(&s.with_protocol(p));
+        let t = task(&r, "T");
+        assert_eq!(t.blocking.remote, Time::from_ms(3), "{p}");
+        assert_eq!(t.blocking.local, Time::ZERO, "{p}");
+        assert_eq!(bounded(t.response), us(3200), "{p}");
+    }
 }
 
 /// DPCP on sync CPU 2. t1's request, per request: own 1ms + one lower

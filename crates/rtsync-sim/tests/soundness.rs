@@ -769,13 +769,20 @@ fn a_chain_of_lower_holders_is_searched_in_order() {
 /// releases, `T` asks just after); the climb alone reached 1.2 ms with
 /// these 100,000 events and 2.19 with 600,000. The preempted-holder step
 /// (`Searcher::preempted`) reaches the bound within 2 ns, finds nothing
-/// past it, and breaks a bound 10 us lower.
+/// past it, and breaks a bound 10 us lower; so under FMLP+, whose boosted
+/// sections run in issue order (`y` asked first), where the climb
+/// reached 1.2 ms too.
 #[test]
 fn a_holder_preempted_on_its_cpu_is_searched_in_order() {
-    let s = data("mpcp-holder-preempted-by-a-granted-section.toml");
-    let bound = Time::from_us(3_200);
-    let (reaches, breaks) = (Time::from_ns(3_199_998), Time::from_us(3_190));
-    first_task_bracketed(&s, bound, reaches, breaks, "mpcp");
+    for protocol in ["mpcp", "fmlp-l"] {
+        let s = sys(
+            &data_text("mpcp-holder-preempted-by-a-granted-section.toml")
+                .replace("\"mpcp\"", &format!("\"{protocol}\"")),
+        );
+        let bound = Time::from_us(3_200);
+        let (reaches, breaks) = (Time::from_ns(3_199_998), Time::from_us(3_190));
+        first_task_bracketed(&s, bound, reaches, breaks, protocol);
+    }
 }
 
 /// The system of rtsync-analysis's hand-worked
