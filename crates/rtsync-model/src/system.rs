@@ -219,7 +219,11 @@ impl System {
     }
     /// A copy with every resource switched to `protocol`; used to compare
     /// protocols on one system. Synchronization CPUs default to the last CPU
-    /// when the new protocol needs one and none was given.
+    /// when the new protocol needs one and none was given, and are dropped
+    /// when it has none: the spec named them for its own protocol, and
+    /// validation would warn the user to remove a line that is right for
+    /// the spec as written (`rtsync analyze examples/rtems-table1.toml
+    /// --protocol mpcp` printed three such warnings).
     pub fn with_protocol(&self, protocol: Protocol) -> System {
         let mut s = self.clone();
         let last = s.platform.cpus.saturating_sub(1);
@@ -228,7 +232,9 @@ impl System {
             if !protocol.allows_multi_unit() {
                 r.units = 1;
             }
-            if protocol.needs_sync_cpu() && r.sync_cpu.is_none() {
+            if !protocol.needs_sync_cpu() {
+                r.sync_cpu = None;
+            } else if r.sync_cpu.is_none() {
                 r.sync_cpu = Some(last);
             }
         }

@@ -1258,10 +1258,14 @@ impl<'a> Searcher<'a> {
                         if ry.resource == ri.resource || !waits(ry.resource) {
                             continue;
                         }
-                        for z in (0..n).filter(|&z| z != i && !on(z, c)) {
-                            if let Some(rz) = asks(z, ry.resource) {
-                                steps.push((ri, x, rx, y, ry, z, rz));
-                            }
+                        // One holder of q' per step, the longest: its
+                        // section is the room `x` locks in.
+                        let z = (0..n)
+                            .filter(|&z| z != i && !on(z, c))
+                            .filter_map(|z| Some((z, asks(z, ry.resource)?)))
+                            .max_by_key(|&(z, rz)| (rz.length, std::cmp::Reverse(z)));
+                        if let Some((z, rz)) = z {
+                            steps.push((ri, x, rx, y, ry, z, rz));
                         }
                     }
                 }

@@ -170,6 +170,34 @@ fn protocol_switch_and_deadlock_detection() {
     let o = rtsync(&["analyze", "--protocol", "nope"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("unknown protocol"));
+    // A spec that names DPCP's synchronization CPU (CPU 0, not the
+    // default last one): switched to MPCP, which has none, it is dropped,
+    // not warned about (the warning's hint, "remove sync_cpu", is wrong
+    // for the spec as written; rtems-table1 printed three); to DFLP, which
+    // has one, it is kept.
+    let spec = temp(
+        "sync.toml",
+        "[platform]\ncpus = 2\n[[resource]]\nname = \"G\"\nprotocol = \"dpcp\"\nsync_cpu = 0\n\
+         [[task]]\nname = \"a\"\ncpu = 0\nperiod = \"10ms\"\nbody = [ { lock = \"G\", hold = \"1ms\" } ]\n\
+         [[task]]\nname = \"b\"\ncpu = 1\nperiod = \"10ms\"\nbody = [ { lock = \"G\", hold = \"1ms\" } ]\n",
+    );
+    let spec = spec.to_str().unwrap();
+    let o = rtsync(&["analyze", spec, "--protocol", "mpcp"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(
+        !err.contains("sync_cpu") && !out.contains("sync_cpu"),
+        "{out}{err}"
+    );
+    let o = rtsync(&["check", spec, "--protocol", "dflp"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("G "))
+        .unwrap_or_else(|| panic!("{out}"));
+    // resource, protocol, units, sync cpu.
+    assert_eq!(row.split_whitespace().nth(3), Some("0"), "{out}");
 }
 
 #[test]
