@@ -80,6 +80,13 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether the plan makes any choice: an offset, a delay, a jitter or
+    /// a shortened operation. One that makes none is the synchronous,
+    /// periodic, worst-case run, which needs no search to find.
+    pub fn makes_choices(&self) -> bool {
+        self.tasks.iter().any(|t| *t != TaskPlan::default())
+    }
+
     /// A plan with only offsets (the rest periodic, worst case).
     pub fn offsets(offsets: impl IntoIterator<Item = Time>) -> Plan {
         Plan {

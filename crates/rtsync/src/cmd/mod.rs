@@ -131,7 +131,11 @@ pub fn closest_to_bound(tightness: &[Option<f64>]) -> Option<usize> {
 /// the worst found for the task closest to its bound, with that worst
 /// response, its plan cut down to the choices the response needs
 /// (spending at most `budget` events more). The plan shown is then the
-/// schedule's cause, not the climb's path.
+/// schedule's cause, not the climb's path. Where several tasks are as
+/// close (often every one at its bound), the first whose worst schedule
+/// needed a choice: on the bundled `pip-chained.toml`, `ctrl` blocked
+/// by both lower jobs in turn, not `logger`'s synchronous release,
+/// which a plain `simulate` shows already.
 pub fn worst_to_show(
     sys: &rtsync_model::System,
     bounds: &[rtsync_model::Time],
@@ -139,7 +143,13 @@ pub fn worst_to_show(
     budget: u64,
 ) -> Option<(usize, rtsync_model::Time, rtsync_sim::shrink::Shrunk)> {
     use rtsync_sim::shrink::{Keep, shrink};
-    let i = closest_to_bound(&found.tightness(bounds))?;
+    let tightness = found.tightness(bounds);
+    let top = closest_to_bound(&tightness)?;
+    let level = tightness[top]?;
+    let i = (0..tightness.len())
+        .filter(|&k| tightness[k].is_some_and(|t| t >= level - 1e-9))
+        .find(|&k| (found.worst[k].as_ref()).is_some_and(|(_, p)| p.makes_choices()))
+        .unwrap_or(top);
     let (r, p) = found.worst[i].as_ref()?;
     Some((
         i,
