@@ -402,8 +402,8 @@ impl<'a> Searcher<'a> {
             }
         }
         // Staircases of lower holders, each recorded once, up to three
-        // quarters of the budget: none where no lower job of a target's
-        // CPU nests a request.
+        // quarters of the budget: none where no two lower jobs of a
+        // target's CPU hold sections it can wait through.
         for &i in &targets {
             for p in self.stairs(i) {
                 if self.out.events >= self.opts.budget / 4 * 3 {
@@ -1214,9 +1214,9 @@ impl<'a> Searcher<'a> {
     /// Preempted holders: the target waits for `q`, held by `x` on another
     /// CPU, and a task `y` of `x`'s CPU, suspended waiting for `q'`, is
     /// granted it just then and runs its section ahead of `x`'s (under
-    /// MPCP where `q'`'s remote ceiling is the higher, Rajkumar 1990; the
-    /// holder's section is preempted by higher global sections of its
-    /// CPU, a term of every MPCP remote-blocking bound). A third task `z`
+    /// MPCP where `q'`'s remote ceiling is the higher, Rajkumar 1990, a
+    /// term of every MPCP remote-blocking bound; under FMLP+ where `y`
+    /// asked first, Brandenburg 2011's boost blocking). A third task `z`
     /// on a CPU other than `x`'s locks `q'`; `y` asks for it just after,
     /// and waits; `x`, its CPU free, locks `q` just before `z` releases
     /// `q'`; the target asks for `q` just after that (`x` and the target
@@ -1224,8 +1224,8 @@ impl<'a> Searcher<'a> {
     /// task away. Four releases in order across three CPUs: on a
     /// hand-built MPCP system (`mpcp-holder-preempted-by-a-granted-section.toml`
     /// in rtsync-analysis) the climb reached 1.2 of 3.2 ms with 60,000
-    /// events and 2.19 with 600,000, where this step reaches 3.15. At
-    /// most [`PREEMPTED`] per target.
+    /// events and 2.19 with 600,000, where this step reaches the bound
+    /// less 1 ns. At most [`PREEMPTED`] per target, after the queues.
     fn preempted(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
