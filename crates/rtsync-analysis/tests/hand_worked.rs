@@ -235,6 +235,29 @@ fn mix_blocks_through_a_chain_of_lower_holders() {
     assert_eq!(bounded(task(&ipcp, "hi").response), us(2300));
 }
 
+/// A holder suspended inside an IPCP section, no lock-order cycle
+/// (`data/mix-holder-suspended-inside-ipcp.toml`, `blocking::mix`): A
+/// (IPCP, users M and J: ceiling 4), B (PIP, users J and L: ceiling 2,
+/// closed over nesting inside A: 4). A PIP resource in the mix: the
+/// per-job sum (point 3). M: N has no section, J's A 2ms (with B
+/// inside), L's B 3ms: B_M = 5ms, R_M = 1 + 5 = 6ms. N: the same two
+/// (both reach 3): 5ms, w = 5 + 5 + ceil(w/100) 1 = 11ms. J: L's B
+/// (reach 4 >= 2), 3ms; w = 2 + 3 + 1 + 5 = 11ms. L: 3 + 1 + 5 + 2 =
+/// 11ms. While J waits inside A, L inherits its priority as it runs, A's
+/// ceiling, which point 1 needs (N would otherwise run inside M's wait;
+/// scenario mix-pip-inside-ipcp.toml checks the inheritance).
+#[test]
+fn mix_a_holder_suspended_inside_an_ipcp_section() {
+    let r = run(&sys(include_str!(
+        "data/mix-holder-suspended-inside-ipcp.toml"
+    )));
+    assert_eq!(task(&r, "M").blocking.local, Time::from_ms(5));
+    for (t, ms) in [("M", 6), ("N", 11), ("J", 11), ("L", 11)] {
+        assert_eq!(bounded(task(&r, t).response), Time::from_ms(ms), "{t}");
+    }
+    assert_eq!(task(&r, "J").blocking.local, Time::from_ms(3));
+}
+
 /// NPCS blocks even tasks that share nothing (npcs-simple.toml): watchdog
 /// (200us, 2ms) waits for reader's 800us section: R = 1ms.
 #[test]

@@ -762,6 +762,20 @@ fn a_chain_of_lower_holders_is_searched_in_order() {
 }
 
 /// rtsync-analysis's hand-worked
+/// `mix_a_holder_suspended_inside_an_ipcp_section`: `M` waits for `J`'s
+/// IPCP section, inside which `J` waits for `L`'s PIP one; the staircase
+/// (`L` locks B, `J` preempts it and locks A, `M` just after) reaches
+/// `M`'s 6 ms within 2 ns, and nothing passes any bound: `N`, between
+/// `J`'s priority and A's ceiling, never runs inside `M`'s wait, as `L`
+/// inherits the ceiling. A bound 10 us lower is broken.
+#[test]
+fn a_holder_suspended_inside_an_ipcp_section_is_searched() {
+    let s = data("mix-holder-suspended-inside-ipcp.toml");
+    let (bound, reaches) = (Time::from_ms(6), Time::from_ns(5_999_998));
+    first_task_bracketed(&s, bound, reaches, Time::from_us(5_990), "mix");
+}
+
+/// rtsync-analysis's hand-worked
 /// `mpcp_a_holder_is_preempted_by_a_section_granted_on_its_cpu`: `T`
 /// waits for G while `x`'s section on it is preempted by `y`'s on G2,
 /// granted on `x`'s CPU as `z` releases G2 on a third CPU: 3.2 ms. Four
