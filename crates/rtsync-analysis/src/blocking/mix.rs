@@ -38,6 +38,12 @@
 //! test PCP's system ceiling, so a lower job may enter an IPCP section
 //! while another holds a PCP resource, and `J_i` meet both.
 //!
+//! Point 1 holds for a holder that waits inside an IPCP section for a PIP
+//! resource: the PIP holder inherits its waiter's effective priority, the
+//! ceiling, so no job at or below it starts meanwhile
+//! (`scenarios/mix-pip-inside-ipcp.toml`; hand-worked with the search in
+//! `tests/data/mix-holder-suspended-inside-ipcp.toml`).
+//!
 //! Point 1 needs a job that holds `J_i` back to run whenever `J_i` would:
 //! validation refuses a request that may suspend (PIP) inside an SRP
 //! section, since while such a holder waits, `J_i`, held back at its start
