@@ -1311,6 +1311,21 @@ fn simulate_searches_saves_and_replays_a_plan() {
             // turn (7.5 ms, hand-worked in rtsync-analysis), not
             // logger's synchronous release.
             assert_eq!((shown, response), ("ctrl", "7.5ms"), "{out}");
+            // The choices in words, in the order they happen: logger
+            // locks log, comms preempts it and locks bus, then ctrl.
+            let words = out
+                .lines()
+                .find(|l| l.starts_with("  ") && l.contains(" released at "))
+                .unwrap_or_else(|| panic!("{out}"));
+            let at = |who: &str| {
+                words
+                    .find(&format!("{who} released at"))
+                    .unwrap_or_else(|| panic!("{words}"))
+            };
+            assert!(
+                at("logger") < at("comms") && at("comms") < at("ctrl"),
+                "{words}"
+            );
         }
         // Where putting choices back made the response later, the run
         // says how much, and that is what the replay shows.

@@ -118,7 +118,15 @@ fn rtsync_allowed_cpus() -> usize {
 #[test]
 fn the_bundled_example_and_a_uniprocessor_one_give_whole_pages() {
     report("rtems-table1", "rtems");
-    report("pip-chained", "pip");
+    let pip = report("pip-chained", "pip");
+    // The chart is ctrl's chained blocking, and the page tells its
+    // choices in words, in the order they happen (logger locks log,
+    // comms preempts it and locks bus, then ctrl comes).
+    let html = std::fs::read_to_string(pip.join("report.html")).unwrap();
+    let text = (html.split("worst schedule it found for ctrl:").nth(1))
+        .unwrap_or_else(|| panic!("the page shows another task's schedule"));
+    let at = |who: &str| text.find(&format!("{who} released at")).unwrap();
+    assert!(at("logger") < at("comms") && at("comms") < at("ctrl"));
 }
 
 /// Under EDF the page says where its bounds come from (Spuri's

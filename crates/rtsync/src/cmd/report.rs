@@ -167,7 +167,13 @@ pub fn run(a: Args) -> u8 {
                      found, as the column and the chart show"
                 )
             });
-            format!(" for {name}: {}{later}", c.choices)
+            let words = c.plan.describe(sys);
+            let told = if words.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", words.join("; "))
+            };
+            format!(" for {name}: {}{told}{later}", c.choices)
         });
         if let Some((i, _, c)) = &cut
             && let Some(x) = c.response

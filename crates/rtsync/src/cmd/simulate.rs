@@ -216,6 +216,16 @@ pub fn run(a: Args) -> u8 {
                 "showing the worst schedule found for {name} ({r}); {}:",
                 cut.choices
             );
+            let words = cut.plan.describe(sys);
+            if !words.is_empty() {
+                const SHOWN: usize = 8;
+                let more = words.len().saturating_sub(SHOWN);
+                let mut line = words[..words.len().min(SHOWN)].join("; ");
+                if more > 0 {
+                    line.push_str(&format!("; and {more} more (--save-plan writes them all)"));
+                }
+                println!("  {line}");
+            }
             if let Some(later) = cut.response.filter(|&x| x > r) {
                 println!(
                     "note: with choices put back {name} responds in {later}, later than the search found: a default can be worse than the climb's choice"
