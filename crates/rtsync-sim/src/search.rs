@@ -1175,8 +1175,15 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        // Where the target asks for the first holder's resource first.
+        // Once each (a chain of resources the target also asks for in
+        // turn comes from both lists), each recorded once; those where
+        // the target asks for the first holder's resource first.
         steps.retain(|&(_, ra, _, _)| self.preemptible(ra.resource));
+        let key = |&(a, ra, b, rb): &(usize, Request, usize, Request)| {
+            (a, ra.resource, ra.at, b, rb.resource, rb.at)
+        };
+        steps.sort_by_key(key);
+        steps.dedup_by_key(|s| key(s));
         steps.sort_by_key(|&(_, ra, _, _)| !mine(ra.resource));
         let mut out = Vec::new();
         for (first, lead, second, then) in steps {

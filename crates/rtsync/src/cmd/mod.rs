@@ -158,6 +158,29 @@ pub fn worst_to_show(
     ))
 }
 
+/// The choices of a shown schedule's plan in words (`Plan::describe`),
+/// joined: at most `most` of them and how many more (the terminal), or
+/// all (the report page). `None` where the plan makes no choice.
+pub fn choices_in_words(
+    plan: &rtsync_sim::Plan,
+    sys: &rtsync_model::System,
+    most: Option<usize>,
+) -> Option<String> {
+    let words = plan.describe(sys);
+    if words.is_empty() {
+        return None;
+    }
+    let shown = most.map_or(words.len(), |m| m.min(words.len()));
+    let mut line = words[..shown].join("; ");
+    if shown < words.len() {
+        line.push_str(&format!(
+            "; and {} more (--save-plan writes them all)",
+            words.len() - shown
+        ));
+    }
+    Some(line)
+}
+
 /// What to tell the user after a search that its budget bought few
 /// simulations per task searched for ([`Outcome::thin`]), or `None`.
 ///

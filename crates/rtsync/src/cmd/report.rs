@@ -167,12 +167,8 @@ pub fn run(a: Args) -> u8 {
                      found, as the column and the chart show"
                 )
             });
-            let words = c.plan.describe(sys);
-            let told = if words.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", words.join("; "))
-            };
+            let told = super::choices_in_words(&c.plan, sys, None)
+                .map_or(String::new(), |w| format!(": {w}"));
             format!(" for {name}: {}{told}{later}", c.choices)
         });
         if let Some((i, _, c)) = &cut

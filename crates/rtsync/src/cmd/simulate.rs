@@ -216,14 +216,7 @@ pub fn run(a: Args) -> u8 {
                 "showing the worst schedule found for {name} ({r}); {}:",
                 cut.choices
             );
-            let words = cut.plan.describe(sys);
-            if !words.is_empty() {
-                const SHOWN: usize = 8;
-                let more = words.len().saturating_sub(SHOWN);
-                let mut line = words[..words.len().min(SHOWN)].join("; ");
-                if more > 0 {
-                    line.push_str(&format!("; and {more} more (--save-plan writes them all)"));
-                }
+            if let Some(line) = super::choices_in_words(&cut.plan, sys, Some(8)) {
                 println!("  {line}");
             }
             if let Some(later) = cut.response.filter(|&x| x > r) {
