@@ -87,3 +87,28 @@ fn a_job_done_at_a_release_instant_completes_then() {
     assert_eq!(r.tasks[1].max_response, Some(Time::from_ms(5)));
     assert_eq!(r.tasks[0].max_response, Some(Time::from_ms(2)));
 }
+
+/// The same at the end of a self-suspension: L computes 1 ms after H's
+/// 2 ms, then suspends 2 ms, so its suspension ends at exactly 5 ms,
+/// H's next release, with nothing left to do. Its response is 5 ms (R =
+/// 1 + 2 + ceil(R/5) 2 = 5, the suspension counted as execution). The
+/// kernel once fired every timer of an instant together: H's release
+/// took the CPU from L's zero-time completion, which came at 7 ms. Found
+/// by `rtsync experiment exhaustive` on a job ending with a suspension
+/// (12 ms against a bound of 8 ms).
+#[test]
+fn a_job_whose_last_suspension_ends_at_a_release_instant_completes_then() {
+    let (sys, _) = load_str(
+        "[[task]]\nname = \"H\"\nperiod = \"5ms\"\nwcet = \"2ms\"\n\
+         [[task]]\nname = \"L\"\nperiod = \"10ms\"\nbody = [ { compute = \"1ms\" }, { suspend = \"2ms\" } ]\n",
+        None,
+    )
+    .unwrap();
+    let o = Options {
+        horizon: Time::from_ms(20),
+        ..Options::default()
+    };
+    let (r, _) = simulate(&sys, &o).unwrap();
+    assert_eq!(r.tasks[1].max_response, Some(Time::from_ms(5)));
+    assert_eq!(r.tasks[0].max_response, Some(Time::from_ms(2)));
+}
