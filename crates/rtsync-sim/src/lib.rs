@@ -19,6 +19,7 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+pub mod grid;
 pub mod horizon;
 pub mod kernel;
 pub mod options;
