@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 pub mod as_it_runs;
 pub mod components;
+pub mod exhaustive;
 pub mod shapes;
 pub mod shard;
 pub mod soundness;

@@ -285,27 +285,29 @@ pub struct Checked {
     pub placed: Option<System>,
 }
 
-/// Analyses `sys`; when schedulable, samples four runs and (with
-/// `search`) searches for each task's worst case.
-pub fn check_system(
-    sys: &System,
-    form: BoundForm,
-    overheads: Option<&Profile>,
-    seed: u64,
-    search_opts: Option<&SearchOptions>,
-) -> Checked {
-    let mut c = Checked::default();
-    // A generator that writes a system the model refuses is a bug to see,
-    // not a system to analyse: the bounds assume the protocols' rules.
+/// What the analysis promises for one system.
+pub enum Promise {
+    /// The model refuses the system: a generator that writes one is a bug
+    /// to see, not a system to analyse (the bounds assume the protocols'
+    /// rules). The diagnostics.
+    Invalid(String),
+    /// The analysis does not call it schedulable: nothing is promised.
+    None,
+    /// Schedulable: the system as analysed (partitioned), and each task's
+    /// bound, at most its deadline.
+    Bounds(Box<rtsync_analysis::Analysis>, Vec<Time>),
+}
+
+/// Analyses `sys` under `form` (and `overheads`): the bounds a
+/// simulation of the placed system must keep. A component spec on one
+/// CPU whose resources are all interfaces is held to paper 001's bound
+/// too (no overheads), the lower of the two per task. Not with a profile:
+/// paper 001 charges a request's call and reply, not the profile's
+/// context switches and releases, which the charged system runs.
+pub fn promise(sys: &System, form: BoundForm, overheads: Option<&Profile>) -> Promise {
     let d = rtsync_model::validate(sys);
     if d.has_errors() {
-        c.violations.push(Violation {
-            what: format!("the stream drew an invalid system:\n{d}"),
-            how: "generation".into(),
-            plan: None,
-        });
-        c.placed = Some(sys.clone());
-        return c;
+        return Promise::Invalid(d.to_string());
     }
     let opts = AnalysisOptions {
         form,
@@ -313,20 +315,15 @@ pub fn check_system(
         ..AnalysisOptions::default()
     };
     let Ok(an) = analyze(sys, &opts) else {
-        return c;
+        return Promise::None;
     };
     let mut bounds = Vec::with_capacity(an.result.tasks.len());
     for t in &an.result.tasks {
         match t.response {
             Response::Bounded(r) if r <= t.deadline => bounds.push(r),
-            _ => return c,
+            _ => return Promise::None,
         }
     }
-    // A component spec on one CPU whose resources are all interfaces:
-    // paper 001's bound (no overheads) is searched too, the lower of the
-    // two per task. Not with a profile: paper 001 charges a request's
-    // call and reply, not the profile's context switches and releases,
-    // which the charged system runs.
     if overheads.is_none()
         && let Some(comps) = an.system.components.as_deref()
         && an.system.platform.cpus == 1
@@ -339,6 +336,32 @@ pub fn check_system(
             }
         }
     }
+    Promise::Bounds(Box::new(an), bounds)
+}
+
+/// Analyses `sys`; when schedulable, samples four runs and (with
+/// `search`) searches for each task's worst case.
+pub fn check_system(
+    sys: &System,
+    form: BoundForm,
+    overheads: Option<&Profile>,
+    seed: u64,
+    search_opts: Option<&SearchOptions>,
+) -> Checked {
+    let mut c = Checked::default();
+    let (an, bounds) = match promise(sys, form, overheads) {
+        Promise::Invalid(d) => {
+            c.violations.push(Violation {
+                what: format!("the stream drew an invalid system:\n{d}"),
+                how: "generation".into(),
+                plan: None,
+            });
+            c.placed = Some(sys.clone());
+            return c;
+        }
+        Promise::None => return c,
+        Promise::Bounds(an, bounds) => (an, bounds),
+    };
     c.schedulable = true;
     let wcets: Vec<Time> = an.result.tasks.iter().map(|t| t.wcet).collect();
     let mut worst: Vec<Option<Time>> = vec![None; bounds.len()];
@@ -573,15 +596,9 @@ pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn()
                         (format!("components-{i}"), "component topology".to_string())
                     }
                     Drawn::Systems(curve) => {
-                        let name = match curve {
-                            Curve::One(p) => p.name().to_string(),
-                            Curve::Lp(p) => format!("{}-lp", p.name()),
-                            Curve::Fixed(p) => format!("{}-fixed", p.name()),
-                            Curve::Mix(m) => m.name().to_string(),
-                        };
                         let shape = cfg.shape.of(i);
                         (
-                            format!("{name}-{}-{shape}-{i}", cfg.scheduler),
+                            format!("{}-{}-{shape}-{i}", curve_name(curve), cfg.scheduler),
                             format!("shape {shape}"),
                         )
                     }
@@ -607,11 +624,36 @@ pub fn run_range(cfg: &Config, range: std::ops::Range<u64>, progress: &(dyn Fn()
         .reduce(Tally::default, Tally::then)
 }
 
+/// A curve as the files of a run name it: the protocol, `-lp` or
+/// `-fixed` for those bounds, or the mix.
+pub(crate) fn curve_name(curve: Curve) -> String {
+    match curve {
+        Curve::One(p) => p.name().to_string(),
+        Curve::Lp(p) => format!("{}-lp", p.name()),
+        Curve::Fixed(p) => format!("{}-fixed", p.name()),
+        Curve::Mix(m) => m.name().to_string(),
+    }
+}
+
 /// Writes `placed` as `<id>.toml` and the first searched violation's plan
 /// as `<id>.plan.toml` beside it; returns how to replay, or the error.
 fn save(dir: &Path, id: &str, placed: &System, vs: &[Violation]) -> String {
-    let spec = dir.join(format!("{id}.toml"));
     let plan = vs.iter().find_map(|v| v.plan.as_ref());
+    save_case(dir, id, placed, &vs[0].what, plan, "soundness")
+}
+
+/// Writes `placed` as `<id>.toml` (headed by `what`, what `experiment`
+/// found) and `plan`, where given, as `<id>.plan.toml` beside it; returns
+/// how to replay, or the error.
+pub(crate) fn save_case(
+    dir: &Path,
+    id: &str,
+    placed: &System,
+    what: &str,
+    plan: Option<&Plan>,
+    experiment: &str,
+) -> String {
+    let spec = dir.join(format!("{id}.toml"));
     let plan_path = dir.join(format!("{id}.plan.toml"));
     let replay = match plan {
         Some(_) => format!(
@@ -624,10 +666,7 @@ fn save(dir: &Path, id: &str, placed: &System, vs: &[Violation]) -> String {
             spec.display()
         ),
     };
-    let header = format!(
-        "# Found by rtsync experiment soundness: {}\n# Replay: {replay}\n",
-        vs[0].what
-    );
+    let header = format!("# Found by rtsync experiment {experiment}: {what}\n# Replay: {replay}\n");
     let written = std::fs::create_dir_all(dir)
         .and_then(|_| std::fs::write(&spec, header + &rtsync_model::to_toml(placed)))
         .and_then(|_| match plan {

@@ -592,6 +592,37 @@ fn soundness_experiment_charges_an_overhead_profile() {
 }
 
 #[test]
+fn exhaustive_experiment_runs_every_offset_on_a_sample() {
+    // The documented run (docs/SIMULATION.md, "Every offset on a grid")
+    // draws hundreds of systems per protocol; CI runs three of each, the
+    // four-task ones capped.
+    let o = rtsync(&[
+        "experiment",
+        "exhaustive",
+        "--systems",
+        "3",
+        "--max-plans",
+        "200000",
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("no violations"), "{out}");
+    for p in ["pip", "mpcp", "dpcp", "msrp", "mix:by-scope"] {
+        assert!(out.lines().any(|l| l.starts_with(p)), "{p}: {out}");
+    }
+    assert!(out.contains("grid runs"), "{out}");
+    // Bad input says what was wrong and what to write.
+    let o = rtsync(&["experiment", "exhaustive", "--step", "0ms"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("--step") && err.contains("hint"), "{err}");
+    let o = rtsync(&["experiment", "exhaustive", "--tolerance", "soon"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("--tolerance `soon`"), "{err}");
+}
+
+#[test]
 fn soundness_experiment_finds_no_violation_on_a_sample() {
     // The full run (10000 systems per protocol, search on) is documented
     // in docs/SIMULATION.md; CI checks a sample of every protocol, FP and

@@ -8,10 +8,12 @@
 use super::{BAD_INPUT, OK};
 use rtsync_analysis::generate::Mixing;
 use rtsync_experiment::Shape;
+use rtsync_experiment::exhaustive;
 use rtsync_experiment::shard::{Outcome, Prepared, Shard};
 use rtsync_experiment::soundness::{self, Config, SoundnessSpec, Tally};
 use rtsync_model::Protocol;
 use rtsync_report::Table;
+use rtsync_sim::grid::GridOptions;
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -22,6 +24,15 @@ pub enum Experiment {
     /// Prints the violations and how tight the bounds are; exit code 1
     /// when any violation is found.
     Soundness(SoundnessArgs),
+    /// The search checked against every release offset: small systems
+    /// (one or two CPUs, three or four tasks) whose times are whole
+    /// multiples of a step, each searched as `soundness` searches it and
+    /// then run at every combination of offsets on the step's grid, with
+    /// every order of the releases that meet at a point. Prints, per
+    /// protocol, the violations either found and the *gaps*: tasks whose
+    /// worst on the grid is above the search's, schedules the search did
+    /// not reach. Exit code 1 when any violation is found.
+    Exhaustive(ExhaustiveArgs),
     /// Schedulability ratios: the share of random systems each protocol's
     /// analysis accepts, over a range of total utilizations, on the same
     /// systems for every protocol. Prints the table and writes a CSV and
@@ -219,9 +230,72 @@ pub struct SoundnessArgs {
     pub overheads: Option<PathBuf>,
 }
 
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  \
+rtsync experiment exhaustive --systems 20                 (every protocol and mix: a few minutes on two cores)\n  \
+rtsync experiment exhaustive --protocol mpcp --systems 500 --save gaps/\n\n\
+What the grid runs: task 0 released at one offset, every other task at every multiple of \
+--step within its period plus 0, 1, 2, ... ns (2n - 1 nudges for n tasks, so that the releases \
+meeting at one point come in every order), each job periodic and at its worst case, for one \
+hyperperiod after the last first release. It leaves sporadic delays, release jitter and \
+shorter durations to the search, which moves them too: a task where the search went further \
+is counted, not reported. docs/SIMULATION.md, \"Every offset on a grid\".")]
+pub struct ExhaustiveArgs {
+    /// Small systems per protocol (and mix).
+    #[arg(long, default_value_t = 100)]
+    pub systems: u64,
+    /// Only this protocol (default: all twelve, then the three mixes).
+    #[arg(long, value_parser = super::check::parse_protocol)]
+    pub protocol: Option<Protocol>,
+    /// Only systems with a protocol per resource by this rule (as for
+    /// `soundness`).
+    #[arg(long, value_parser = |s: &str| s.parse::<Mixing>())]
+    pub mix: Option<Mixing>,
+    /// Seed of the system stream (and of the search).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also run the protocols that support it under EDF.
+    #[arg(long)]
+    pub edf: bool,
+    /// The shape of the systems, drawn small (as for `soundness`).
+    #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
+    pub shape: Shape,
+    /// Simulated events the search may spend per system, as in
+    /// `soundness` (0: the grid alone, no gaps measured).
+    #[arg(long, default_value_t = 60_000)]
+    pub search_budget: u64,
+    /// Which bounds to check: classic, lp, both, fixed or all.
+    #[arg(long, value_enum, default_value = "classic")]
+    pub analysis: super::Forms,
+    /// The grid's step: every period, duration and deadline of the systems
+    /// drawn is a multiple of it.
+    #[arg(long, default_value = "1ms")]
+    pub step: String,
+    /// Offsets per grid point (0, 1, ... ns past it); default 2n - 1 for n
+    /// tasks.
+    #[arg(long)]
+    pub nudges: Option<u32>,
+    /// Skip a system that needs more runs than this.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub max_plans: u64,
+    /// A task is a gap where the grid's worst is above the search's by
+    /// more than this (below it: ties, which the grid runs at one instant
+    /// and the search 1 ns apart).
+    #[arg(long, default_value = "1us")]
+    pub tolerance: String,
+    /// Print every violation and gap (by default the first five per case).
+    #[arg(long)]
+    pub verbose: bool,
+    /// Write each system with a violation or a gap here, with the plan
+    /// that shows it (`rtsync simulate SPEC --plan PLAN` replays it).
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+}
+
 pub fn run(a: Args) -> u8 {
     match a.experiment {
         Experiment::Soundness(s) => soundness(s),
+        Experiment::Exhaustive(e) => exhaustive(e),
         Experiment::Schedulability(s) => super::sweep::run(*s),
         Experiment::Components(c) => components(c),
         Experiment::OnThreads(o) => on_threads(o),
@@ -668,6 +742,135 @@ fn soundness(a: SoundnessArgs) -> u8 {
         return bad;
     }
     if failed { super::NOT_SCHEDULABLE } else { OK }
+}
+
+fn exhaustive(a: ExhaustiveArgs) -> u8 {
+    let step = match rtsync_model::Time::parse(&a.step) {
+        Ok(t) if t > rtsync_model::Time::ZERO => t,
+        Ok(_) => {
+            eprintln!("error: --step must be above zero\n  hint: --step 1ms");
+            return BAD_INPUT;
+        }
+        Err(e) => {
+            eprintln!("error: --step `{}`: {e}\n  hint: --step 1ms", a.step);
+            return BAD_INPUT;
+        }
+    };
+    let tolerance = match rtsync_model::Time::parse(&a.tolerance) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!(
+                "error: --tolerance `{}`: {e}\n  hint: --tolerance 1us",
+                a.tolerance
+            );
+            return BAD_INPUT;
+        }
+    };
+    let spec = SoundnessSpec {
+        systems: a.systems,
+        protocol: a.protocol.map(|p| p.name().to_string()),
+        mix: a.mix.map(|m| m.to_string()),
+        seed: a.seed,
+        edf: a.edf,
+        shape: a.shape.to_string(),
+        search_budget: a.search_budget,
+        analysis: a.analysis,
+        ..SoundnessSpec::default()
+    };
+    let cases = match exhaustive::cases(&spec) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}\n  hint: see `rtsync experiment exhaustive --help`");
+            return BAD_INPUT;
+        }
+    };
+    let grid = GridOptions {
+        step,
+        nudges: a.nudges,
+        max_plans: a.max_plans,
+    };
+    let bar = super::progress(a.systems * cases.len() as u64, "systems");
+    let started = std::time::Instant::now();
+    let mut table = Table::new(&[
+        "protocol",
+        "sched",
+        "systems",
+        "schedulable",
+        "enumerated",
+        "grid runs",
+        "tasks",
+        "gaps",
+        "widest gap",
+        "search beyond",
+        "violations",
+    ])
+    .left(0)
+    .left(1);
+    let (mut violations, mut gaps) = (0, 0);
+    for cfg in &cases {
+        let t = exhaustive::run(cfg, &grid, tolerance, a.save.as_deref(), &|| bar.inc(1));
+        bar.suspend(|| {
+            let shown = if a.verbose { usize::MAX } else { 5 };
+            for (what, lines) in [("violation", &t.violations), ("gap", &t.gaps)] {
+                for v in lines.iter().take(shown) {
+                    println!("{} ({}) {what}: {v}", cfg.drawn, cfg.scheduler);
+                }
+                if lines.len() > shown {
+                    println!("    ... {} more (--verbose)", lines.len() - shown);
+                }
+            }
+        });
+        violations += t.violations.len();
+        gaps += t.gaps.len();
+        table.row(vec![
+            cfg.drawn.to_string(),
+            cfg.scheduler.to_string(),
+            t.systems.to_string(),
+            t.schedulable.to_string(),
+            t.enumerated.to_string(),
+            t.plans.to_string(),
+            t.tasks.to_string(),
+            t.gaps.len().to_string(),
+            if t.gaps.is_empty() {
+                "-".into()
+            } else {
+                format!("{:.3}", t.widest)
+            },
+            t.beyond.to_string(),
+            t.violations.len().to_string(),
+        ]);
+    }
+    bar.finish_and_clear();
+    print!("\n{}", table.render());
+    println!(
+        "enumerated: schedulable systems the grid ran whole (the others need more than --max-plans runs);\n\
+         tasks: tasks measured by both; gaps: tasks whose worst on the grid is above the search's by more than\n\
+         --tolerance (widest: the ratio of the two); search beyond: tasks where the search went further (it also\n\
+         moves delays and durations)."
+    );
+    println!(
+        "{}, {} in {:.1} s; grid step {step}, {}",
+        if violations > 0 {
+            "VIOLATIONS FOUND"
+        } else {
+            "no violations"
+        },
+        match gaps {
+            0 => "no gaps".to_string(),
+            g => format!("{g} gap(s) where the search fell short"),
+        },
+        started.elapsed().as_secs_f64(),
+        if a.search_budget > 0 {
+            format!("search budget {} events per system", a.search_budget)
+        } else {
+            "no search (the grid alone)".to_string()
+        }
+    );
+    if violations > 0 {
+        super::NOT_SCHEDULABLE
+    } else {
+        OK
+    }
 }
 
 /// Prints the per-case table of a soundness run (with `seconds`, the

@@ -1,0 +1,381 @@
+//! The search checked against every offset: small systems on a grid,
+//! each searched as the soundness experiment searches it and run at every
+//! combination of release offsets ([`rtsync_sim::grid`]).
+//!
+//! The soundness experiment trusts the search to find a schedule past a
+//! bound where one exists, and `rtsync bench search` measures the search
+//! against longer runs of itself. Neither can show a kind of schedule
+//! that no step of the search builds. Here an independent enumeration
+//! runs every phasing of small systems whose times are whole multiples
+//! of a step, with every order of releases that meet at a point. What it
+//! reports:
+//!
+//! - a *violation*: a response past a bound (or a miss, a deadlock, a
+//!   broken invariant) found by either the search or the grid;
+//! - a *gap*: a task whose worst response on the grid is above the
+//!   search's worst by more than a tolerance (1 us by default), a
+//!   schedule the search did not reach (with the offsets that show it,
+//!   `--save`). Below it are ties: the grid releases two tasks at one
+//!   instant, and the search's constructions 1 ns apart fall short of
+//!   a tie's response by a nanosecond or two;
+//! - the tasks where the search went further than the grid (it also
+//!   moves delays and durations, which the grid leaves at their worst).
+//!
+//! The systems are the soundness experiment's shapes at a small size:
+//! one or two CPUs, three tasks (four in every other system, on shorter
+//! periods), harmonic periods of 8 to 32 steps (8 to 16 with four tasks),
+//! sections of one to three steps, at most two resources, every duration
+//! rounded to the step.
+
+use rayon::prelude::*;
+use rtsync_analysis::generate::{Periods, generate};
+use rtsync_analysis::sweep::Curve;
+use rtsync_model::{Segment, System, Time};
+use rtsync_sim::Plan;
+use rtsync_sim::grid::{GridOptions, enumerate, plans_needed};
+use rtsync_sim::search::search;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use crate::soundness::{Config, Drawn, Promise, SoundnessSpec, curve_name, promise, save_case};
+
+/// The cases of an exhaustive run: the soundness experiment's, as `spec`
+/// gives them, without the component topologies (their systems are not
+/// drawn on a grid) and with no overhead profile (a charged duration is
+/// off the grid).
+pub fn cases(spec: &SoundnessSpec) -> Result<Vec<Config>, String> {
+    if spec.components {
+        return Err("the component topologies are not drawn on a grid".into());
+    }
+    if spec.overheads.is_some() {
+        return Err("an overhead profile puts durations off the grid".into());
+    }
+    Ok(spec
+        .cases()?
+        .into_iter()
+        .filter(|c| c.drawn != Drawn::Components)
+        .collect())
+}
+
+/// System `i` of the small stream of `cfg`'s case: the shape's
+/// configuration at a small size, every time rounded to `step`.
+pub fn small_system(cfg: &Config, step: Time, i: u64) -> Option<System> {
+    let Drawn::Systems(curve) = cfg.drawn else {
+        return None;
+    };
+    let p = curve.base(cfg.scheduler);
+    let mut c = cfg.shape.config(p, cfg.scheduler, i);
+    let four = i % 2 == 1;
+    c.cpus = if p.is_uniprocessor() { 1 } else { 2 };
+    c.tasks = if four { 4 } else { 3 };
+    c.utilization = c.cpus as f64 * (0.2 + 0.1 * ((i / 2) % 4) as f64);
+    c.periods = Periods::Harmonic {
+        min: Time::from_ns(step.ns().saturating_mul(8)),
+        max: Time::from_ns(step.ns().saturating_mul(if four { 16 } else { 32 })),
+    };
+    // Few pieces per job: each is rounded to whole steps.
+    c.resources = c.resources.min(2);
+    c.requests_max = c.requests_max.min(if four { 1 } else { 2 });
+    c.local_resources = c.local_resources.min(1);
+    c.cs_min = step;
+    c.cs_max = Time::from_ns(step.ns().saturating_mul(3));
+    c.local_cs_max = None;
+    c.suspend_max = Time::from_ns(step.ns().saturating_mul(2));
+    // The grid leaves release jitter at zero.
+    c.jitter_max = 0.0;
+    let mut sys = generate(&c, cfg.seed, i);
+    for t in &mut sys.tasks {
+        snap_body(&mut t.body, step);
+        if t.body.is_empty() {
+            t.body.push(Segment::Compute(step));
+        }
+        let d = (t.deadline.ns() / step.ns()).max(1) * step.ns();
+        t.deadline = Time::from_ns(d).min(t.period);
+    }
+    if let Curve::Mix(m) = curve {
+        m.apply(&mut sys, cfg.seed, i);
+    }
+    Some(sys)
+}
+
+/// `t` rounded to the nearest multiple of `step`.
+fn snap(t: Time, step: Time) -> Time {
+    Time::from_ns((t.ns() + step.ns() / 2) / step.ns() * step.ns())
+}
+
+/// Every duration of `body` rounded to `step`: the pieces rounded to
+/// nothing are dropped, and a section left with no execution holds its
+/// resource for one step.
+fn snap_body(body: &mut Vec<Segment>, step: Time) {
+    for s in body.iter_mut() {
+        match s {
+            Segment::Compute(t) | Segment::Suspend(t) => *t = snap(*t, step),
+            Segment::Lock { body, .. } => {
+                snap_body(body, step);
+                if rtsync_model::body_execution(body) == Some(Time::ZERO) {
+                    body.insert(0, Segment::Compute(step));
+                }
+            }
+        }
+    }
+    body.retain(|s| !matches!(s, Segment::Compute(t) | Segment::Suspend(t) if *t == Time::ZERO));
+}
+
+/// The outcome for one case.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Systems drawn.
+    pub systems: u64,
+    /// Of those, the ones the analysis called schedulable.
+    pub schedulable: u64,
+    /// Of those, the ones the grid ran whole (the others need more
+    /// combinations than the limit).
+    pub enumerated: u64,
+    /// Simulations the grid ran.
+    pub plans: u64,
+    /// Tasks whose worst response both the search and the grid measured.
+    pub tasks: u64,
+    /// Of those, the ones where the grid's worst is above the search's
+    /// by more than the tolerance: schedules the search did not reach.
+    pub gaps: Vec<String>,
+    /// The largest shortfall, the grid's worst over the search's (1 where
+    /// none).
+    pub widest: f64,
+    /// Tasks where the search's worst is above the grid's (it also moves
+    /// delays and durations).
+    pub beyond: u64,
+    /// Every broken promise, by either, with the system that showed it.
+    pub violations: Vec<String>,
+}
+
+impl Tally {
+    /// This tally followed by `o`'s.
+    pub fn then(mut self, o: Tally) -> Tally {
+        self.systems += o.systems;
+        self.schedulable += o.schedulable;
+        self.enumerated += o.enumerated;
+        self.plans += o.plans;
+        self.tasks += o.tasks;
+        self.gaps.extend(o.gaps);
+        self.widest = self.widest.max(o.widest);
+        self.beyond += o.beyond;
+        self.violations.extend(o.violations);
+        self
+    }
+}
+
+/// Runs `cfg`'s case on `grid`, every system on all cores; `save`, where
+/// given, receives each system with a gap or a violation (the spec and
+/// the plan that shows it).
+pub fn run(
+    cfg: &Config,
+    grid: &GridOptions,
+    tolerance: Time,
+    save: Option<&Path>,
+    progress: &(dyn Fn() + Sync),
+) -> Tally {
+    (0..cfg.systems)
+        .into_par_iter()
+        .map(|i| {
+            let t = check(cfg, grid, tolerance, save, i);
+            progress();
+            t
+        })
+        .reduce(
+            || Tally {
+                widest: 1.0,
+                ..Tally::default()
+            },
+            Tally::then,
+        )
+}
+
+/// System `i` of `cfg`'s case: searched, then run at every offset; a
+/// task whose worst on the grid is above the search's by more than
+/// `tolerance` is a gap.
+pub fn check(
+    cfg: &Config,
+    grid: &GridOptions,
+    tolerance: Time,
+    save: Option<&Path>,
+    i: u64,
+) -> Tally {
+    let mut t = Tally {
+        systems: 1,
+        widest: 1.0,
+        ..Tally::default()
+    };
+    let (Drawn::Systems(curve), Some(sys)) = (cfg.drawn, small_system(cfg, grid.step, i)) else {
+        return t;
+    };
+    let id = format!(
+        "{}-{}-{}-{i}",
+        curve_name(curve),
+        cfg.scheduler,
+        cfg.shape.of(i)
+    );
+    let (an, bounds) = match promise(&sys, curve.form(), None) {
+        Promise::Invalid(d) => {
+            t.violations.push(format!(
+                "system {i}: the stream drew an invalid system:\n{d}"
+            ));
+            return t;
+        }
+        Promise::None => return t,
+        Promise::Bounds(an, b) => (an, b),
+    };
+    t.schedulable = 1;
+    let placed = &an.system;
+    if plans_needed(placed, grid).is_ok_and(|n| n > grid.max_plans as u128) {
+        return t;
+    }
+    let searched = cfg.search.as_ref().map(|o| {
+        search(
+            placed,
+            &bounds,
+            &rtsync_sim::search::SearchOptions {
+                seed: o.seed ^ i,
+                ..o.clone()
+            },
+        )
+    });
+    let Ok(out) = enumerate(placed, &bounds, grid) else {
+        return t;
+    };
+    t.enumerated = 1;
+    t.plans = out.plans;
+    // The first violation's plan, or the first gap's, is the one saved.
+    let mut shown: Option<(String, &Plan)> = None;
+    for f in searched.iter().flat_map(|s| &s.findings) {
+        t.violations
+            .push(format!("system {i} ({id}): {} [search]", f.what));
+        shown = shown.or(Some((f.what.clone(), &f.plan)));
+    }
+    for f in &out.findings {
+        t.violations.push(format!(
+            "system {i} ({id}): {} [grid; offsets {}]",
+            f.what,
+            offsets(&f.plan, placed)
+        ));
+        shown = shown.or(Some((f.what.clone(), &f.plan)));
+    }
+    if let Some(s) = &searched {
+        for (k, (g, w)) in out.worst.iter().zip(&s.worst).enumerate() {
+            let (Some((g, gp)), Some((w, _))) = (g, w) else {
+                continue;
+            };
+            t.tasks += 1;
+            if *g > w.saturating_add(tolerance) {
+                t.gaps.push(format!(
+                    "system {i} ({id}), task {}: grid {g}, search {w}, bound {} [offsets {}]",
+                    placed.tasks[k].name,
+                    bounds[k],
+                    offsets(gp, placed)
+                ));
+                t.widest = t.widest.max(g.ns() as f64 / w.ns().max(1) as f64);
+                let what = format!(
+                    "{} responds in {g} at these offsets, the search reached {w}",
+                    placed.tasks[k].name
+                );
+                shown = shown.or(Some((what, gp)));
+            } else if w > g {
+                t.beyond += 1;
+            }
+        }
+    }
+    if let (Some(dir), Some((what, plan))) = (save, shown) {
+        let saved = save_case(dir, &id, placed, &what, Some(plan), "exhaustive");
+        for line in t.violations.iter_mut().chain(t.gaps.iter_mut()) {
+            line.push_str(&format!("; saved, replay: {saved}"));
+        }
+    }
+    t
+}
+
+/// The plan's offsets in words, task by task.
+fn offsets(plan: &Plan, sys: &System) -> String {
+    sys.tasks
+        .iter()
+        .enumerate()
+        .map(|(k, t)| format!("{}={}", t.name, plan.task(k).offset))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rtsync_sim::search::SearchOptions;
+
+    fn case(protocol: &str) -> Config {
+        let spec = SoundnessSpec {
+            systems: 6,
+            protocol: Some(protocol.into()),
+            ..SoundnessSpec::default()
+        };
+        cases(&spec).unwrap().remove(0)
+    }
+
+    #[test]
+    fn small_systems_are_on_the_grid() {
+        let step = Time::from_ms(1);
+        for p in ["pip", "mpcp", "dpcp", "msrp"] {
+            let cfg = case(p);
+            for i in 0..12 {
+                let s = small_system(&cfg, step, i).unwrap();
+                assert!(!rtsync_model::validate(&s).has_errors(), "{p} {i}");
+                assert!(s.platform.cpus <= 2 && (3..=4).contains(&s.tasks.len()));
+                fn on(body: &[Segment], step: Time) -> bool {
+                    body.iter().all(|s| match s {
+                        Segment::Compute(t) | Segment::Suspend(t) => {
+                            t.ns() > 0 && t.ns() % step.ns() == 0
+                        }
+                        Segment::Lock { body, .. } => on(body, step),
+                    })
+                }
+                for t in &s.tasks {
+                    assert!(on(&t.body, step), "{p} {i} {}", t.name);
+                    assert_eq!(t.period.ns() % step.ns(), 0);
+                    assert_eq!(t.deadline.ns() % step.ns(), 0);
+                    assert!(t.deadline <= t.period && t.deadline >= step);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_search_that_barely_runs_leaves_gaps_the_grid_shows() {
+        let grid = GridOptions::default();
+        let mut cfg = case("pip");
+        // The full search: no violation on these systems.
+        let full = run(&cfg, &grid, Time::from_us(1), None, &|| {});
+        assert!(full.violations.is_empty(), "{:?}", full.violations);
+        assert!(full.enumerated > 0 && full.tasks > 0, "{full:?}");
+        // Ten events: the search stops after its first simulation, and
+        // the grid's worst is above it for some task.
+        cfg.search = Some(SearchOptions {
+            budget: 10,
+            ..SearchOptions::default()
+        });
+        let thin = run(&cfg, &grid, Time::from_us(1), None, &|| {});
+        assert!(thin.violations.is_empty(), "{:?}", thin.violations);
+        assert!(!thin.gaps.is_empty() && thin.widest > 1.0, "{thin:?}");
+        assert!(thin.gaps.len() > full.gaps.len());
+    }
+
+    #[test]
+    fn component_topologies_and_profiles_are_refused() {
+        let spec = SoundnessSpec {
+            components: true,
+            ..SoundnessSpec::default()
+        };
+        assert!(cases(&spec).unwrap_err().contains("grid"));
+        // Every case but the component topologies otherwise.
+        let all = cases(&SoundnessSpec::default()).unwrap();
+        assert!(all.iter().all(|c| c.drawn != Drawn::Components));
+        assert_eq!(
+            all.len(),
+            SoundnessSpec::default().cases().unwrap().len() - 1
+        );
+    }
+}
