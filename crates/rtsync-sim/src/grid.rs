@@ -157,15 +157,8 @@ fn horizon(sys: &System) -> Time {
         .map(|t| t.period)
         .max()
         .unwrap_or(Time::ZERO);
-    let cap = longest.ns().saturating_mul(4);
-    let hyper = sys
-        .tasks
-        .iter()
-        .try_fold(1u64, |h, t| {
-            let l = lcm(h, t.period.ns());
-            (l <= cap).then_some(l)
-        })
-        .unwrap_or(cap);
+    let cap = longest.checked_mul(4).unwrap_or(Time::MAX);
+    let hyper = sys.hyperperiod().filter(|&h| h <= cap).unwrap_or(cap);
     let deadline = sys
         .tasks
         .iter()
@@ -173,19 +166,9 @@ fn horizon(sys: &System) -> Time {
         .max()
         .unwrap_or(Time::ZERO);
     longest
-        .saturating_add(Time::from_ns(hyper))
+        .saturating_add(hyper)
         .saturating_add(deadline)
         .saturating_add(Time::from_ns(1))
-}
-
-fn lcm(a: u64, b: u64) -> u64 {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    if a == 0 || b == 0 {
-        return a.max(b);
-    }
-    (a / gcd(a, b)).saturating_mul(b)
 }
 
 /// Runs every combination of offsets on the grid against `bounds` (one

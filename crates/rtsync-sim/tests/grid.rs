@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{bounds, sys};
-use rtsync_model::{System, Time};
+use common::{bounds, data, sys};
+use rtsync_model::Time;
 use rtsync_sim::grid::{GridOptions, NotEnumerated, enumerate, plans_needed};
 use rtsync_sim::search::Kind;
 
@@ -39,13 +39,6 @@ priority = 1
 cpu = 1
 body = [ { lock = "g", hold = "3ms" }, { compute = "1ms" } ]
 "#;
-
-fn data(name: &str) -> System {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../rtsync-analysis/tests/data")
-        .join(name);
-    sys(&std::fs::read_to_string(path).unwrap())
-}
 
 #[test]
 fn the_grid_finds_a_remote_holder_just_before_a_request() {

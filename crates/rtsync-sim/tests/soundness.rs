@@ -7,24 +7,11 @@
 
 mod common;
 
-use common::{bounds, bounds_in, run_plan, sys};
+use common::{bounds, bounds_in, data, data_text, run_plan, sys};
 use rtsync_analysis::{BoundForm, Options as AOpts, analyze};
 use rtsync_model::{System, Time};
 use rtsync_sim::Plan;
 use rtsync_sim::search::{Kind, SearchOptions, search};
-
-/// A system of rtsync-analysis's hand-worked examples (`tests/data`).
-fn data(name: &str) -> System {
-    sys(&data_text(name))
-}
-
-/// The text of [`data`]'s file `name`.
-fn data_text(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../rtsync-analysis/tests/data")
-        .join(name);
-    std::fs::read_to_string(path).unwrap()
-}
 
 /// The hand-worked system `name`: its first task's bound must be `bound`,
 /// and a search of 100,000 events finds nothing past the bounds; returns

@@ -50,3 +50,16 @@ pub fn run_plan(s: &System, plan: Plan) -> SimResult {
     };
     simulate(s, &opts).unwrap().0
 }
+
+/// A system of rtsync-analysis's hand-worked examples (`tests/data`).
+pub fn data(name: &str) -> System {
+    sys(&data_text(name))
+}
+
+/// The text of [`data`]'s file `name`.
+pub fn data_text(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rtsync-analysis/tests/data")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}

@@ -144,11 +144,11 @@ pub struct Args {
     pub experiment: Experiment,
 }
 
+/// What a soundness or exhaustive run checks: the systems (which
+/// protocols or mix, which shape, which seed, whether EDF too) and which
+/// of their bounds.
 #[derive(clap::Args)]
-pub struct SoundnessArgs {
-    /// Random systems per protocol (the design asks for 10000).
-    #[arg(long, default_value_t = 10_000)]
-    pub systems: u64,
+pub struct Stream {
     /// Only this protocol (default: all twelve, then the three mixes).
     #[arg(long, value_parser = super::check::parse_protocol)]
     pub protocol: Option<Protocol>,
@@ -164,13 +164,6 @@ pub struct SoundnessArgs {
     /// Also run the protocols that support it under EDF.
     #[arg(long)]
     pub edf: bool,
-    /// Only component topologies (paper 001): random DAGs of propagated,
-    /// inherited, fixed and fixed-npcs interfaces with nested requests, on
-    /// one CPU, checked against rtsync's bound and paper 001's, with the
-    /// analyzer's pool sizes checked too (a request finding its pool full
-    /// is a violation). Part of the default run.
-    #[arg(long, conflicts_with_all = ["protocol", "mix"])]
-    pub components: bool,
     /// The systems drawn: classic | local-global (local and global
     /// resources on one CPU) | suspending (self-suspensions) | nested |
     /// dense (several requests per job) | jitter (release jitter on half
@@ -191,10 +184,6 @@ pub struct SoundnessArgs {
     /// turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
-    /// Simulated events the worst-case search may spend per schedulable
-    /// system (0: no search, the four sampled runs only).
-    #[arg(long, default_value_t = 60_000)]
-    pub search_budget: u64,
     /// Which bounds to check: classic, lp (the LP bounds, where the
     /// protocol has one), both, fixed (no job windows) or all.
     #[arg(long, value_enum, default_value = "classic", long_help = super::forms_help(
@@ -202,6 +191,42 @@ pub struct SoundnessArgs {
          the others are left out), both, fixed (each request's bound on its own, no job \
          windows; the others' fixed forms are their classic bounds) or all (the three)."))]
     pub analysis: super::Forms,
+}
+
+impl Stream {
+    /// The soundness experiment's description of these systems, every
+    /// other field at its default.
+    fn spec(&self) -> SoundnessSpec {
+        SoundnessSpec {
+            protocol: self.protocol.map(|p| p.name().to_string()),
+            mix: self.mix.map(|m| m.to_string()),
+            seed: self.seed,
+            edf: self.edf,
+            shape: self.shape.to_string(),
+            analysis: self.analysis,
+            ..SoundnessSpec::default()
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct SoundnessArgs {
+    /// Random systems per protocol (the design asks for 10000).
+    #[arg(long, default_value_t = 10_000)]
+    pub systems: u64,
+    #[command(flatten)]
+    pub stream: Stream,
+    /// Only component topologies (paper 001): random DAGs of propagated,
+    /// inherited, fixed and fixed-npcs interfaces with nested requests, on
+    /// one CPU, checked against rtsync's bound and paper 001's, with the
+    /// analyzer's pool sizes checked too (a request finding its pool full
+    /// is a violation). Part of the default run.
+    #[arg(long, conflicts_with_all = ["protocol", "mix"])]
+    pub components: bool,
+    /// Simulated events the worst-case search may spend per schedulable
+    /// system (0: no search, the four sampled runs only).
+    #[arg(long, default_value_t = 60_000)]
+    pub search_budget: u64,
     /// Print every violation (by default the first five per protocol).
     #[arg(long)]
     pub verbose: bool,
@@ -244,29 +269,13 @@ pub struct ExhaustiveArgs {
     /// Small systems per protocol (and mix).
     #[arg(long, default_value_t = 100)]
     pub systems: u64,
-    /// Only this protocol (default: all twelve, then the three mixes).
-    #[arg(long, value_parser = super::check::parse_protocol)]
-    pub protocol: Option<Protocol>,
-    /// Only systems with a protocol per resource by this rule (as for
-    /// `soundness`).
-    #[arg(long, value_parser = |s: &str| s.parse::<Mixing>())]
-    pub mix: Option<Mixing>,
-    /// Seed of the system stream (and of the search).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Also run the protocols that support it under EDF.
-    #[arg(long)]
-    pub edf: bool,
-    /// The shape of the systems, drawn small (as for `soundness`).
-    #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
-    pub shape: Shape,
+    /// The systems, drawn small.
+    #[command(flatten)]
+    pub stream: Stream,
     /// Simulated events the search may spend per system, as in
     /// `soundness` (0: the grid alone, no gaps measured).
     #[arg(long, default_value_t = 60_000)]
     pub search_budget: u64,
-    /// Which bounds to check: classic, lp, both, fixed or all.
-    #[arg(long, value_enum, default_value = "classic")]
-    pub analysis: super::Forms,
     /// The grid's step: every period, duration and deadline of the systems
     /// drawn is a multiple of it.
     #[arg(long, default_value = "1ms")]
@@ -641,16 +650,11 @@ fn components(a: ComponentsArgs) -> u8 {
 fn soundness(a: SoundnessArgs) -> u8 {
     let spec = SoundnessSpec {
         systems: a.systems,
-        protocol: a.protocol.map(|p| p.name().to_string()),
-        mix: a.mix.map(|m| m.to_string()),
         components: a.components,
-        seed: a.seed,
-        edf: a.edf,
-        shape: a.shape.to_string(),
         search_budget: a.search_budget,
-        analysis: a.analysis,
         save: a.save.clone(),
         overheads: a.overheads.clone(),
+        ..a.stream.spec()
     };
     let cases = match spec.cases() {
         Ok(c) => c,
@@ -768,14 +772,8 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
     };
     let spec = SoundnessSpec {
         systems: a.systems,
-        protocol: a.protocol.map(|p| p.name().to_string()),
-        mix: a.mix.map(|m| m.to_string()),
-        seed: a.seed,
-        edf: a.edf,
-        shape: a.shape.to_string(),
         search_budget: a.search_budget,
-        analysis: a.analysis,
-        ..SoundnessSpec::default()
+        ..a.stream.spec()
     };
     let cases = match exhaustive::cases(&spec) {
         Ok(c) => c,
