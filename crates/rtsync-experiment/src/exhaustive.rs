@@ -34,7 +34,6 @@ use rtsync_model::{Segment, System, Time};
 use rtsync_sim::Plan;
 use rtsync_sim::grid::{GridOptions, enumerate, plans_needed};
 use rtsync_sim::search::search;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use crate::soundness::{Config, Drawn, Promise, SoundnessSpec, curve_name, promise, save_case};
@@ -122,7 +121,7 @@ fn snap_body(body: &mut Vec<Segment>, step: Time) {
 }
 
 /// The outcome for one case.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Tally {
     /// Systems drawn.
     pub systems: u64,
@@ -226,7 +225,9 @@ pub fn check(
     };
     t.schedulable = 1;
     let placed = &an.system;
-    if plans_needed(placed, grid).is_ok_and(|n| n > grid.max_plans as u128) {
+    // A system past the limit is neither searched nor run: it is counted
+    // schedulable, not enumerated.
+    if !plans_needed(placed, grid).is_ok_and(|n| n <= grid.max_plans as u128) {
         return t;
     }
     let searched = cfg.search.as_ref().map(|o| {
