@@ -864,6 +864,17 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
             "no search (the grid alone)".to_string()
         }
     );
+    if gaps > 0 {
+        println!(
+            "a gap breaks no bound: it is a schedule the search missed, where a bound as low as the\n\
+             grid's worst would have gone unnoticed. {}",
+            match &a.save {
+                Some(d) => format!("Each is saved in {} with its plan.", d.display()),
+                None => "--save DIR writes each system and its plan (`rtsync simulate SPEC --plan PLAN`)."
+                    .to_string(),
+            }
+        );
+    }
     if violations > 0 {
         super::NOT_SCHEDULABLE
     } else {
