@@ -121,7 +121,7 @@ fn snap_body(body: &mut Vec<Segment>, step: Time) {
 }
 
 /// The outcome for one case.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Tally {
     /// Systems drawn.
     pub systems: u64,
@@ -145,6 +145,24 @@ pub struct Tally {
     pub beyond: u64,
     /// Every broken promise, by either, with the system that showed it.
     pub violations: Vec<String>,
+}
+
+impl Default for Tally {
+    /// Nothing counted; the widest gap 1 (the grid's worst equal to the
+    /// search's), the identity of [`Tally::then`].
+    fn default() -> Tally {
+        Tally {
+            systems: 0,
+            schedulable: 0,
+            enumerated: 0,
+            plans: 0,
+            tasks: 0,
+            gaps: Vec::new(),
+            widest: 1.0,
+            beyond: 0,
+            violations: Vec::new(),
+        }
+    }
 }
 
 impl Tally {
@@ -180,13 +198,7 @@ pub fn run(
             progress();
             t
         })
-        .reduce(
-            || Tally {
-                widest: 1.0,
-                ..Tally::default()
-            },
-            Tally::then,
-        )
+        .reduce(Tally::default, Tally::then)
 }
 
 /// System `i` of `cfg`'s case: searched, then run at every offset; a
@@ -201,7 +213,6 @@ pub fn check(
 ) -> Tally {
     let mut t = Tally {
         systems: 1,
-        widest: 1.0,
         ..Tally::default()
     };
     let (Drawn::Systems(curve), Some(sys)) = (cfg.drawn, small_system(cfg, grid.step, i)) else {

@@ -112,10 +112,19 @@ impl std::fmt::Display for NotEnumerated {
 }
 
 /// The nudges per grid point `o` gives `sys`.
-pub fn nudges(sys: &System, o: &GridOptions) -> u64 {
+fn nudges(sys: &System, o: &GridOptions) -> u64 {
     o.nudges
-        .map_or(2 * sys.tasks.len() as u64 - 1, u64::from)
+        .map_or((2 * sys.tasks.len() as u64).saturating_sub(1), u64::from)
         .max(1)
+}
+
+/// How many offsets [`choices`] gives task `t`, without listing them.
+fn count(sys: &System, t: usize, o: &GridOptions) -> u64 {
+    if t == 0 {
+        1
+    } else {
+        sys.tasks[t].period.ns() / o.step.ns() * nudges(sys, o)
+    }
 }
 
 /// The offsets task `t` takes: task 0 one, in the middle of the nudges
@@ -141,7 +150,7 @@ pub fn plans_needed(sys: &System, o: &GridOptions) -> Result<u128, NotEnumerated
         if task.period.ns() == 0 || !task.period.ns().is_multiple_of(o.step.ns().max(1)) {
             return Err(NotEnumerated::OffGrid(task.name.clone()));
         }
-        n = n.saturating_mul(choices(sys, t, o).len() as u128);
+        n = n.saturating_mul(count(sys, t, o) as u128);
     }
     Ok(n)
 }

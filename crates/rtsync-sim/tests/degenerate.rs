@@ -67,15 +67,14 @@ fn progress_reaches_the_horizon_region() {
     assert!(r.end.ns() - last < 100_000, "{last} of {}", r.end);
 }
 
-/// A job whose work ends at the instant a higher-priority job is released
-/// completes then: L (3 ms) after H (2 ms) ends at exactly 5 ms, H's next
-/// release, which is L's exact response time (R = 3 + ceil(R/5) 2 = 5).
-/// The kernel once let the release preempt L's completion, giving 7 ms.
-#[test]
-fn a_job_done_at_a_release_instant_completes_then() {
+/// H (2 ms every 5 ms) above L (`body`, every 10 ms), simulated for
+/// 20 ms: each task's worst response.
+fn h_above_l(body: &str) -> [Option<Time>; 2] {
     let (sys, _) = load_str(
-        "[[task]]\nname = \"H\"\nperiod = \"5ms\"\nwcet = \"2ms\"\n\
-         [[task]]\nname = \"L\"\nperiod = \"10ms\"\nbody = [ { compute = \"1ms\" }, { compute = \"2ms\" } ]\n",
+        &format!(
+            "[[task]]\nname = \"H\"\nperiod = \"5ms\"\nwcet = \"2ms\"\n\
+             [[task]]\nname = \"L\"\nperiod = \"10ms\"\nbody = {body}\n"
+        ),
         None,
     )
     .unwrap();
@@ -84,8 +83,18 @@ fn a_job_done_at_a_release_instant_completes_then() {
         ..Options::default()
     };
     let (r, _) = simulate(&sys, &o).unwrap();
-    assert_eq!(r.tasks[1].max_response, Some(Time::from_ms(5)));
-    assert_eq!(r.tasks[0].max_response, Some(Time::from_ms(2)));
+    [r.tasks[0].max_response, r.tasks[1].max_response]
+}
+
+/// A job whose work ends at the instant a higher-priority job is released
+/// completes then: L (3 ms) after H (2 ms) ends at exactly 5 ms, H's next
+/// release, which is L's exact response time (R = 3 + ceil(R/5) 2 = 5).
+/// The kernel once let the release preempt L's completion, giving 7 ms.
+#[test]
+fn a_job_done_at_a_release_instant_completes_then() {
+    let [h, l] = h_above_l("[ { compute = \"1ms\" }, { compute = \"2ms\" } ]");
+    assert_eq!(l, Some(Time::from_ms(5)));
+    assert_eq!(h, Some(Time::from_ms(2)));
 }
 
 /// The same at the end of a self-suspension: L computes 1 ms after H's
@@ -98,17 +107,7 @@ fn a_job_done_at_a_release_instant_completes_then() {
 /// (12 ms against a bound of 8 ms).
 #[test]
 fn a_job_whose_last_suspension_ends_at_a_release_instant_completes_then() {
-    let (sys, _) = load_str(
-        "[[task]]\nname = \"H\"\nperiod = \"5ms\"\nwcet = \"2ms\"\n\
-         [[task]]\nname = \"L\"\nperiod = \"10ms\"\nbody = [ { compute = \"1ms\" }, { suspend = \"2ms\" } ]\n",
-        None,
-    )
-    .unwrap();
-    let o = Options {
-        horizon: Time::from_ms(20),
-        ..Options::default()
-    };
-    let (r, _) = simulate(&sys, &o).unwrap();
-    assert_eq!(r.tasks[1].max_response, Some(Time::from_ms(5)));
-    assert_eq!(r.tasks[0].max_response, Some(Time::from_ms(2)));
+    let [h, l] = h_above_l("[ { compute = \"1ms\" }, { suspend = \"2ms\" } ]");
+    assert_eq!(l, Some(Time::from_ms(5)));
+    assert_eq!(h, Some(Time::from_ms(2)));
 }
