@@ -8,7 +8,7 @@ use rtsync_experiment::as_it_runs::run_placed;
 use rtsync_model::{Protocol, Time, load_str};
 use rtsync_report::Table;
 use rtsync_rt::sys;
-use rtsync_sim::{Exec, Options as SimOptions, simulate};
+use rtsync_sim::search::{SearchOptions, search};
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -256,7 +256,14 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
             println!("{}", c.charged_explained());
         }
     }
-    println!("A simulated or measured worst is shown with its share of the bound.");
+    print!(
+        "simulated worst: the worst response the simulator's search found ({SEARCH_BUDGET} events per protocol \
+         over release offsets, delays and execution times)"
+    );
+    if costs.is_some() {
+        print!("; measured worst: the worst on real threads");
+    }
+    println!(". Each is shown with its share of the bound.");
     if m.simulated_above {
         println!(
             "'>' in a simulated table: a response above its bound, which the analysis promises never happens: \
@@ -279,10 +286,19 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
 }
 
 /// The simulated worst response per task and protocol, as a share of the
-/// analysis bound: two hyperperiods (at most 2 s) at WCET from a
-/// synchronous release, then as long with random execution times; the
-/// system simulated is the one analysed (overheads charged, folded when
-/// it runs folded).
+/// analysis bound: the worst the simulator's search found
+/// ([`rtsync_sim::search`]: release offsets, sporadic delays, jitter and
+/// execution times, climbing towards each bound), on the system analysed
+/// (overheads charged, folded when it runs folded). Until 2026-12-03 this
+/// column was two plain runs (synchronous release at WCET, then random
+/// times), which the real threads beat in most cells of the four-CPU
+/// example (H0 under MPCP: 1.7 ms simulated, 3.5 ms measured): a newcomer
+/// read a "worst" that was no worst case.
+/// Events the search spends per protocol: under a second for the two
+/// examples' twelve columns, and on the bundled examples it reaches the
+/// real threads' worst in every cell.
+const SEARCH_BUDGET: u64 = 200_000;
+
 fn simulated(
     sys: &rtsync_model::System,
     protocols: &[Protocol],
@@ -295,26 +311,25 @@ fn simulated(
             out.push(vec!["-".into(); sys.tasks.len()]);
             continue;
         };
-        let horizon = a
-            .system
-            .hyperperiod()
-            .and_then(|h| h.checked_mul(2))
-            .unwrap_or(Time::MAX)
-            .min(Time::from_s(2));
-        let mut worst: Vec<Option<Time>> = vec![None; sys.tasks.len()];
-        for (exec, seed) in [(Exec::Wcet, 1), (Exec::Random, 2)] {
-            let o = SimOptions {
-                horizon,
-                exec,
-                seed,
-                ..SimOptions::default()
-            };
-            if let Ok((r, _)) = simulate(&a.system, &o) {
-                for (w, t) in worst.iter_mut().zip(&r.tasks) {
-                    *w = (*w).max(t.max_response);
-                }
-            }
-        }
+        let bounds: Vec<Time> = a
+            .result
+            .tasks
+            .iter()
+            .map(|t| t.response.bounded().unwrap_or(Time::MAX))
+            .collect();
+        let found = search(
+            &a.system,
+            &bounds,
+            &SearchOptions {
+                budget: SEARCH_BUDGET,
+                ..SearchOptions::default()
+            },
+        );
+        let worst: Vec<Option<Time>> = found
+            .worst
+            .iter()
+            .map(|w| w.as_ref().map(|(r, _)| *r))
+            .collect();
         out.push(
             worst
                 .iter()
