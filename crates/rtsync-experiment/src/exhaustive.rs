@@ -36,6 +36,7 @@ use rtsync_sim::grid::{GridOptions, enumerate, plans_needed};
 use rtsync_sim::search::search;
 use std::path::Path;
 
+use crate::shapes::Shape;
 use crate::soundness::{Config, Drawn, Promise, SoundnessSpec, curve_name, promise, save_case};
 
 /// The cases of an exhaustive run: the soundness experiment's, as `spec`
@@ -83,6 +84,9 @@ pub fn small_system(cfg: &Config, step: Time, i: u64) -> Option<System> {
     // The grid leaves release jitter at zero.
     c.jitter_max = 0.0;
     let mut sys = generate(&c, cfg.seed, i);
+    if cfg.shape.of(i) == Shape::Edges {
+        crate::shapes::suspend_at_the_ends(&mut sys, i, c.suspend_max, step);
+    }
     for t in &mut sys.tasks {
         snap_body(&mut t.body, step);
         if t.body.is_empty() {

@@ -131,13 +131,25 @@ pub enum Shape {
     /// task that suspends inside a nested section, a tie between tasks of
     /// unrelated periods) shows only here. Added 2026-12-02.
     Combined,
+    /// The suspending shape with a self-suspension at either end of a
+    /// body: half the tasks start their jobs suspended, half end them
+    /// suspended (drawn apart), half the lengths on a 100 us grid. Every
+    /// shape above puts suspensions between segments only, never first or
+    /// last. A job's completion after its last suspension is a zero-time
+    /// step that still needs the CPU, and a job that starts suspended
+    /// leaves its CPU to lower jobs at its own release: the simulator
+    /// completed such a job only after the work of a job released at the
+    /// instant its suspension ended until 2026-12-03 (found by `experiment
+    /// exhaustive`, whose systems on a 1 ms grid have both), and no shape
+    /// had searched the analyses on them. Added 2026-12-03.
+    Edges,
     /// Each of the above in turn, system by system.
     All,
 }
 
 impl Shape {
     /// Every shape a user can name, [`Shape::All`] last.
-    pub const NAMED: [Shape; 16] = [
+    pub const NAMED: [Shape; 17] = [
         Shape::Classic,
         Shape::LocalGlobal,
         Shape::Suspending,
@@ -153,6 +165,7 @@ impl Shape {
         Shape::Multiunit,
         Shape::Wide,
         Shape::Combined,
+        Shape::Edges,
         Shape::All,
     ];
 
@@ -174,6 +187,7 @@ impl Shape {
             Shape::Multiunit => "multiunit",
             Shape::Wide => "wide",
             Shape::Combined => "combined",
+            Shape::Edges => "edges",
             Shape::All => "all",
         }
     }
@@ -189,7 +203,8 @@ impl Shape {
     /// System `i` of the stream under `p` and `sched`: what the soundness
     /// experiment checks, and what `bench search` measures the search on.
     pub fn system(self, p: Protocol, sched: Scheduler, seed: u64, i: u64) -> System {
-        let mut sys = generate(&self.config(p, sched, i), seed, i);
+        let c = self.config(p, sched, i);
+        let mut sys = generate(&c, seed, i);
         let cut = match self.of(i) {
             Shape::Tight => true,
             // A quarter of the combined systems (bits the configuration
@@ -203,6 +218,9 @@ impl Shape {
         // Half the nested systems (bits the configuration does not read)
         // take their nested locks in the other order in every other task,
         // so that lock-order cycles form where the protocols accept them.
+        if self.of(i) == Shape::Edges {
+            suspend_at_the_ends(&mut sys, i, c.suspend_max, Time::from_us(100));
+        }
         if self.of(i) == Shape::Nested && (spread(i) >> 23) & 1 == 1 {
             let mut turned = sys.clone();
             for t in turned.tasks.iter_mut().skip(1).step_by(2) {
@@ -220,8 +238,11 @@ impl Shape {
     /// The generator configuration of system `i` under `p` and `sched`.
     pub fn config(self, p: Protocol, sched: Scheduler, i: u64) -> GenConfig {
         let shape = self.of(i);
-        // Varied across the stream: sizes, loads, deadlines.
-        let k = i / (Shape::NAMED.len() as u64 - 1);
+        // Varied across the stream: sizes, loads, deadlines. The divisor
+        // is the cycle of `All` before the edges shape was added, so that
+        // every named shape's stream stays as it was (the `all` stream
+        // itself changed then: its cycle grew by one).
+        let k = i / STREAM_CYCLE;
         let uni = p.is_uniprocessor();
         let cpus = if uni { 1 } else { 2 + (k % 2) as usize };
         let tasks = if uni {
@@ -275,7 +296,7 @@ impl Shape {
                 c.access_prob = 0.6;
                 c.positions = Positions::Random;
             }
-            Shape::Suspending => {
+            Shape::Suspending | Shape::Edges => {
                 c.suspend_prob = 0.5;
                 c.positions = Positions::Random;
                 c.local_resources = if uni { 0 } else { 1 };
@@ -429,6 +450,38 @@ impl Shape {
             Shape::All => unreachable!("resolved by Shape::of"),
         }
         c
+    }
+}
+
+/// The divisor of a system's index into the stream's variation (sizes,
+/// loads, deadlines): the fifteen shapes `All` cycled through when the
+/// streams were fixed (2026-12-02).
+const STREAM_CYCLE: u64 = 15;
+
+/// [`Shape::Edges`]: each task, drawn apart from a stream of its own (the
+/// bits of `spread(i ^ task)`), starts its body with a self-suspension
+/// with probability one half and ends it with one with probability one
+/// half, each lasting 1 ns to `max` (the shape's 2 ms), half of them
+/// rounded up to `grid` (ends that meet other jobs' releases on the
+/// search's coarser moves). A body already ending in a suspension is left
+/// so at its end. `experiment exhaustive` draws it too, with its own
+/// step as both.
+pub(crate) fn suspend_at_the_ends(sys: &mut System, i: u64, max: Time, grid: Time) {
+    let (max, grid) = (max.ns().max(1), grid.ns().max(1));
+    for (k, t) in sys.tasks.iter_mut().enumerate() {
+        let h = spread(i ^ (k as u64).wrapping_mul(0x9e37_79b9));
+        let length = |bits: u64, round: bool| {
+            let d = 1 + bits % max;
+            Time::from_ns(if round { d.div_ceil(grid) * grid } else { d })
+        };
+        if h & 1 == 1 && !matches!(t.body.first(), Some(Segment::Suspend(_))) {
+            t.body
+                .insert(0, Segment::Suspend(length(h >> 8, (h >> 2) & 1 == 1)));
+        }
+        if (h >> 1) & 1 == 1 && !matches!(t.body.last(), Some(Segment::Suspend(_))) {
+            t.body
+                .push(Segment::Suspend(length(h >> 32, (h >> 3) & 1 == 1)));
+        }
     }
 }
 
@@ -726,4 +779,84 @@ mod tests {
                 .contains("local-global")
         );
     }
+
+    /// A fingerprint of systems drawn from each named shape: the stream
+    /// a seed names must not move when a shape is added (saved seeds and
+    /// the docs' runs are reproduced from it). The indices are ones where
+    /// a cycle of 15 and one of 16 give different variations (`i / 15`
+    /// against `i / 16`), so that a divisor that grew with the shapes
+    /// shows.
+    fn fingerprint(shapes: &[Shape]) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &shape in shapes {
+            for p in [Protocol::Pcp, Protocol::Mpcp, Protocol::Dpcp] {
+                for i in [3u64, 15, 31, 47, 90] {
+                    let sys = shape.system(p, Scheduler::Fp, 3, i);
+                    for b in format!("{:?}", sys.tasks).bytes() {
+                        h = (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+                    }
+                }
+            }
+        }
+        h
+    }
+
+    /// Every shape named before the edges shape draws the systems it drew
+    /// before it was added (the value was taken from the code before that
+    /// change, 2026-12-03): only `all`'s cycle grew.
+    #[test]
+    fn adding_a_shape_keeps_the_named_streams() {
+        let before: Vec<Shape> = Shape::NAMED
+            .into_iter()
+            .filter(|s| !matches!(s, Shape::All | Shape::Edges))
+            .collect();
+        assert_eq!(before.len(), 15);
+        assert_eq!(fingerprint(&before), FINGERPRINT_2026_12_03);
+    }
+
+    /// The edges shape puts a suspension first in some bodies and last in
+    /// others, with lengths on the 100 us grid and off it; the shapes it
+    /// was added beside never do either.
+    #[test]
+    fn the_edges_shape_suspends_at_either_end() {
+        let (mut first, mut last, mut grid, mut fine) = (0, 0, 0, 0);
+        let mut count = |d: Time| {
+            if d.ns().is_multiple_of(100_000) {
+                grid += 1;
+            } else {
+                fine += 1;
+            }
+        };
+        for p in [Protocol::Pip, Protocol::Mpcp, Protocol::Msrp] {
+            for i in 0..20 {
+                let sys = Shape::Edges.system(p, Scheduler::Fp, 4, i);
+                assert!(!validate(&sys).has_errors(), "{p} {i}");
+                for t in &sys.tasks {
+                    if let Some(Segment::Suspend(d)) = t.body.first() {
+                        first += 1;
+                        count(*d);
+                    }
+                    if let Some(Segment::Suspend(d)) = t.body.last() {
+                        last += 1;
+                        count(*d);
+                    }
+                }
+                for shape in [Shape::Suspending, Shape::Reopened, Shape::Combined] {
+                    let other = shape.system(p, Scheduler::Fp, 4, i);
+                    assert!(
+                        other.tasks.iter().all(|t| !matches!(
+                            (t.body.first(), t.body.last()),
+                            (Some(Segment::Suspend(_)), _) | (_, Some(Segment::Suspend(_)))
+                        )),
+                        "{shape} {p} {i}"
+                    );
+                }
+            }
+        }
+        assert!(first > 30 && last > 30, "first {first}, last {last}");
+        assert!(grid > 10 && fine > 10, "grid {grid}, fine {fine}");
+    }
+
+    /// [`adding_a_shape_keeps_the_named_streams`]'s value.
+    const FINGERPRINT_2026_12_03: u64 = 5_922_413_065_927_166_881;
 }

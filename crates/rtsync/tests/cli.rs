@@ -637,11 +637,17 @@ fn exhaustive_experiment_runs_every_offset_on_a_sample() {
     let o = rtsync(&["experiment", "exhaustive", "--step", "0ms"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err.contains("--step") && err.contains("hint"), "{err}");
+    assert!(
+        err.contains("'0ms' for '--step") && err.contains("above zero, e.g. 1ms"),
+        "{err}"
+    );
     let o = rtsync(&["experiment", "exhaustive", "--tolerance", "soon"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err.contains("--tolerance `soon`"), "{err}");
+    assert!(
+        err.contains("'soon' for '--tolerance") && err.contains("2ms"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -839,9 +845,25 @@ fn run_executes_a_system_on_threads_and_reports_three_columns() {
 
 #[test]
 fn run_rejects_bad_options_with_clear_messages() {
-    let o = rtsync(&["run", "pcp-nested", "--duration", "soon"]);
+    // Every duration option is parsed in one place (`cmd::duration`):
+    // the value, the option, and what a duration looks like.
+    for (cmd, option) in [
+        (&["run", "pcp-nested"][..], "--duration"),
+        (&["demo"][..], "--run-for"),
+        (&["report", "pcp-nested"][..], "--run-for"),
+        (&["experiment", "on-threads"][..], "--run-for"),
+    ] {
+        let o = rtsync(&[cmd, &[option, "soon"]].concat());
+        assert_eq!(o.status.code(), Some(2), "{cmd:?} {option}");
+        let err = text(&o).1;
+        assert!(
+            err.contains(&format!("'soon' for '{option}")) && err.contains("500us, 2ms, 1.5s"),
+            "{err}"
+        );
+    }
+    let o = rtsync(&["run", "pcp-nested", "--duration", "0s"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("--duration `soon`"));
+    assert!(text(&o).1.contains("must be above zero"));
     let o = rtsync(&["run", "pcp-nested", "--cpus", "0,x"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("`x` is not a CPU number"));

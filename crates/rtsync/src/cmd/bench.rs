@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long, default_value_t = 4)]
     pub systems: u64,
     /// Simulated time per system (sim).
-    #[arg(long, default_value = "20s", value_parser = |s: &str| rtsync_model::Time::parse(s).map_err(|e| e.to_string()))]
+    #[arg(long, default_value = "20s", value_parser = super::positive_duration)]
     pub horizon: rtsync_model::Time,
     /// Skip the multi-threaded (rayon) measurement.
     #[arg(long)]

@@ -15,8 +15,8 @@ use std::time::Duration;
 pub struct Args {
     /// How long each protocol runs on real SCHED_FIFO threads for the
     /// measured column; `0` leaves it out.
-    #[arg(long, default_value = "500ms")]
-    pub run_for: String,
+    #[arg(long, default_value = "500ms", value_parser = super::duration)]
+    pub run_for: Time,
 }
 
 /// One protocol's column: the system as it is analysed, simulated and run
@@ -42,13 +42,7 @@ struct Marks {
 }
 
 pub fn run(a: Args) -> u8 {
-    let run_for = match Time::parse(&a.run_for) {
-        Ok(t) => Duration::from_nanos(t.ns()),
-        Err(e) => {
-            eprintln!("error: --run-for `{}`: {e}", a.run_for);
-            return super::BAD_INPUT;
-        }
-    };
+    let run_for = Duration::from_nanos(a.run_for.ns());
     println!(
         "rtsync demo: the same system analysed, simulated and run on real threads under each protocol.\n"
     );

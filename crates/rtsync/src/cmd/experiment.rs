@@ -91,8 +91,8 @@ pub struct OnThreadsArgs {
     #[arg(long, default_value_t = 0.4)]
     pub utilization: f64,
     /// How long each system runs.
-    #[arg(long, default_value = "500ms")]
-    pub run_for: String,
+    #[arg(long, default_value = "500ms", value_parser = super::positive_duration)]
+    pub run_for: rtsync_model::Time,
     /// Where the spec of a system with a task beyond the noise is written.
     #[arg(long, default_value = "on-threads")]
     pub out: PathBuf,
@@ -180,8 +180,9 @@ pub struct Stream {
     /// it give unique deadline-monotonic ones) | multiunit (resources of up to
     /// four units under SRP and MSRP) | wide (four to six CPUs, one or
     /// two resources nearly every task uses: long queues) | combined
-    /// (every dimension above drawn at once, per system) | all (each in
-    /// turn).
+    /// (every dimension above drawn at once, per system) | edges
+    /// (suspending, with a self-suspension at the start or end of half the
+    /// bodies) | all (each in turn).
     #[arg(long, default_value = "all", value_parser = |s: &str| s.parse::<Shape>())]
     pub shape: Shape,
     /// Which bounds to check: classic, lp (the LP bounds, where the
@@ -278,8 +279,8 @@ pub struct ExhaustiveArgs {
     pub search_budget: u64,
     /// The grid's step: every period, duration and deadline of the systems
     /// drawn is a multiple of it.
-    #[arg(long, default_value = "1ms")]
-    pub step: String,
+    #[arg(long, default_value = "1ms", value_parser = super::positive_duration)]
+    pub step: rtsync_model::Time,
     /// Offsets per grid point (0, 1, ... ns past it); default 2n - 1 for n
     /// tasks.
     #[arg(long)]
@@ -290,8 +291,8 @@ pub struct ExhaustiveArgs {
     /// A task is a gap where the grid's worst is above the search's by
     /// more than this (below it: ties, which the grid runs at one instant
     /// and the search 1 ns apart).
-    #[arg(long, default_value = "1us")]
-    pub tolerance: String,
+    #[arg(long, default_value = "1us", value_parser = super::duration)]
+    pub tolerance: rtsync_model::Time,
     /// Print every violation and gap (by default the first five per case).
     #[arg(long)]
     pub verbose: bool,
@@ -316,13 +317,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
     let shown = |t: rtsync_model::Time| {
         rtsync_report::table::duration(std::time::Duration::from_nanos(t.ns()))
     };
-    let run_for = match rtsync_model::Time::parse(&a.run_for) {
-        Ok(t) => std::time::Duration::from_nanos(t.ns()),
-        Err(e) => {
-            eprintln!("error: --run-for `{}`: {e}", a.run_for);
-            return BAD_INPUT;
-        }
-    };
+    let run_for = std::time::Duration::from_nanos(a.run_for.ns());
     let c = Config {
         protocols: a.protocol.map_or(Protocol::ALL.to_vec(), |p| vec![p]),
         systems: a.systems,
@@ -749,27 +744,7 @@ fn soundness(a: SoundnessArgs) -> u8 {
 }
 
 fn exhaustive(a: ExhaustiveArgs) -> u8 {
-    let step = match rtsync_model::Time::parse(&a.step) {
-        Ok(t) if t > rtsync_model::Time::ZERO => t,
-        Ok(_) => {
-            eprintln!("error: --step must be above zero\n  hint: --step 1ms");
-            return BAD_INPUT;
-        }
-        Err(e) => {
-            eprintln!("error: --step `{}`: {e}\n  hint: --step 1ms", a.step);
-            return BAD_INPUT;
-        }
-    };
-    let tolerance = match rtsync_model::Time::parse(&a.tolerance) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!(
-                "error: --tolerance `{}`: {e}\n  hint: --tolerance 1us",
-                a.tolerance
-            );
-            return BAD_INPUT;
-        }
-    };
+    let (step, tolerance) = (a.step, a.tolerance);
     let spec = SoundnessSpec {
         systems: a.systems,
         search_budget: a.search_budget,

@@ -20,6 +20,23 @@ pub const BAD_INPUT: u8 = 2;
 pub const ENVIRONMENT: u8 = 3;
 
 /// A progress bar over `len` items named `what`, drawn on a terminal only.
+/// A duration option (`--run-for 500ms`, `--step 1ms`): clap parses it
+/// with this, so every command refuses a bad one alike (the value, the
+/// option, what a duration looks like, exit code 2 as for any bad input)
+/// and the commands receive a [`Time`](rtsync_model::Time).
+pub fn duration(s: &str) -> Result<rtsync_model::Time, String> {
+    rtsync_model::Time::parse(s.trim()).map_err(|e| format!("{e} (a duration: 500us, 2ms, 1.5s)"))
+}
+
+/// A duration option that must be above zero (a grid step, how long to
+/// run).
+pub fn positive_duration(s: &str) -> Result<rtsync_model::Time, String> {
+    match duration(s)? {
+        t if t.is_zero() => Err("must be above zero, e.g. 1ms".into()),
+        t => Ok(t),
+    }
+}
+
 pub fn progress(len: u64, what: &str) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(

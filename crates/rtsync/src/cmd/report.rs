@@ -45,8 +45,8 @@ pub struct Args {
     /// task beside the bound; 0 to skip. Where SCHED_FIFO is not
     /// permitted, or the system has more CPUs than this machine, the page
     /// says so instead.
-    #[arg(long, default_value = "1s")]
-    pub run_for: String,
+    #[arg(long, default_value = "1s", value_parser = super::duration)]
+    pub run_for: Time,
     /// Blocking bounds: fixed, classic or lp (as in `rtsync analyze`).
     #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>())]
     pub analysis: BoundForm,
@@ -109,16 +109,7 @@ fn measure(sys: &rtsync_model::System, run_for: std::time::Duration) -> Measured
 }
 
 pub fn run(a: Args) -> u8 {
-    let run_for = match Time::parse(&a.run_for) {
-        Ok(t) => std::time::Duration::from_nanos(t.ns()),
-        Err(e) => {
-            eprintln!(
-                "error: --run-for `{}`: {e}\n  hint: a duration such as 500ms or 2s, or 0",
-                a.run_for
-            );
-            return BAD_INPUT;
-        }
-    };
+    let run_for = std::time::Duration::from_nanos(a.run_for.ns());
     let (loaded, analysis, bounds) =
         match super::load_and_analyse(&a.input, a.partition, a.analysis) {
             Ok(x) => x,

@@ -38,8 +38,8 @@ pub struct Args {
     /// four-CPU example when omitted.
     pub spec: Option<PathBuf>,
     /// How long to release jobs.
-    #[arg(long, default_value = "2s")]
-    pub duration: String,
+    #[arg(long, default_value = "2s", value_parser = super::positive_duration)]
+    pub duration: Time,
     /// Machine CPU for each system CPU, comma-separated; a CPU may repeat
     /// (folding). Default: the CPUs this process may use, in order, round
     /// robin when the system has more.
@@ -77,17 +77,7 @@ pub fn run(a: Args) -> u8 {
         Ok(l) => l,
         Err(d) => return bad_input(&d),
     };
-    let duration = match Time::parse(&a.duration) {
-        Ok(d) if !d.is_zero() => Duration::from_nanos(d.ns()),
-        Ok(_) => {
-            eprintln!("error: --duration must be positive");
-            return BAD_INPUT;
-        }
-        Err(e) => {
-            eprintln!("error: --duration `{}`: {e}", a.duration);
-            return BAD_INPUT;
-        }
-    };
+    let duration = Duration::from_nanos(a.duration.ns());
     let cpu_map = match a.cpus.as_deref().map(parse_cpus).transpose() {
         Ok(m) => m,
         Err(e) => {
