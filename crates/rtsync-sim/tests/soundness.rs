@@ -786,6 +786,29 @@ fn a_holder_preempted_on_its_cpu_is_searched_in_order() {
     }
 }
 
+/// `fmlp-s-spinner-preempted-twice.toml` in rtsync-analysis, found by
+/// `rtsync experiment exhaustive` (seed 3): `lo`'s request comes at 5 ms,
+/// after `mid` (above it on its CPU) has spun behind `top` and held r1
+/// itself, and `q` locking r2 just before that pushes `lo`'s section past
+/// `mid`'s second release, which spins and holds again before `lo`
+/// finishes: 13 ms less 1 ns, the bound being 13 ms (worked by hand in
+/// the file). The candidates time `q` to `lo`'s request running alone
+/// (1 ms), where it is served before `lo` asks, and the climb settled
+/// there: 9 ms in six of eight seeds with these 100,000 events. The
+/// observed convoys (`Searcher::observed`) time it to the request of the
+/// synchronous release's schedule, reach the worst case and break a
+/// bound 10 us lower.
+#[test]
+fn a_queue_is_timed_to_the_request_as_the_schedule_issues_it() {
+    let s = data("fmlp-s-spinner-preempted-twice.toml");
+    let mut offsets = vec![Time::ZERO; 4];
+    offsets[2] = Time::from_ns(4_999_999);
+    let r = run_plan(&s, Plan::offsets(offsets));
+    assert_eq!(r.tasks[0].max_response, Some(Time::from_ns(12_999_999)));
+    let (bound, reaches) = (Time::from_ms(13), Time::from_ns(12_999_999));
+    first_task_bracketed(&s, bound, reaches, Time::from_us(12_990), "fmlp-s");
+}
+
 /// The system of rtsync-analysis's hand-worked
 /// `a_lower_local_task_delays_a_job_by_one_section_per_arrival`: on
 /// DPCP's synchronization CPU, the lower local tasks `l` and `m` can have
