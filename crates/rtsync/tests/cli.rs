@@ -1418,18 +1418,21 @@ fn simulate_searches_saves_and_replays_a_plan() {
         let want = later.as_deref().unwrap_or(found);
         assert_eq!(row.split_whitespace().nth(3), Some(want), "{out}\n{out2}");
         let saved = std::fs::read_to_string(&plan).unwrap();
-        if spec == "rtems-table1" {
+        if spec == "pip-chained" {
+            // ctrl's chain needs its three releases in order: the
+            // climb's leftovers are cut, the choices kept each needed.
+            assert!(choices.contains("kept, each one needed"), "{choices}");
+        } else if choices.starts_with("the plan makes no choice") {
+            // The worst found is the synchronous release itself (on
+            // rtems-table1 at this thin budget, H2's since 2026-12-03):
+            // nothing to cut, and the saved plan names no task.
+            assert_eq!(saved.matches("[[task]]").count(), 0, "{saved}");
+        } else {
             // The climb's leftovers are cut: a few choices kept, each
             // needed, and only their tasks named in the saved plan.
             assert!(choices.contains("kept, each one needed"), "{choices}");
             let named = saved.matches("[[task]]").count();
             assert!((1..15).contains(&named), "{saved}");
-        } else {
-            assert!(
-                choices.starts_with("the plan makes no choice")
-                    || choices.contains("each one needed"),
-                "{choices}"
-            );
         }
     }
     std::fs::write(&plan, "[[task]]\nname = \"nobody\"\n").unwrap();
