@@ -608,8 +608,11 @@ impl<'a> Searcher<'a> {
     /// CPUs' tasks first, then the tasks below the target on its CPU,
     /// then the target and the tasks above it. A lower local holder
     /// then locks before the target can, and every remote request is
-    /// issued before the target's, which waits behind both (MPCP seed 1
-    /// `priorities-11` of `experiment exhaustive`: 4 of 5 ms without).
+    /// issued before the target's, which waits behind both: a start the
+    /// climb did not reach from the others. Measured with `experiment
+    /// exhaustive` only (no hand-worked system of its own): with it the
+    /// grid's gaps on seeds 1 to 3 went from 94 to 87 (docs/SIMULATION.md,
+    /// "Every offset on a grid").
     fn layered(&self, i: usize) -> Plan {
         let me = &self.shapes[i];
         Plan::offsets(
