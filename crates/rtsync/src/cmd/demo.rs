@@ -279,6 +279,11 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
     }
 }
 
+/// Events the search spends per protocol: under a second for the two
+/// examples' twelve columns, and on the bundled examples it reaches the
+/// real threads' worst in every cell.
+const SEARCH_BUDGET: u64 = 200_000;
+
 /// The simulated worst response per task and protocol, as a share of the
 /// analysis bound: the worst the simulator's search found
 /// ([`rtsync_sim::search`]: release offsets, sporadic delays, jitter and
@@ -288,11 +293,6 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
 /// times), which the real threads beat in most cells of the four-CPU
 /// example (H0 under MPCP: 1.7 ms simulated, 3.5 ms measured): a newcomer
 /// read a "worst" that was no worst case.
-/// Events the search spends per protocol: under a second for the two
-/// examples' twelve columns, and on the bundled examples it reaches the
-/// real threads' worst in every cell.
-const SEARCH_BUDGET: u64 = 200_000;
-
 fn simulated(
     sys: &rtsync_model::System,
     protocols: &[Protocol],
@@ -305,15 +305,9 @@ fn simulated(
             out.push(vec!["-".into(); sys.tasks.len()]);
             continue;
         };
-        let bounds: Vec<Time> = a
-            .result
-            .tasks
-            .iter()
-            .map(|t| t.response.bounded().unwrap_or(Time::MAX))
-            .collect();
         let found = search(
             &a.system,
-            &bounds,
+            &super::search_bounds(a),
             &SearchOptions {
                 budget: SEARCH_BUDGET,
                 ..SearchOptions::default()

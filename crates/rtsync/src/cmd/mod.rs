@@ -120,16 +120,17 @@ pub fn load_and_analyse(
     // The analysis places the tasks and inflates the bodies by the
     // overheads; the simulator runs exactly that system.
     let analysis = rtsync_analysis::analyze(&loaded.system, &opts).map_err(|d| bad_input(&d))?;
-    let bounds = analysis
-        .result
-        .tasks
-        .iter()
-        .map(|t| match t.response {
-            rtsync_analysis::Response::Bounded(r) => r,
-            _ => rtsync_model::Time::MAX,
-        })
-        .collect();
+    let bounds = search_bounds(&analysis);
     Ok((loaded, analysis, bounds))
+}
+
+/// Per task, the bound the worst-case search climbs towards: the
+/// analysis's, or [`Time::MAX`](rtsync_model::Time::MAX) where it has none
+/// (the search still records the worst it finds there).
+pub fn search_bounds(analysis: &rtsync_analysis::Analysis) -> Vec<rtsync_model::Time> {
+    (analysis.result.tasks.iter())
+        .map(|t| t.response.bounded().unwrap_or(rtsync_model::Time::MAX))
+        .collect()
 }
 
 /// The task whose worst simulated response came closest to its bound
