@@ -147,8 +147,9 @@ fn the_demo_legend_explains_only_the_marks_shown() {
     let (code, _, out) = peak_kib(&["demo", "--run-for", "100ms"]);
     assert_eq!(code, 0, "{out}");
     // The legend starts at its first line: the '!' line when a bound is
-    // above its deadline (it comes first), else the line on shares.
-    let start = ["\n'!' marks", "\nA simulated or measured worst"]
+    // above its deadline (it comes first), else the line that says what
+    // the simulated and measured columns are.
+    let start = ["\n'!' marks", "\nsimulated worst: the worst response"]
         .iter()
         .filter_map(|l| out.find(l))
         .min()
