@@ -128,7 +128,7 @@ fn component_topologies_run_with_their_plain_resources() {
 fn bad_arguments_are_the_input() {
     for (args, says) in [
         (&["--utilization", "1.5"][..], "--utilization is per CPU"),
-        (&["--run-for", "soon"][..], "--run-for `soon`"),
+        (&["--run-for", "soon"][..], "'soon' for '--run-for"),
         (&["--systems", "0"][..], "must be positive"),
     ] {
         let mut all = vec!["experiment", "on-threads", "--protocol", "pcp"];
