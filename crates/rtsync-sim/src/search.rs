@@ -382,12 +382,14 @@ impl<'a> Searcher<'a> {
             return;
         }
         // Candidates, round-robin over the targets, within half the budget.
-        let mut lists: Vec<Vec<Plan>> = Vec::with_capacity(targets.len());
-        for &i in &targets {
-            let mut list = self.convoys(i);
-            list.extend(self.candidates(i));
-            lists.push(list);
-        }
+        let lists: Vec<Vec<Plan>> = targets
+            .iter()
+            .map(|&i| {
+                let mut list = self.convoys(i);
+                list.extend(self.candidates(i));
+                list
+            })
+            .collect();
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         'cands: for k in 0..longest {
             for (&i, list) in targets.iter().zip(&lists) {
@@ -399,9 +401,10 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        // Convoys at the requests of the synchronous release's schedule,
-        // up to three quarters of the budget: after the candidates, whose
-        // isolated timing is right more often and needs no recording.
+        // Per target, the layered release and the convoys at the requests
+        // of the synchronous release's schedule, up to three quarters of
+        // the budget: after the candidates, whose isolated timing is right
+        // more often and needs no recording.
         for &i in &targets {
             // The convoys record a schedule first: not past the budget.
             if self.out.events >= self.opts.budget / 4 * 3 {
