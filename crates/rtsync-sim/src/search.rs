@@ -27,7 +27,11 @@
 //!    (`Searcher::chains`): the target released at a resumption in the
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
 //!    that a section waits at each resumption after (under EDF a window
-//!    is blocked once per resumption of any of its jobs);
+//!    is blocked once per resumption of any of its jobs); and *pushed
+//!    holders* (`Searcher::pushes`): the target released just after a
+//!    lower holder locks, and another task of its CPU released to end
+//!    just before the target resumes, so that the holder, kept off the
+//!    CPU meanwhile, locks again right then;
 //! 3. where two lower jobs of the target's CPU can both block it (a
 //!    chain through nested sections, or two resources it asks for),
 //!    *staircases* (`Searcher::stairs`): the two holders released in
@@ -87,6 +91,9 @@ use std::sync::Arc;
 
 /// Most resumption-chain candidates per target ([`Searcher::chains`]).
 const CHAINS: usize = 64;
+
+/// Most pushed-holder candidates per target ([`Searcher::pushes`]).
+const PUSHES: usize = 16;
 
 /// Most staircase candidates per target ([`Searcher::stairs`]).
 const STAIRS: usize = 32;
@@ -438,7 +445,8 @@ impl<'a> Searcher<'a> {
             .filter(|&i| self.resuming(i))
             .collect();
         for i in resuming {
-            for p in self.chains(i) {
+            let chains = self.chains(i);
+            for p in chains.into_iter().chain(self.pushes(i)) {
                 if self.out.events >= self.opts.budget / 4 * 3 {
                     break;
                 }
@@ -1216,6 +1224,72 @@ impl<'a> Searcher<'a> {
             }
         }
         out.truncate(CHAINS);
+        out
+    }
+
+    /// Pushed holders, where the target self-suspends: a lower task `j`
+    /// of its CPU released at 0 and the target 1 ns after `j` issues a
+    /// request (running alone), the other tasks of the CPU away; in that
+    /// schedule, at each resumption of the target, another task `k` of
+    /// the CPU released so that its job, running alone, ends 1 ns before
+    /// it. `j`, ready meanwhile below `k`, then starts its next section
+    /// just before the target resumes: the target is blocked at its
+    /// release and again at the resumption, for a whole section each. The
+    /// resumption moves of the climb only trim a holder (its request comes
+    /// earlier) or release a task at the resumption; here the holder is
+    /// pushed later, which seed 1's grid showed (`npcs-fp-reopened-8`,
+    /// docs/SIMULATION.md: 8 ms less 1 ns on the grid, 7.73 ms in the
+    /// search). At most [`PUSHES`], each base recorded once.
+    fn pushes(&mut self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let local: Vec<usize> = (0..n)
+            .filter(|&k| k != i && self.shapes[k].cpu == cpu)
+            .collect();
+        let own: Vec<Time> = (self.shapes.iter())
+            .map(|sh| (sh.worst.iter()).fold(Time::ZERO, |a, &w| a.saturating_add(w)))
+            .collect();
+        let mut out = Vec::new();
+        // A holder and a task to push it: two tasks besides the target.
+        if local.len() < 2 {
+            return out;
+        }
+        for &j in &local {
+            if self.shapes[j].priority >= prio {
+                continue;
+            }
+            let ats: Vec<Time> = self.shapes[j].requests.iter().map(|rq| rq.at).collect();
+            for at in ats {
+                if out.len() >= PUSHES || self.out.events >= self.opts.budget / 4 * 3 {
+                    return out;
+                }
+                let release = at.saturating_add(eps);
+                let mut base = Plan::offsets(vec![Time::ZERO; n]);
+                release_at(&mut base, n, i, release);
+                let horizon = base.horizon_of(self.sys, i);
+                for &k in local.iter().filter(|&&k| k != j) {
+                    release_at(&mut base, n, k, horizon);
+                }
+                let Some(rec) = self.record(&base, horizon) else {
+                    return out;
+                };
+                let ends: Vec<Time> = (self.resumptions(&rec, cpu, horizon).into_iter())
+                    .filter(|&(e, t)| t == i && e > release)
+                    .map(|(e, _)| e)
+                    .collect();
+                for e in ends {
+                    for &k in local.iter().filter(|&&k| k != j) {
+                        let lead = own[k].saturating_add(eps);
+                        if lead < e && out.len() < PUSHES {
+                            let mut plan = base.clone();
+                            release_at(&mut plan, n, k, e.saturating_sub(lead));
+                            out.push(plan);
+                        }
+                    }
+                }
+            }
+        }
         out
     }
 

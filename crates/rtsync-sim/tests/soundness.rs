@@ -809,6 +809,67 @@ fn a_queue_is_timed_to_the_request_as_the_schedule_issues_it() {
     first_task_bracketed(&s, bound, reaches, Time::from_us(12_990), "fmlp-s");
 }
 
+/// One CPU under NPCS (the exhaustive grid's `npcs-fp-reopened-8`, seed
+/// 1). `h` (top, period 8 ms) locks `r1` for 1 ms, suspends 2 ms and locks
+/// `r2` for 1 ms; `lo` (bottom) suspends 2 ms, holds `r2` 2 ms, suspends
+/// 1 ms and holds `r2` 2 ms; `m` between them computes 1 ms. `h`'s bound
+/// by hand: its own 4 ms and one lower non-preemptive section at each of
+/// its two arrivals (release, resumption), 2 + 2 ms: 8 ms. The schedule
+/// that reaches it: `lo` at 0 locks at 2 ms, just ahead of `h`'s release
+/// (a suspension ending at an instant is settled before the arrivals
+/// then); `h` waits to 4 ms, runs `r1` to 5 ms and suspends to 7 ms; `lo`
+/// runs at 5 ms and suspends to 6 ms; `m`, released 1 ns before 6 ms,
+/// runs to 7 ms less 1 ns, so `lo` locks `r2` then, 1 ns before `h`
+/// resumes, and holds it to 9 ms less 1 ns; `h` ends at 10 ms less 1 ns:
+/// 8 ms less 1 ns. The holder is *pushed* to the resumption by the middle
+/// job. At 100,000 events the search reached 7.97 ms before the pushed
+/// holders (`Searcher::pushes`); they build the schedule 1 ns off (`h`
+/// released 1 ns after `lo` locks: 8 ms less 2 ns) and break a bound
+/// 1 us lower.
+const NPCS_PUSHED: &str = r#"
+[platform]
+cpus = 1
+[[resource]]
+name = "r1"
+protocol = "npcs"
+[[resource]]
+name = "r2"
+protocol = "npcs"
+[[task]]
+name = "h"
+period = "8ms"
+priority = 3
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" }, { suspend = "2ms" }, { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "m"
+period = "8ms"
+priority = 2
+cpu = 0
+body = [ { compute = "1ms" } ]
+[[task]]
+name = "lo"
+period = "32ms"
+priority = 1
+cpu = 0
+body = [
+  { suspend = "2ms" }, { lock = "r2", hold = "2ms" },
+  { suspend = "1ms" }, { lock = "r2", hold = "2ms" },
+]
+"#;
+
+#[test]
+fn a_lower_holder_pushed_to_a_resumption_is_searched() {
+    let s = sys(NPCS_PUSHED);
+    let r = run_plan(
+        &s,
+        Plan::offsets(vec![Time::from_ms(2), Time::from_ns(5_999_999), Time::ZERO]),
+    );
+    assert_eq!(r.tasks[0].max_response, Some(Time::from_ns(7_999_999)));
+    let (bound, reaches) = (Time::from_ms(8), Time::from_ns(7_999_998));
+    first_task_bracketed(&s, bound, reaches, Time::from_us(7_999), "npcs");
+}
+
 /// The system of rtsync-analysis's hand-worked
 /// `a_lower_local_task_delays_a_job_by_one_section_per_arrival`: on
 /// DPCP's synchronization CPU, the lower local tasks `l` and `m` can have
