@@ -23,6 +23,11 @@
 //!    every task other than `j`) released one nanosecond after `j` issues
 //!    each of its requests when running alone, and, where `i` requests the
 //!    same resource, `i`'s request issued one nanosecond after `j`'s;
+//!    then the *layered release* (`Searcher::layered`: the other CPUs'
+//!    tasks, then the lower ones of the target's, then the target, 1 ns
+//!    apart) and *observed convoys* (`Searcher::observed`: the other
+//!    CPUs' sections queued 1 ns before each of the target's requests as
+//!    the synchronous or the layered release's schedule issues it);
 //! 2. where jobs of the target's CPU self-suspend, *resumption chains*
 //!    (`Searcher::chains`): the target released at a resumption in the
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
@@ -409,8 +414,8 @@ impl<'a> Searcher<'a> {
             }
         }
         // Per target, the layered release and the convoys at the requests
-        // of the synchronous release's schedule, up to three quarters of
-        // the budget: after the candidates, whose isolated timing is right
+        // of the synchronous release's schedule and of the layered one, up
+        // to three quarters of the budget: after the candidates, whose isolated timing is right
         // more often and needs no recording.
         for &i in &targets {
             // The convoys record a schedule first: not past the budget.
@@ -418,7 +423,10 @@ impl<'a> Searcher<'a> {
                 break;
             }
             let layered = self.layered(i);
-            for p in std::iter::once(layered).chain(self.observed(i)) {
+            let sync = Plan::offsets(vec![Time::ZERO; n]);
+            let mut plans = self.observed(i, &sync);
+            plans.extend(self.observed(i, &layered));
+            for p in std::iter::once(layered).chain(plans) {
                 if self.out.events >= self.opts.budget / 4 * 3 {
                     break;
                 }
@@ -641,44 +649,50 @@ impl<'a> Searcher<'a> {
         )
     }
 
-    /// Convoys at the target's requests as the synchronous release's
-    /// schedule issues them, not as they come running alone: per request
-    /// of the target's first job there (instant `e`, resource `r`), the
-    /// other CPUs' tasks with a section on `r` each request it 1 ns
-    /// before `e`, all in one plan, every other task released at 0 (one
-    /// plan per task queued as well cost a thin search on 15 tasks a
-    /// third of its climb). [`Searcher::convoys`] and the
-    /// candidates time the queue to the target's request when it runs
-    /// alone; where tasks above the target on its CPU come first (a
-    /// spinner above it that waits for a remote holder, under FMLP-S or
-    /// MSRP), its request comes later by all they take, the queue met at
-    /// the isolated instant is served before the target asks, and the
-    /// climb settles on that schedule (`fmlp-s-spinner-preempted-twice.toml`
-    /// in rtsync-analysis: 9 ms of 13 in six of eight seeds, found by
-    /// `experiment exhaustive`). A request issued at its isolated instant
-    /// gives nothing new (the candidates' plans, which `evaluate` does
-    /// not simulate twice) and is skipped; the recording runs to the
-    /// target's first deadline only. On the grid's systems the widest gap
-    /// fell from 55% to 7% (docs/SIMULATION.md, "Every offset on a grid").
-    fn observed(&mut self, i: usize) -> Vec<Plan> {
+    /// Convoys at the target's requests as the schedule of `base` (the
+    /// synchronous release, or [`Searcher::layered`]) issues them, not as
+    /// they come running alone: per request of the target's first job
+    /// there (instant `e`, resource `r`), the other CPUs' tasks with a
+    /// section on `r` each request it 1 ns before `e`, all in one plan,
+    /// every other task where `base` releases it (one plan per task
+    /// queued as well cost a thin search on 15 tasks a third of its
+    /// climb). [`Searcher::convoys`] and the candidates time the queue to
+    /// the target's request when it runs alone; where tasks above the
+    /// target on its CPU come first (a spinner above it that waits for a
+    /// remote holder, under FMLP-S or MSRP), its request comes later by
+    /// all they take, the queue met at the isolated instant is served
+    /// before the target asks, and the climb settles on that schedule
+    /// (`fmlp-s-spinner-preempted-twice.toml` in rtsync-analysis: 9 ms of
+    /// 13 in six of eight seeds, found by `experiment exhaustive`). On the
+    /// layered release a lower task of the target's CPU blocks it first,
+    /// which delays its requests as well: the grid's `msrp-fp-classic-16`
+    /// (docs/SIMULATION.md, "Every offset on a grid") needs that block and
+    /// the queue at once. A request issued at its isolated instant gives
+    /// nothing new (the candidates' plans, which `evaluate` does not
+    /// simulate twice) and is skipped; the recording runs to the target's
+    /// first deadline only. On the grid's systems the widest gap fell
+    /// from 55% to 7% (the synchronous release's convoys).
+    fn observed(&mut self, i: usize, base: &Plan) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
-        // The target's first job alone: recorded up to its deadline.
-        let end = self.sys.tasks[i].deadline.min(self.shapes[i].period);
-        let sync = Plan::offsets(vec![Time::ZERO; n]);
-        let Some(rec) = self.record(&sync, end.saturating_add(eps)) else {
+        let offset = |k: usize| base.tasks.get(k).map_or(Time::ZERO, |t| t.offset);
+        let released = offset(i);
+        // The target's first job: recorded up to its deadline.
+        let end = released.saturating_add(self.sys.tasks[i].deadline.min(self.shapes[i].period));
+        let Some(rec) = self.record(base, end.saturating_add(eps)) else {
             return Vec::new();
         };
         let me = &self.shapes[i];
         let mut asks: Vec<(Time, usize)> = Vec::new();
-        let mut from = Time::ZERO;
+        let mut from = released;
         while let Some((e, r)) = self.request_in(&rec, i, None, from) {
             if e >= end {
                 break;
             }
             // A request issued when it would be running alone: the
             // convoys and the candidates line the queue up with it.
-            if !me.requests.iter().any(|rq| rq.resource == r && rq.at == e) {
+            let alone = |rq: &Request| rq.resource == r && released.saturating_add(rq.at) == e;
+            if !me.requests.iter().any(alone) {
                 asks.push((e, r));
             }
             from = e.saturating_add(eps);
@@ -700,7 +714,7 @@ impl<'a> Searcher<'a> {
             if queue.is_empty() {
                 continue;
             }
-            let mut all = vec![Time::ZERO; n];
+            let mut all: Vec<Time> = (0..n).map(offset).collect();
             for &(k, o) in &queue {
                 all[k] = o;
             }

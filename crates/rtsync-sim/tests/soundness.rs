@@ -870,6 +870,71 @@ fn a_lower_holder_pushed_to_a_resumption_is_searched() {
     first_task_bracketed(&s, bound, reaches, Time::from_us(7_999), "npcs");
 }
 
+/// Two CPUs under MSRP (the exhaustive grid's `msrp-fp-classic-16`, seed
+/// 1). On CPU 1, `h` (top, deadline 13 ms) locks `r1` twice and `r2`
+/// once, 1 ms each; `lo` below it locks `r1` for 1 ms. On CPU 0, `far`
+/// computes 1 ms, holds `r2` 2 ms, computes 1 ms, holds `r2` 1 ms and
+/// computes 1 ms. `h`'s bound by hand: its own 3 ms, one lower
+/// non-preemptive section at its release (`lo`'s 1 ms) and a spin for
+/// `far`'s longest section on `r2` (2 ms): 6 ms. The schedule that
+/// reaches it: `lo` at 1 ns locks `r1`, `h` at 2 ns waits to 1 ms + 1 ns,
+/// holds `r1` twice and asks for `r2` at 3 ms + 1 ns, 1 ms later than
+/// running alone; `far`, released at 2 ms, asks for `r2` at 3 ms, 1 ns
+/// earlier, and holds it to 5 ms while `h` spins; `h` ends at 6 ms: 6 ms
+/// less 2 ns. The convoys and the candidates time `far` to `h`'s request
+/// running alone, and the observed convoys to the synchronous release's
+/// schedule, where `h` runs first and `lo` blocks nothing: the search
+/// reached 5 ms at the grid's 60,000 events and 5.96 ms at these
+/// 100,000, and broke no bound above 5.96 ms. Observed on the layered release (`lo` 1 ns ahead of `h`,
+/// `Searcher::observed`), the queue meets the request as the block
+/// delays it.
+const MSRP_BLOCKED_THEN_QUEUED: &str = r#"
+[platform]
+cpus = 2
+[[resource]]
+name = "r1"
+protocol = "msrp"
+[[resource]]
+name = "r2"
+protocol = "msrp"
+[[task]]
+name = "h"
+period = "16ms"
+deadline = "13ms"
+priority = 3
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "far"
+period = "32ms"
+deadline = "29ms"
+priority = 1
+cpu = 0
+body = [
+  { compute = "1ms" }, { lock = "r2", hold = "2ms" }, { compute = "1ms" },
+  { lock = "r2", hold = "1ms" }, { compute = "1ms" },
+]
+[[task]]
+name = "lo"
+period = "32ms"
+deadline = "27ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" } ]
+"#;
+
+#[test]
+fn a_queue_is_timed_to_a_request_a_lower_holder_delays() {
+    let s = sys(MSRP_BLOCKED_THEN_QUEUED);
+    let r = run_plan(
+        &s,
+        Plan::offsets(vec![Time::from_ns(2), Time::from_ms(2), Time::from_ns(1)]),
+    );
+    assert_eq!(r.tasks[0].max_response, Some(Time::from_ns(5_999_998)));
+    let (bound, reaches) = (Time::from_ms(6), Time::from_ns(5_999_998));
+    first_task_bracketed(&s, bound, reaches, Time::from_us(5_999), "msrp");
+}
+
 /// The system of rtsync-analysis's hand-worked
 /// `a_lower_local_task_delays_a_job_by_one_section_per_arrival`: on
 /// DPCP's synchronization CPU, the lower local tasks `l` and `m` can have
