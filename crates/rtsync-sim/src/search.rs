@@ -415,8 +415,8 @@ impl<'a> Searcher<'a> {
         }
         // Per target, the layered release and the convoys at the requests
         // of the synchronous release's schedule and of the layered one, up
-        // to three quarters of the budget: after the candidates, whose isolated timing is right
-        // more often and needs no recording.
+        // to three quarters of the budget: after the candidates, whose
+        // isolated timing is right more often and needs no recording.
         for &i in &targets {
             // The convoys record a schedule first: not past the budget.
             if self.out.events >= self.opts.budget / 4 * 3 {
