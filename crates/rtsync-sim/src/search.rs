@@ -417,32 +417,30 @@ impl<'a> Searcher<'a> {
         // of the synchronous release's schedule and of the layered one, up
         // to three quarters of the budget: after the candidates, whose
         // isolated timing is right more often and needs no recording.
+        let three_quarters = self.opts.budget / 4 * 3;
         for &i in &targets {
             // The convoys record a schedule first: not past the budget.
-            if self.out.events >= self.opts.budget / 4 * 3 {
+            if self.out.events >= three_quarters {
                 break;
             }
             let layered = self.layered(i);
-            let sync = Plan::offsets(vec![Time::ZERO; n]);
-            let mut plans = self.observed(i, &sync);
-            plans.extend(self.observed(i, &layered));
-            for p in std::iter::once(layered).chain(plans) {
-                if self.out.events >= self.opts.budget / 4 * 3 {
+            self.evaluate(layered.clone(), Some(i));
+            // Each base's schedule is recorded only after the plans before
+            // it were evaluated, while the budget allows.
+            for base in [Plan::offsets(vec![Time::ZERO; n]), layered] {
+                if self.out.events >= three_quarters {
                     break;
                 }
-                self.evaluate(p, Some(i));
+                let plans = self.observed(i, &base);
+                self.evaluate_all(plans, i, three_quarters);
             }
         }
         // Staircases of lower holders, each recorded once, up to three
         // quarters of the budget: none where no two lower jobs of a
         // target's CPU hold sections it can wait through.
         for &i in &targets {
-            for p in self.stairs(i) {
-                if self.out.events >= self.opts.budget / 4 * 3 {
-                    break;
-                }
-                self.evaluate(p, Some(i));
-            }
+            let plans = self.stairs(i);
+            self.evaluate_all(plans, i, three_quarters);
         }
         // Resumption chains, built from schedules the search records, up
         // to three quarters of the budget: after the candidates, so that
@@ -454,12 +452,11 @@ impl<'a> Searcher<'a> {
             .collect();
         for i in resuming {
             let chains = self.chains(i);
-            for p in chains.into_iter().chain(self.pushes(i)) {
-                if self.out.events >= self.opts.budget / 4 * 3 {
-                    break;
-                }
-                self.evaluate(p, Some(i));
-            }
+            self.evaluate_all(chains, i, three_quarters);
+            // Recorded after the chains were evaluated: `pushes` stops
+            // recording once the budget is past the limit.
+            let pushes = self.pushes(i);
+            self.evaluate_all(pushes, i, three_quarters);
         }
         // Queues ahead of the targets that wait, within the same three
         // quarters.
@@ -469,23 +466,15 @@ impl<'a> Searcher<'a> {
             .filter(|&i| self.waiting(i))
             .collect();
         for i in waiting {
-            for p in self.queues(i) {
-                if self.out.events >= self.opts.budget / 4 * 3 {
-                    break;
-                }
-                self.evaluate(p, Some(i));
-            }
+            let plans = self.queues(i);
+            self.evaluate_all(plans, i, three_quarters);
         }
         // Holders on other CPUs preempted there, after the queues (which
         // they would otherwise crowd out on a small budget), up to seven
         // eighths of it.
         for &i in &targets {
-            for p in self.preempted(i) {
-                if self.out.events >= self.opts.budget / 8 * 7 {
-                    break;
-                }
-                self.evaluate(p, Some(i));
-            }
+            let plans = self.preempted(i);
+            self.evaluate_all(plans, i, self.opts.budget / 8 * 7);
         }
         // Climbs, round-robin over the targets, until the budget is spent.
         let mut stall = vec![0u32; n];
@@ -1915,6 +1904,17 @@ impl<'a> Searcher<'a> {
             }
         }
         plan
+    }
+
+    /// Evaluates `plans`, made for target `i`, in order until the events
+    /// spent reach `limit`.
+    fn evaluate_all(&mut self, plans: Vec<Plan>, i: usize, limit: u64) {
+        for p in plans {
+            if self.out.events >= limit {
+                break;
+            }
+            self.evaluate(p, Some(i));
+        }
     }
 
     /// Simulates `plan`, made for `target` where one is named, records
