@@ -215,12 +215,12 @@ impl Shape {
         if cut && sched == Scheduler::Fp {
             cut_lowest_periods(&mut sys, i);
         }
-        // Half the nested systems (bits the configuration does not read)
-        // take their nested locks in the other order in every other task,
-        // so that lock-order cycles form where the protocols accept them.
         if self.of(i) == Shape::Edges {
             suspend_at_the_ends(&mut sys, i, c.suspend_max, Time::from_us(100));
         }
+        // Half the nested systems (bits the configuration does not read)
+        // take their nested locks in the other order in every other task,
+        // so that lock-order cycles form where the protocols accept them.
         if self.of(i) == Shape::Nested && (spread(i) >> 23) & 1 == 1 {
             let mut turned = sys.clone();
             for t in turned.tasks.iter_mut().skip(1).step_by(2) {

@@ -18,7 +18,10 @@
 //!    it on its CPU requests, the other CPUs' longest sections on it
 //!    requested at one instant and the target's request, or one lower
 //!    task's request and the target's release, just after:
-//!    `Searcher::convoys`) and *critical-instant candidates*:
+//!    `Searcher::convoys`; where sections run on a synchronization CPU,
+//!    also with the other agents of that CPU issued just before the
+//!    target's request: `Searcher::agents_ahead`) and *critical-instant
+//!    candidates*:
 //!    for a target task `i` and every job `j` that can delay it, `i` (and
 //!    every task other than `j`) released one nanosecond after `j` issues
 //!    each of its requests when running alone, and, where `i` requests the
@@ -600,6 +603,7 @@ impl<'a> Searcher<'a> {
             if let Some(mine) = longest(me, r) {
                 // The target's request last in the queue.
                 out.push(plan(None, then.saturating_sub(mine.at)));
+                out.extend(self.agents_ahead(i, r, mine));
             }
             for j in (0..n).filter(|&j| below(j) && longest(&self.shapes[j], r).is_some()) {
                 // A task below the target last in the queue (under MSRP
@@ -610,6 +614,74 @@ impl<'a> Searcher<'a> {
             }
         }
         out
+    }
+
+    /// Where `r`'s sections run on a synchronization CPU (DPCP, DFLP),
+    /// the convoy on `r` with the other agents of that CPU issued beside
+    /// it. The other CPUs' longest sections on `r` are queued; every other
+    /// task not above the target on its CPU and not on the
+    /// synchronization CPU (whose agents keep a task of that CPU from
+    /// asking at an instant timed from running alone) issues its longest
+    /// request of another resource served there 1 ns later, and the
+    /// target asks 2 ns after that. Its request then waits for the queue
+    /// on `r` and, once granted, for the agents issued before it (DFLP
+    /// serves agents in issue order, DPCP by ceiling). The convoys queue
+    /// `r` alone, and queue a lower task of the target's CPU on `r`, so
+    /// that its later agent comes after the target's request: the grid's
+    /// `dflp-fp-nested-3` (seed 2) needs the queue on `r` and that lower
+    /// task's other agent at once, and the climb reached 4 ms of 5 there
+    /// (`an_agent_issued_ahead_of_a_queued_request_is_searched`, 4.97 ms
+    /// of 5 at 100,000 events without this plan). One plan per resource
+    /// the target asks for; none where no other agent can be issued.
+    fn agents_ahead(&self, i: usize, r: usize, mine: Request) -> Option<Plan> {
+        let s = self.sys.serving_cpu(r)?;
+        let eps = Time::from_ns(1);
+        let me = &self.shapes[i];
+        let on = |k: usize, pick: &dyn Fn(usize) -> bool| {
+            (self.shapes[k].requests.iter())
+                .filter(|rq| pick(rq.resource))
+                .max_by_key(|rq| rq.length)
+                .copied()
+        };
+        let served_there = |q: usize| q != r && self.sys.serving_cpu(q) == Some(s);
+        // Per task: its request issued at the instant, if any.
+        let ahead: Vec<Option<Request>> = (0..self.shapes.len())
+            .map(|k| {
+                let sk = &self.shapes[k];
+                if k == i || (sk.cpu == me.cpu && sk.priority >= me.priority) {
+                    return None;
+                }
+                let queued = (sk.cpu != me.cpu).then(|| on(k, &|q| q == r)).flatten();
+                // A task of the synchronization CPU itself runs its
+                // sections there, where the agents keep it from asking
+                // at any instant timed from running alone.
+                queued.or_else(|| (sk.cpu != Some(s)).then(|| on(k, &served_there)).flatten())
+            })
+            .collect();
+        if !ahead.iter().flatten().any(|rq| rq.resource != r) {
+            return None;
+        }
+        let x = (ahead.iter().flatten())
+            .map(|rq| rq.at)
+            .max()
+            .unwrap_or(Time::ZERO)
+            .saturating_add(eps);
+        let then = x.saturating_add(eps).saturating_add(eps);
+        Some(Plan::offsets(
+            (0..ahead.len())
+                .map(|k| match ahead[k] {
+                    _ if k == i => then.saturating_sub(mine.at),
+                    // Queued on `r` 1 ns before the agents: a task of the
+                    // synchronization CPU is then ready when a lower
+                    // task's agent there ends and that task goes on to
+                    // its next request, and asks first (released at that
+                    // instant, it came after the next agent).
+                    Some(rq) if rq.resource == r => x.saturating_sub(eps).saturating_sub(rq.at),
+                    Some(rq) => x.saturating_sub(rq.at),
+                    None => then,
+                })
+                .collect::<Vec<Time>>(),
+        ))
     }
 
     /// The synchronous release in three layers 1 ns apart: the other

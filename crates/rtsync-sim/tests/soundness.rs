@@ -1352,3 +1352,77 @@ fn replayed_within_bounds(name: &str) -> Vec<Time> {
     );
     b
 }
+
+/// Two CPUs under DFLP, every resource served on CPU 1 (the exhaustive
+/// grid's `dflp-fp-nested-3`, seed 2). On CPU 0, `h` (top) holds `r`
+/// 1 ms; `lo` below it holds `r` 1 ms, then `q` 3 ms. On CPU 1, `mid`
+/// holds `r` 1 ms, and `far` computes around a 1 ms section of its own
+/// resource. Agents run in the order their requests were issued
+/// (Brandenburg's DFLP), so `lo`'s `q` delays `h` only if issued before
+/// `h`'s request, which is after `lo`'s `r` ends: then `h` waits for
+/// `mid`'s section on `r` (queued ahead), for `lo`'s `q` (issued ahead)
+/// and runs its own, 5 ms. The schedule by hand: `lo` at 0 holds `r` to
+/// 1 ms; `mid`, released at 1 ns, waits for CPU 1 behind `lo`'s agent,
+/// and at 1 ms it and `lo` ask for `r` and `q`; `h`, at 1 ms + 2 ns,
+/// queues behind `mid`, and its agent runs after `mid`'s and `q`'s
+/// (issued first), 5 ms to 6 ms: 5 ms less 2 ns. The bound is
+/// 6 ms (it also charges `lo`'s section on `r`, which cannot be queued
+/// ahead of `h` in the same window as its `q`). Convoys queue `r` alone
+/// at `h`'s request; the search reached 4 ms at the grid's 60,000 events.
+const DFLP_AGENT_AHEAD: &str = r#"
+[platform]
+cpus = 2
+[[resource]]
+name = "r"
+protocol = "dflp"
+sync_cpu = 1
+[[resource]]
+name = "q"
+protocol = "dflp"
+sync_cpu = 1
+[[resource]]
+name = "own"
+protocol = "dflp"
+sync_cpu = 1
+[[task]]
+name = "h"
+period = "8ms"
+priority = 4
+cpu = 0
+body = [ { lock = "r", hold = "1ms" } ]
+[[task]]
+name = "far"
+period = "16ms"
+priority = 3
+cpu = 1
+body = [ { compute = "1ms" }, { lock = "own", hold = "1ms" }, { compute = "1ms" } ]
+[[task]]
+name = "mid"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r", hold = "1ms" } ]
+[[task]]
+name = "lo"
+period = "16ms"
+priority = 1
+cpu = 0
+body = [ { lock = "r", hold = "1ms" }, { lock = "q", hold = "3ms" } ]
+"#;
+
+#[test]
+fn an_agent_issued_ahead_of_a_queued_request_is_searched() {
+    let s = sys(DFLP_AGENT_AHEAD);
+    let r = run_plan(
+        &s,
+        Plan::offsets(vec![
+            Time::from_ns(1_000_002),
+            Time::from_ms(8),
+            Time::from_ns(1),
+            Time::ZERO,
+        ]),
+    );
+    assert_eq!(r.tasks[0].max_response, Some(Time::from_ns(4_999_998)));
+    let (bound, reaches) = (Time::from_ms(6), Time::from_ns(4_999_998));
+    first_task_bracketed(&s, bound, reaches, Time::from_us(4_999), "dflp");
+}
