@@ -30,7 +30,10 @@
 //!    tasks, then the lower ones of the target's, then the target, 1 ns
 //!    apart) and *observed convoys* (`Searcher::observed`: the other
 //!    CPUs' sections queued 1 ns before each of the target's requests as
-//!    the synchronous or the layered release's schedule issues it);
+//!    the synchronous or the layered release's schedule issues it, and the
+//!    tasks that can preempt the target released at each of its returns
+//!    from a wait there, where no job of its CPU self-suspends:
+//!    `Searcher::at_returns`);
 //! 2. where jobs of the target's CPU self-suspend, *resumption chains*
 //!    (`Searcher::chains`): the target released at a resumption in the
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
@@ -89,10 +92,10 @@ use crate::plan::{Plan, TaskPlan};
 use crate::program::{Op, flatten};
 pub use crate::result::Kind;
 use crate::shrink::{Choices, Keep, shrink};
-use crate::trace::{Event, MarkKind, Recording, State};
+use crate::trace::{Event, MarkKind, Recording, Span, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rtsync_model::{System, Time};
+use rtsync_model::{Scheduler, System, Time};
 use rtsync_protocols::{Arbitration, Config, Order};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -115,6 +118,10 @@ const QUEUES: usize = 16;
 /// Most queue candidates in request order per target
 /// ([`Searcher::fifo_queues`]).
 const FIFO_QUEUES: usize = 8;
+
+/// Most plans with a task released at the target's returns, per base
+/// schedule ([`Searcher::at_returns`]).
+const RETURNS: usize = 8;
 
 /// Most resumptions one chain is completed at ([`Searcher::complete`]).
 const CHAIN_DEPTH: usize = 8;
@@ -617,24 +624,40 @@ impl<'a> Searcher<'a> {
     }
 
     /// Where `r`'s sections run on a synchronization CPU (DPCP, DFLP),
-    /// the convoy on `r` with the other agents of that CPU issued beside
-    /// it. The other CPUs' longest sections on `r` are queued; every other
-    /// task not above the target on its CPU and not on the
-    /// synchronization CPU (whose agents keep a task of that CPU from
-    /// asking at an instant timed from running alone) issues its longest
-    /// request of another resource served there 1 ns later, and the
-    /// target asks 2 ns after that. Its request then waits for the queue
-    /// on `r` and, once granted, for the agents issued before it (DFLP
-    /// serves agents in issue order, DPCP by ceiling). The convoys queue
-    /// `r` alone, and queue a lower task of the target's CPU on `r`, so
-    /// that its later agent comes after the target's request: the grid's
-    /// `dflp-fp-nested-3` (seed 2) needs the queue on `r` and that lower
-    /// task's other agent at once, and the climb reached 4 ms of 5 there
-    /// (`an_agent_issued_ahead_of_a_queued_request_is_searched`, 4.97 ms
-    /// of 5 at 100,000 events without this plan). One plan per resource
-    /// the target asks for; none where no other agent can be issued.
-    fn agents_ahead(&self, i: usize, r: usize, mine: Request) -> Option<Plan> {
-        let s = self.sys.serving_cpu(r)?;
+    /// convoys on `r` with the other agents of that CPU issued beside
+    /// them, in two plans. The target asks last, 2 ns after the agents'
+    /// instant; each other task issues its longest request of `r`
+    /// (*queued*) or, lacking one, its longest of another resource served
+    /// there (an *agent*), timed from running alone:
+    ///
+    /// - *narrow*: the other CPUs' tasks queued 1 ns before the agents;
+    ///   the tasks below the target on its CPU and those of other CPUs
+    ///   but the synchronization CPU as agents. A task of the
+    ///   synchronization CPU is ready then when a lower task's agent
+    ///   there ends and that task goes on to its next request, and asks
+    ///   first; timed from running alone, its own request would come
+    ///   after that agent had taken the CPU. The grid's
+    ///   `dflp-fp-nested-3` (seed 2): the queue on `r` and a lower task's
+    ///   agent of another resource at once, where the convoys queue the
+    ///   lower task on `r`, so that its next agent comes after the
+    ///   target's request; the climb reached 4 ms of 5
+    ///   (`an_agent_issued_ahead_of_a_queued_request_is_searched`, 4.97 ms
+    ///   at 100,000 events without this plan);
+    /// - *wide*: the agents 1 ns before the queue, the synchronization
+    ///   CPU's tasks among them, and the tasks above the target on its
+    ///   CPU queued too (a job above it that asks for `r` just before it
+    ///   goes ahead of it and takes its CPU). The grid's `dflp-fp-tight-9`
+    ///   (seed 1): the synchronization CPU's own section, then the
+    ///   request of the task above the target as it resumes, then the
+    ///   target's (`an_agent_of_the_synchronization_cpu_ahead_is_searched`).
+    ///
+    /// Each only where it has a task the convoys do not place: none where
+    /// no other agent can be issued and no task above the target asks
+    /// for `r`.
+    fn agents_ahead(&self, i: usize, r: usize, mine: Request) -> Vec<Plan> {
+        let Some(s) = self.sys.serving_cpu(r) else {
+            return Vec::new();
+        };
         let eps = Time::from_ns(1);
         let me = &self.shapes[i];
         let on = |k: usize, pick: &dyn Fn(usize) -> bool| {
@@ -644,44 +667,64 @@ impl<'a> Searcher<'a> {
                 .copied()
         };
         let served_there = |q: usize| q != r && self.sys.serving_cpu(q) == Some(s);
-        // Per task: its request issued at the instant, if any.
-        let ahead: Vec<Option<Request>> = (0..self.shapes.len())
-            .map(|k| {
-                let sk = &self.shapes[k];
-                if k == i || (sk.cpu == me.cpu && sk.priority >= me.priority) {
-                    return None;
-                }
-                let queued = (sk.cpu != me.cpu).then(|| on(k, &|q| q == r)).flatten();
-                // A task of the synchronization CPU itself runs its
-                // sections there, where the agents keep it from asking
-                // at any instant timed from running alone.
-                queued.or_else(|| (sk.cpu != Some(s)).then(|| on(k, &served_there)).flatten())
-            })
-            .collect();
-        if !ahead.iter().flatten().any(|rq| rq.resource != r) {
-            return None;
-        }
-        let x = (ahead.iter().flatten())
-            .map(|rq| rq.at)
-            .max()
-            .unwrap_or(Time::ZERO)
-            .saturating_add(eps);
-        let then = x.saturating_add(eps).saturating_add(eps);
-        Some(Plan::offsets(
-            (0..ahead.len())
-                .map(|k| match ahead[k] {
-                    _ if k == i => then.saturating_sub(mine.at),
-                    // Queued on `r` 1 ns before the agents: a task of the
-                    // synchronization CPU is then ready when a lower
-                    // task's agent there ends and that task goes on to
-                    // its next request, and asks first (released at that
-                    // instant, it came after the next agent).
-                    Some(rq) if rq.resource == r => x.saturating_sub(eps).saturating_sub(rq.at),
-                    Some(rq) => x.saturating_sub(rq.at),
-                    None => then,
+        let mut out = Vec::new();
+        for wide in [false, true] {
+            // Per task: its request issued at the instant, if any, and
+            // whether the convoys place it there too.
+            let ahead: Vec<Option<(Request, bool)>> = (0..self.shapes.len())
+                .map(|k| {
+                    let sk = &self.shapes[k];
+                    let local = sk.cpu == me.cpu;
+                    let above = local && sk.priority >= me.priority;
+                    if k == i {
+                        return None;
+                    }
+                    if above {
+                        return wide
+                            .then(|| on(k, &|q| q == r))
+                            .flatten()
+                            .map(|rq| (rq, false));
+                    }
+                    let queued = (!local).then(|| on(k, &|q| q == r)).flatten();
+                    let there = sk.cpu == Some(s);
+                    queued.map(|rq| (rq, true)).or_else(|| {
+                        (wide || !there)
+                            .then(|| on(k, &served_there))
+                            .flatten()
+                            .map(|rq| (rq, false))
+                    })
                 })
-                .collect::<Vec<Time>>(),
-        ))
+                .collect();
+            if !ahead.iter().flatten().any(|&(_, convoy)| !convoy) {
+                continue;
+            }
+            let x = (ahead.iter().flatten())
+                .map(|(rq, _)| rq.at)
+                .max()
+                .unwrap_or(Time::ZERO)
+                .saturating_add(eps);
+            let then = x.saturating_add(eps).saturating_add(eps);
+            // The queue's instant and the agents' (narrow: queue first).
+            let (queue, agents) = if wide {
+                (x, x.saturating_sub(eps))
+            } else {
+                (x.saturating_sub(eps), x)
+            };
+            let plan = Plan::offsets(
+                (0..ahead.len())
+                    .map(|k| match ahead[k] {
+                        _ if k == i => then.saturating_sub(mine.at),
+                        Some((rq, _)) if rq.resource == r => queue.saturating_sub(rq.at),
+                        Some((rq, _)) => agents.saturating_sub(rq.at),
+                        None => then,
+                    })
+                    .collect::<Vec<Time>>(),
+            );
+            if !out.contains(&plan) {
+                out.push(plan);
+            }
+        }
+        out
     }
 
     /// The synchronous release in three layers 1 ns apart: the other
@@ -732,7 +775,8 @@ impl<'a> Searcher<'a> {
     /// nothing new (the candidates' plans, which `evaluate` does not
     /// simulate twice) and is skipped; the recording runs to the target's
     /// first deadline only. On the grid's systems the widest gap fell
-    /// from 55% to 7% (the synchronous release's convoys).
+    /// from 55% to 7% (the synchronous release's convoys). The same
+    /// recording gives [`Searcher::at_returns`]'s plans, first.
     fn observed(&mut self, i: usize, base: &Plan) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
@@ -758,7 +802,7 @@ impl<'a> Searcher<'a> {
             }
             from = e.saturating_add(eps);
         }
-        let mut out = Vec::new();
+        let mut out = self.at_returns(i, base, &rec, end);
         for (e, r) in asks {
             // `(task, offset)` that puts the task's longest section on `r`
             // 1 ns before `e`, where its release can come that early.
@@ -780,6 +824,64 @@ impl<'a> Searcher<'a> {
                 all[k] = o;
             }
             out.push(Plan::offsets(all));
+        }
+        out
+    }
+
+    /// The tasks that can preempt the target on its CPU (above it under
+    /// FP, any other under EDF) released, one at a time, at each of the
+    /// target's returns in `rec` (the schedule of `base`) before `end`:
+    /// where it comes back from a wait for a resource or from a section
+    /// run on a synchronization CPU. A job released while the target
+    /// waits runs in the wait and costs it nothing; one released at its
+    /// return costs it the job's whole length, the suspension-aware
+    /// critical instant. The resumption steps release tasks at
+    /// self-suspensions, and the candidates at requests, but none at the
+    /// end of a wait: the grid's `dflp-fp-wide-13` (seed 1) needs the
+    /// queue of the layered release and the task above released at the
+    /// return, 7 ms less 2 ns, where the search reached 6 ms
+    /// (`a_task_released_at_the_return_from_a_wait_is_searched`). None
+    /// where jobs of the target's CPU self-suspend: there the resumption
+    /// steps and moves already line tasks up with the schedule's returns,
+    /// and these plans took their budget (seed 2's `suspending-18` under
+    /// MPCP and FMLP-L fell short of the grid, 11.5 to 11.7 ms of 12).
+    /// At most [`RETURNS`] plans.
+    fn at_returns(&self, i: usize, base: &Plan, rec: &Recording, end: Time) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let me = &self.shapes[i];
+        let edf = self.sys.platform.scheduler == Scheduler::Edf;
+        let above: Vec<usize> = (0..n)
+            .filter(|&k| k != i && self.shapes[k].cpu == me.cpu)
+            .filter(|&k| edf || self.shapes[k].priority > me.priority)
+            .collect();
+        if above.is_empty() || self.resuming(i) {
+            return Vec::new();
+        }
+        let away = |sp: &Span| {
+            sp.task == i
+                && match sp.state {
+                    State::Blocked { .. } => true,
+                    State::Run { cpu, .. } => Some(cpu) != me.cpu,
+                    _ => false,
+                }
+        };
+        // The ends of the target's waits, where it does not go on waiting
+        // (a grant ends a wait, and the section then runs elsewhere).
+        let returns: Vec<Time> = (rec.spans.iter())
+            .filter(|sp| away(sp) && sp.end < end)
+            .map(|sp| sp.end)
+            .filter(|&e| !rec.spans.iter().any(|sp| away(sp) && sp.start == e))
+            .collect();
+        let mut out = Vec::new();
+        for e in returns {
+            for &k in &above {
+                if out.len() >= RETURNS {
+                    return out;
+                }
+                let mut plan = base.clone();
+                release_at(&mut plan, n, k, e);
+                out.push(plan);
+            }
         }
         out
     }
