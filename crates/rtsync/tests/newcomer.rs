@@ -157,6 +157,9 @@ fn the_demo_legend_explains_only_the_marks_shown() {
     let (tables, legend) = out.split_at(start);
     for (mark, line) in [
         (" !", "'!' marks a bound above the deadline"),
+        // A simulated or measured cell whose bound is marked '!' may
+        // show its time alone.
+        (" !", "or alone, where the bound is marked '!'"),
         (" ~", "'~' in a measured table"),
     ] {
         assert_eq!(

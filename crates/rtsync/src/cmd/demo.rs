@@ -257,7 +257,14 @@ fn legend(m: &Marks, costs: Option<&rtsync_bench::locks::MachineCosts>) {
     if costs.is_some() {
         print!("; measured worst: the worst on real threads");
     }
-    println!(". Each is shown with its share of the bound.");
+    if m.bound_above_deadline {
+        // A bound past the deadline may have no value to take a share of.
+        println!(
+            ". Each is shown with its share of the bound (or alone, where the bound is marked '!')."
+        );
+    } else {
+        println!(". Each is shown with its share of the bound.");
+    }
     if m.simulated_above {
         println!(
             "'>' in a simulated table: a response above its bound, which the analysis promises never happens: \
