@@ -865,12 +865,13 @@ impl<'a> Searcher<'a> {
                     _ => false,
                 }
         };
+        let waits: Vec<&Span> = rec.spans.iter().filter(|sp| away(sp)).collect();
         // The ends of the target's waits, where it does not go on waiting
         // (a grant ends a wait, and the section then runs elsewhere).
-        let returns: Vec<Time> = (rec.spans.iter())
-            .filter(|sp| away(sp) && sp.end < end)
+        let returns: Vec<Time> = (waits.iter())
+            .filter(|sp| sp.end < end)
             .map(|sp| sp.end)
-            .filter(|&e| !rec.spans.iter().any(|sp| away(sp) && sp.start == e))
+            .filter(|&e| !waits.iter().any(|sp| sp.start == e))
             .collect();
         let mut out = Vec::new();
         for e in returns {
