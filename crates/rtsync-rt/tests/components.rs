@@ -617,10 +617,13 @@ body = [ { call = "S.api" } ]
 /// A method's wait for a plain resource is its requester's blocking: the
 /// component thread acting for `h` waits while `l` holds `R`, and `run`'s
 /// `blocked` column (`TaskRun::max_blocking`) shows it for `h`, whose own
-/// thread only waited for the reply. `l` locks `R` at 0 for 20 ms of
-/// work; `h` asks at 2 ms, so its request waits about 18 ms (more where
+/// thread only waited for the reply. `l` locks `R` at 0 for 40 ms of
+/// work; `h` asks at 10 ms, so its request waits about 30 ms (more where
 /// the two share the CPU without SCHED_FIFO, as here, so that it runs
 /// anywhere). Before, `h` showed only its start test: microseconds.
+/// (Until 2026-12-03 `h` asked at 2 ms, after 20 ms of work: once in CI
+/// `l`'s ordinary thread had not yet locked `R` by then, and `h` waited
+/// 11 us.)
 #[test]
 fn a_request_s_wait_for_a_plain_lock_is_its_tasks_blocking() {
     let _serial = serial();
@@ -641,20 +644,20 @@ methods.go = [ { lock = "R", body = [ { compute = "100us" } ] } ]
 name = "h"
 period = "100ms"
 priority = 2
-offset = "2ms"
+offset = "10ms"
 uses = ["A.api"]
 body = [ { call = "A.api" } ]
 [[task]]
 name = "l"
 period = "100ms"
 priority = 1
-body = [ { lock = "R", body = [ { compute = "20ms" } ] } ]
+body = [ { lock = "R", body = [ { compute = "40ms" } ] } ]
 "#,
     );
     let res = rtsync_rt::run(
         &sys,
         &rtsync_rt::RunOptions {
-            duration: Duration::from_millis(60),
+            duration: Duration::from_millis(120),
             max_jobs: Some(1),
             domain: rtsync_rt::Options {
                 realtime: false,
