@@ -812,10 +812,8 @@ fn a_queue_is_timed_to_the_request_as_the_schedule_issues_it() {
     let s = data("fmlp-s-spinner-preempted-twice.toml");
     let mut offsets = vec![Time::ZERO; 4];
     offsets[2] = Time::from_ns(4_999_999);
-    let r = run_plan(&s, Plan::offsets(offsets));
-    assert_eq!(r.tasks[0].max_response, Some(Time::from_ns(12_999_999)));
-    let (bound, reaches) = (Time::from_ms(13), Time::from_ns(12_999_999));
-    first_task_bracketed(&s, bound, reaches, Time::from_us(12_990), "fmlp-s");
+    let (worst, bound) = (Time::from_ns(12_999_999), Time::from_ms(13));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(12_990), "fmlp-s");
 }
 
 /// One CPU under NPCS (the exhaustive grid's `npcs-fp-reopened-8`, seed
@@ -935,13 +933,9 @@ body = [ { lock = "r1", hold = "1ms" } ]
 #[test]
 fn a_queue_is_timed_to_a_request_a_lower_holder_delays() {
     let s = sys(MSRP_BLOCKED_THEN_QUEUED);
-    let r = run_plan(
-        &s,
-        Plan::offsets(vec![Time::from_ns(2), Time::from_ms(2), Time::from_ns(1)]),
-    );
-    assert_eq!(r.tasks[0].max_response, Some(Time::from_ns(5_999_998)));
-    let (bound, reaches) = (Time::from_ms(6), Time::from_ns(5_999_998));
-    first_task_bracketed(&s, bound, reaches, Time::from_us(5_999), "msrp");
+    let offsets = vec![Time::from_ns(2), Time::from_ms(2), Time::from_ns(1)];
+    let (worst, bound) = (Time::from_ns(5_999_998), Time::from_ms(6));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(5_999), "msrp");
 }
 
 /// The system of rtsync-analysis's hand-worked
