@@ -123,6 +123,13 @@ const FIFO_QUEUES: usize = 8;
 /// schedule ([`Searcher::at_returns`]).
 const RETURNS: usize = 8;
 
+/// Most plans with the target behind a section in the worst schedules of
+/// the tasks above it ([`Searcher::borrowed`]).
+const BORROWED: usize = 8;
+
+/// Plans kept per task that reach its best ratio ([`Searcher::peers`]).
+const PEERS: usize = 4;
+
 /// Most resumptions one chain is completed at ([`Searcher::complete`]).
 const CHAIN_DEPTH: usize = 8;
 
@@ -347,11 +354,19 @@ struct Searcher<'a> {
     /// protocol's rule, [`rtsync_protocols::Order::Fifo`]), where
     /// [`Searcher::fifo_queues`] builds its candidates.
     fifo: Vec<bool>,
+    /// Per resource: what a request of it locks, the resource itself or
+    /// its nesting group's representative (FMLP group locks,
+    /// [`rtsync_protocols::Rule::unit`]).
+    unit: Vec<usize>,
     opts: SearchOptions,
     rng: ChaCha8Rng,
     out: Outcome,
     /// Per task: the best plan found for it as the target.
     best: Vec<Option<Scored>>,
+    /// Per task: the first [`PEERS`] plans that reached its best ratio
+    /// so far, the bases of the late convoys ([`Searcher::observed`]) and
+    /// of [`Searcher::borrowed`].
+    peers: Vec<Vec<Scored>>,
     /// Every plan simulated, with the horizon it ran to: a plan asked for
     /// again up to no later a horizon would replay what was recorded.
     simulated: HashMap<Arc<Plan>, Time>,
@@ -359,13 +374,15 @@ struct Searcher<'a> {
 
 impl<'a> Searcher<'a> {
     fn new(sys: &'a System, bounds: &'a [Time], opts: &SearchOptions) -> Searcher<'a> {
+        let rules = Config::new(sys).rules;
         Searcher {
             sys,
             bounds,
             shapes: shapes(sys),
-            fifo: (Config::new(sys).rules.iter())
+            fifo: (rules.iter())
                 .map(|r| r.arbitration == Arbitration::Queue(Order::Fifo))
                 .collect(),
+            unit: rules.iter().map(|r| r.unit).collect(),
             opts: opts.clone(),
             rng: ChaCha8Rng::seed_from_u64(opts.seed),
             out: Outcome {
@@ -373,6 +390,7 @@ impl<'a> Searcher<'a> {
                 ..Outcome::default()
             },
             best: vec![None; sys.tasks.len()],
+            peers: vec![Vec::new(); sys.tasks.len()],
             simulated: HashMap::new(),
         }
     }
@@ -486,10 +504,43 @@ impl<'a> Searcher<'a> {
             let plans = self.preempted(i);
             self.evaluate_all(plans, i, self.opts.budget / 8 * 7);
         }
+        // The convoys at the target's requests as the schedules of the
+        // plans that reached its best so far issue them, up to fifteen
+        // sixteenths of the budget: the steps before build each kind of
+        // delay from the synchronous or the layered release, and this
+        // one queues the other CPUs' sections at requests that a delay
+        // found already has moved.
+        let late = self.opts.budget / 16 * 15;
+        for &i in &targets {
+            let bases: Vec<Arc<Plan>> = self.peers[i].iter().map(|b| b.plan.clone()).collect();
+            for base in bases {
+                if self.out.events >= late {
+                    break;
+                }
+                let plans = self.observed(i, &base);
+                self.evaluate_all(plans, i, late);
+            }
+        }
         // Climbs, round-robin over the targets, until the budget is spent.
         let mut stall = vec![0u32; n];
         let mut k = 0usize;
+        // The climbs' share of the budget: the targets are put behind
+        // sections in the worst schedules found for the tasks above them
+        // once, half way through it (the climb finds many of those
+        // schedules), within a quarter of it (the climb goes on after).
+        let start = self.out.events;
+        let share = self.opts.budget.saturating_sub(start);
+        let (half, cap) = (start + share / 2, start + share / 4 * 3);
+        let mut borrowed = false;
         while !self.spent() {
+            if !borrowed && self.out.events >= half {
+                borrowed = true;
+                for &i in &targets {
+                    let plans = self.borrowed(i);
+                    self.evaluate_all(plans, i, cap);
+                }
+                continue;
+            }
             let i = targets[k % targets.len()];
             k += 1;
             let restart = stall[i] >= self.opts.patience || self.best[i].is_none();
@@ -619,6 +670,98 @@ impl<'a> Searcher<'a> {
                 // just after it asks.
                 out.push(plan(Some(j), then));
             }
+            out.extend(self.spin_convoys(i, r));
+        }
+        out
+    }
+
+    /// The convoys of [`Searcher::convoys`] for a spin lock, where a
+    /// waiter keeps its CPU: one section per other CPU ahead, each CPU's
+    /// longest on anything `r`'s lock covers (under FMLP's group locks,
+    /// any resource nested with `r`), the CPU's other tasks released
+    /// with the target. The plain convoy queues every other CPU's task
+    /// with a section on `r` itself: two of one CPU then meet, the higher
+    /// runs first (and its shorter section takes the queue's place), and
+    /// a section on another resource of the group is not queued at all.
+    /// The grid's `fmlp-s-fp-nested-3` (seed 2): `t`'s lower neighbour
+    /// spins non-preemptively for `r1` while the other CPU's lower task
+    /// holds `r2` of the same group, 2 ms, and then holds `r1`: 8 ms less
+    /// 2 ns where the search reached 7 ms, the other CPU's higher task
+    /// (1 ms on `r1`) queued ahead instead
+    /// (`a_spin_convoy_queues_each_cpu_s_longest_section_of_the_group`).
+    /// Only where it differs from the plain convoy.
+    fn spin_convoys(&self, i: usize, r: usize) -> Vec<Plan> {
+        let p = self.sys.resources[r].protocol;
+        if p.suspends() || !p.keeps_cpu() {
+            return Vec::new();
+        }
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let me = &self.shapes[i];
+        let unit = self.unit[r];
+        let on_unit = |s: &Shape| {
+            (s.requests.iter())
+                .filter(|rq| self.unit[rq.resource] == unit)
+                .max_by_key(|rq| rq.length)
+                .copied()
+        };
+        let on_r = |s: &Shape| {
+            (s.requests.iter())
+                .filter(|rq| rq.resource == r)
+                .max_by_key(|rq| rq.length)
+                .copied()
+        };
+        // Per other CPU, its task with the longest section under the lock.
+        let mut ahead: Vec<(usize, Request)> = Vec::new();
+        for k in (0..n).filter(|&k| self.shapes[k].cpu != me.cpu) {
+            let Some(rq) = on_unit(&self.shapes[k]) else {
+                continue;
+            };
+            let cpu = self.shapes[k].cpu;
+            match ahead.iter_mut().find(|(a, _)| self.shapes[*a].cpu == cpu) {
+                Some(e) if rq.length > e.1.length => *e = (k, rq),
+                Some(_) => {}
+                None => ahead.push((k, rq)),
+            }
+        }
+        // The plain convoy's queue: every other CPU's task with a section
+        // on `r` itself.
+        let plain: Vec<usize> = (0..n)
+            .filter(|&k| self.shapes[k].cpu != me.cpu && on_r(&self.shapes[k]).is_some())
+            .collect();
+        let mut chosen: Vec<usize> = ahead.iter().map(|a| a.0).collect();
+        chosen.sort_unstable();
+        if ahead.is_empty() || chosen == plain && ahead.iter().all(|a| a.1.resource == r) {
+            return Vec::new();
+        }
+        let x = (ahead.iter().map(|a| a.1.at).max())
+            .unwrap_or(Time::ZERO)
+            .saturating_add(eps);
+        let then = x.saturating_add(eps).saturating_add(eps);
+        let plan = |lower: Option<usize>, own: Time| {
+            Plan::offsets((0..n).map(|k| {
+                if k == i {
+                    return own;
+                }
+                if let Some((_, rq)) = ahead.iter().find(|a| a.0 == k) {
+                    return x.saturating_sub(rq.at);
+                }
+                match on_r(&self.shapes[k]) {
+                    Some(rq) if Some(k) == lower => x.saturating_add(eps).saturating_sub(rq.at),
+                    _ => then,
+                }
+            }))
+        };
+        let mut out = Vec::new();
+        if let Some(mine) = on_r(me) {
+            out.push(plan(None, then.saturating_sub(mine.at)));
+        }
+        let below = |j: usize| {
+            let s = &self.shapes[j];
+            j != i && s.cpu == me.cpu && s.priority < me.priority && on_r(s).is_some()
+        };
+        for j in (0..n).filter(|&j| below(j)) {
+            out.push(plan(Some(j), then));
         }
         out
     }
@@ -777,6 +920,16 @@ impl<'a> Searcher<'a> {
     /// first deadline only. On the grid's systems the widest gap fell
     /// from 55% to 7% (the synchronous release's convoys). The same
     /// recording gives [`Searcher::at_returns`]'s plans, first.
+    ///
+    /// Late in the search the bases are also the plans that reached the
+    /// target's best so far ([`Searcher::peers`]), their other choices
+    /// kept: a delay found there (a lower section blocking the target at
+    /// its release) moves its requests, and the queue is timed to where
+    /// they then come. Where a task has several sections on `r`, a second
+    /// plan times its first one rather than its longest, so that its
+    /// later ones queue in turn behind the target's: the grid's
+    /// `fmlp-s-fp-dense-4` (seed 1), 8 ms less 2 ns where the search
+    /// reached 7 ms (`a_queue_at_a_request_a_blocking_section_delays_is_searched`).
     fn observed(&mut self, i: usize, base: &Plan) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
@@ -805,25 +958,38 @@ impl<'a> Searcher<'a> {
         let mut out = self.at_returns(i, base, &rec, end);
         for (e, r) in asks {
             // `(task, offset)` that puts the task's longest section on `r`
-            // 1 ns before `e`, where its release can come that early.
-            let queue: Vec<(usize, Time)> = (0..n)
-                .filter(|&k| k != i && self.shapes[k].cpu != me.cpu)
-                .filter_map(|k| {
-                    let rq = (self.shapes[k].requests.iter())
-                        .filter(|rq| rq.resource == r)
-                        .max_by_key(|rq| rq.length)?;
-                    let at = rq.at.saturating_add(eps);
-                    (e >= at).then(|| (k, e.saturating_sub(at)))
-                })
-                .collect();
-            if queue.is_empty() {
-                continue;
+            // (or with `first`, its first) 1 ns before `e`, where its
+            // release can come that early.
+            let queue = |first: bool| -> Vec<(usize, Time)> {
+                (0..n)
+                    .filter(|&k| k != i && self.shapes[k].cpu != me.cpu)
+                    .filter_map(|k| {
+                        let mut on = (self.shapes[k].requests.iter()).filter(|rq| rq.resource == r);
+                        let rq = if first {
+                            on.next()?
+                        } else {
+                            on.max_by_key(|rq| rq.length)?
+                        };
+                        let at = rq.at.saturating_add(eps);
+                        (e >= at).then(|| (k, e.saturating_sub(at)))
+                    })
+                    .collect()
+            };
+            let longest = queue(false);
+            let first = queue(true);
+            let both = if first == longest {
+                vec![longest]
+            } else {
+                vec![longest, first]
+            };
+            for q in both.into_iter().filter(|q| !q.is_empty()) {
+                let mut plan = base.clone();
+                plan.tasks.resize_with(n, TaskPlan::default);
+                for &(k, o) in &q {
+                    plan.tasks[k].offset = o;
+                }
+                out.push(plan);
             }
-            let mut all: Vec<Time> = (0..n).map(offset).collect();
-            for &(k, o) in &queue {
-                all[k] = o;
-            }
-            out.push(Plan::offsets(all));
         }
         out
     }
@@ -1153,6 +1319,81 @@ impl<'a> Searcher<'a> {
                 p.delays[job - 1] = p.delays[job - 1].saturating_add(want.saturating_sub(at));
             }
         }
+    }
+
+    /// The target released behind the sections of the tasks above it on
+    /// its CPU (any other under EDF) as their own worst schedules have
+    /// them: per such task `h` and plan that reached its best so far
+    /// ([`Searcher::peers`]), that plan's schedule recorded to the end of
+    /// `h`'s worst job, and per grant of a
+    /// resource the target requests to another task from a period of the
+    /// target before that job's release to its end, `h`'s plan with the
+    /// target's first job released so that its request comes 1 ns after
+    /// the grant. A task above delays the target most where it is at its
+    /// own worst (spinning or waiting for remote sections, released as
+    /// its own search found worst), and the target waits longest where
+    /// it asks just after a section starts; the convoys and candidates
+    /// build each from the isolated timing, never both at once. The
+    /// grid's `mrsp-fp-tight-9` (seed 2, docs/SIMULATION.md) needs `t2`
+    /// released where its spin is longest and `t4` queued behind `t1`'s
+    /// section on `r2` then: 6 ms less 2 ns where the search reached
+    /// 5 ms (`a_task_above_at_its_worst_is_borrowed`). At most
+    /// [`BORROWED`] plans per target.
+    fn borrowed(&mut self, i: usize) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let edf = self.sys.platform.scheduler == Scheduler::Edf;
+        let (cpu, prio, period) = (
+            self.shapes[i].cpu,
+            self.shapes[i].priority,
+            self.shapes[i].period,
+        );
+        let above: Vec<usize> = (0..n)
+            .filter(|&k| k != i && self.shapes[k].cpu == cpu)
+            .filter(|&k| edf || self.shapes[k].priority > prio)
+            .collect();
+        let mut out = Vec::new();
+        let bests: Vec<Scored> = (above.iter())
+            .flat_map(|&h| self.peers[h].clone())
+            .collect();
+        for best in bests {
+            let Some((a, resp)) = best.worst_job else {
+                continue;
+            };
+            let end = a.saturating_add(resp);
+            let Some(rec) = self.record(&best.plan, end.saturating_add(eps)) else {
+                continue;
+            };
+            let name = &self.sys.tasks[i].name;
+            let res = &self.sys.resources;
+            let me = &self.shapes[i];
+            let from = a.saturating_sub(period);
+            for e in &rec.events {
+                let Event::Granted { t, task, resource } = e else {
+                    continue;
+                };
+                if task == name || *t < from || *t > end {
+                    continue;
+                }
+                let Some(r) = res.iter().position(|x| &x.name == resource) else {
+                    continue;
+                };
+                let want = t.saturating_add(eps);
+                for rq in me
+                    .requests
+                    .iter()
+                    .filter(|rq| rq.resource == r && want >= rq.at)
+                {
+                    if out.len() >= BORROWED {
+                        return out;
+                    }
+                    let mut plan = (*best.plan).clone();
+                    release_at(&mut plan, n, i, want.saturating_sub(rq.at));
+                    out.push(plan);
+                }
+            }
+        }
+        out
     }
 
     /// Whether a job of the target's CPU self-suspends.
@@ -2157,11 +2398,19 @@ impl<'a> Searcher<'a> {
             }
             let ratio = r.ratio(self.bounds[t]);
             if self.best[t].as_ref().is_none_or(|s| ratio >= s.ratio) {
-                self.best[t] = Some(Scored {
+                let scored = Scored {
                     plan: plan.clone(),
                     ratio,
                     worst_job: st.worst_arrival.map(|a| (a, r)),
-                });
+                };
+                let peers = &mut self.peers[t];
+                if self.best[t].as_ref().is_some_and(|s| ratio > s.ratio) {
+                    peers.clear();
+                }
+                if peers.len() < PEERS && !peers.iter().any(|p| p.plan == plan) {
+                    peers.push(scored.clone());
+                }
+                self.best[t] = Some(scored);
             }
         }
     }
