@@ -18,7 +18,9 @@
 //!    it on its CPU requests, the other CPUs' longest sections on it
 //!    requested at one instant and the target's request, or one lower
 //!    task's request and the target's release, just after:
-//!    `Searcher::convoys`; where sections run on a synchronization CPU,
+//!    `Searcher::convoys`; for a spin lock, also one per other CPU, its
+//!    longest section on anything the lock covers: `Searcher::spin_convoys`;
+//!    where sections run on a synchronization CPU,
 //!    also with the other agents of that CPU issued just before the
 //!    target's request: `Searcher::agents_ahead`) and *critical-instant
 //!    candidates*:
@@ -65,7 +67,13 @@
 //!    after the holder locks and just before the target asks, so that
 //!    its section runs inside the holder's (MPCP's higher global
 //!    sections);
-//! 6. hill climbing from the best plan per target: moves that align a
+//! 6. the observed convoys again on the plans that reached each target's
+//!    best so far (`Searcher::peers`), a delay found there kept, each
+//!    task's first section on the resource queued besides its longest;
+//! 7. hill climbing from the best plan per target, and once half way
+//!    through it the targets *borrowed* into the best schedules of the
+//!    tasks above them, each request 1 ns after a grant there
+//!    (`Searcher::borrowed`). The climb's moves align a
 //!    task's request with an instant inside the target's worst job, put
 //!    another task's later job's request 1 ns before one of the target's
 //!    own (by its sporadic delay, where the target issues two requests or
@@ -75,7 +83,7 @@
 //!    release a task at, or trim a job to lock just before, a resumption
 //!    the plan's own schedule makes; a move is kept when the target's
 //!    ratio does not fall (plateaus are walked);
-//! 7. random restarts when a climb stalls.
+//! 8. random restarts when a climb stalls.
 //!
 //! A plan made for a target is simulated only until that target's last
 //! planned job is just past its deadline ([`Plan::horizon_of`]), and a
