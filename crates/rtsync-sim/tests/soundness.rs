@@ -1801,3 +1801,70 @@ fn a_spin_convoy_queues_each_cpu_s_longest_section_of_the_group() {
         "fmlp-s",
     );
 }
+
+/// Two CPUs under FMLP-L (the exhaustive grid's `fmlp-l-fp-tight-9`, seed
+/// 2). On CPU 1, `t` holds `r1` 2 ms and suspends 2 ms; `hi` above it
+/// holds `r1` 1 ms and then `r2` 1 ms. On CPU 0, `far` holds `r1` 1 ms and
+/// suspends; `mid` below it holds `r2` 1 ms and suspends. The schedule:
+/// `hi` and `t` at 1 ns, `hi` runs first and holds `r2` from 1 ms + 1 ns;
+/// `mid`, at 1 ms + 2 ns, waits for it; `far`, at 2 ms less 1 ns, takes
+/// `r1`; at 2 ms + 1 ns `hi` ends, `mid` is granted `r2` and, boosted
+/// and first in FIFO order (it asked first), preempts `far`'s section
+/// for 1 ms; `t` asks for `r1` then and waits to 4 ms less 1 ns, holds
+/// it to 6 ms less 1 ns and suspends to 8 ms less 1 ns: 8 ms less 2 ns
+/// (the bound is 8 ms). The preempted-holder step builds this queue, but
+/// releases the target where its request comes 1 ns after `far`'s: 6 ms,
+/// without `hi`'s job before it. The search reached 7.27 ms.
+const FMLP_L_PREEMPTED_BEHIND_A_HIGHER_HOLDER: &str = r#"
+[platform]
+cpus = 2
+[[resource]]
+name = "r1"
+protocol = "fmlp-l"
+[[resource]]
+name = "r2"
+protocol = "fmlp-l"
+[[task]]
+name = "t"
+period = "16ms"
+priority = 1
+cpu = 1
+body = [ { lock = "r1", hold = "2ms" }, { suspend = "2ms" } ]
+[[task]]
+name = "hi"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "far"
+period = "8ms"
+priority = 4
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" }, { suspend = "1ms" } ]
+[[task]]
+name = "mid"
+period = "8ms"
+priority = 3
+cpu = 0
+body = [ { lock = "r2", hold = "1ms" }, { suspend = "1ms" } ]
+"#;
+
+#[test]
+fn a_preempted_holder_s_queue_keeps_the_target_s_higher_holder_in_its_response() {
+    let offsets = vec![
+        Time::from_ns(1),
+        Time::from_ns(1),
+        Time::from_ns(1_999_999),
+        Time::from_ns(1_000_002),
+    ];
+    let s = sys(FMLP_L_PREEMPTED_BEHIND_A_HIGHER_HOLDER);
+    hand_worked(
+        &s,
+        offsets,
+        Time::from_ns(7_999_998),
+        Time::from_ms(8),
+        Time::from_us(7_999),
+        "fmlp-l",
+    );
+}
