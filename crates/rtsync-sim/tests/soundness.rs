@@ -1416,21 +1416,10 @@ body = [ { lock = "r", hold = "1ms" }, { lock = "q", hold = "3ms" } ]
 
 #[test]
 fn an_agent_issued_ahead_of_a_queued_request_is_searched() {
-    let offsets = vec![
-        Time::from_ns(1_000_002),
-        Time::from_ms(8),
-        Time::from_ns(1),
-        Time::ZERO,
-    ];
     let s = sys(DFLP_AGENT_AHEAD);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(4_999_998),
-        Time::from_ms(6),
-        Time::from_us(4_999),
-        "dflp",
-    );
+    let offsets = [1_000_002, 8_000_000, 1, 0].map(Time::from_ns).to_vec();
+    let (worst, bound) = (Time::from_ns(4_999_998), Time::from_ms(6));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(4_999), "dflp");
 }
 
 /// Two CPUs under DFLP, `r` served on CPU 1 (the exhaustive grid's
@@ -1482,21 +1471,10 @@ body = [ { lock = "r", hold = "1ms" } ]
 
 #[test]
 fn a_task_released_at_the_return_from_a_wait_is_searched() {
-    let offsets = vec![
-        Time::from_ns(2),
-        Time::ZERO,
-        Time::from_ms(4),
-        Time::from_ns(1),
-    ];
     let s = sys(DFLP_RELEASED_AT_THE_RETURN);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(6_999_998),
-        Time::from_ms(7),
-        Time::from_us(6_999),
-        "dflp",
-    );
+    let offsets = [2, 0, 4_000_000, 1].map(Time::from_ns).to_vec();
+    let (worst, bound) = (Time::from_ns(6_999_998), Time::from_ms(7));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(6_999), "dflp");
 }
 
 /// Two CPUs under DFLP, both resources served on CPU 1 (the exhaustive
@@ -1551,21 +1529,12 @@ body = [ { lock = "q", hold = "1ms" } ]
 
 #[test]
 fn an_agent_of_the_synchronization_cpu_ahead_is_searched() {
-    let offsets = vec![
-        Time::from_ns(2_000_003),
-        Time::from_ns(1),
-        Time::from_ms(20),
-        Time::from_ms(2),
-    ];
     let s = sys(DFLP_SYNC_CPU_AGENT_AHEAD);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(3_999_997),
-        Time::from_ms(4),
-        Time::from_us(3_999),
-        "dflp",
-    );
+    let offsets = [2_000_003, 1, 20_000_000, 2_000_000]
+        .map(Time::from_ns)
+        .to_vec();
+    let (worst, bound) = (Time::from_ns(3_999_997), Time::from_ms(4));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(3_999), "dflp");
 }
 
 /// Two CPUs under MrsP (the exhaustive grid's `mrsp-fp-tight-9`, seed 2).
@@ -1624,21 +1593,10 @@ body = [ { lock = "r1", hold = "2ms" }, { suspend = "2ms" } ]
 
 #[test]
 fn a_task_above_at_its_worst_is_borrowed() {
-    let offsets = vec![
-        Time::from_ns(1_000_001),
-        Time::ZERO,
-        Time::from_ns(2_000_001),
-        Time::ZERO,
-    ];
     let s = sys(MRSP_BORROWED);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(5_999_998),
-        Time::from_ms(7),
-        Time::from_us(5_999),
-        "mrsp",
-    );
+    let offsets = [1_000_001, 0, 2_000_001, 0].map(Time::from_ns).to_vec();
+    let (worst, bound) = (Time::from_ns(5_999_998), Time::from_ms(7));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(5_999), "mrsp");
 }
 
 /// Two CPUs under FMLP-S (the exhaustive grid's `fmlp-s-fp-dense-4`,
@@ -1711,20 +1669,10 @@ body = [
 
 #[test]
 fn a_queue_at_a_request_a_blocking_section_delays_is_searched() {
-    let offsets = vec![
-        Time::from_ns(6_000_001),
-        Time::from_ns(6_999_999),
-        Time::ZERO,
-    ];
     let s = sys(FMLP_S_QUEUED_AT_A_DELAYED_REQUEST);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(7_999_998),
-        Time::from_ms(8),
-        Time::from_us(7_999),
-        "fmlp-s",
-    );
+    let offsets = [6_000_001, 6_999_999, 0].map(Time::from_ns).to_vec();
+    let (worst, bound) = (Time::from_ns(7_999_998), Time::from_ms(8));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(7_999), "fmlp-s");
 }
 
 /// Two CPUs under FMLP-S (the exhaustive grid's `fmlp-s-fp-nested-3`,
@@ -1785,21 +1733,12 @@ body = [
 
 #[test]
 fn a_spin_convoy_queues_each_cpu_s_longest_section_of_the_group() {
-    let offsets = vec![
-        Time::from_ns(3_000_003),
-        Time::from_ns(3_000_003),
-        Time::from_ns(3_000_002),
-        Time::from_ns(1),
-    ];
     let s = sys(FMLP_S_GROUP_CONVOY);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(7_999_998),
-        Time::from_ms(8),
-        Time::from_us(7_999),
-        "fmlp-s",
-    );
+    let offsets = [3_000_003, 3_000_003, 3_000_002, 1]
+        .map(Time::from_ns)
+        .to_vec();
+    let (worst, bound) = (Time::from_ns(7_999_998), Time::from_ms(8));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(7_999), "fmlp-s");
 }
 
 /// Two CPUs under FMLP-L (the exhaustive grid's `fmlp-l-fp-tight-9`, seed
@@ -1852,19 +1791,8 @@ body = [ { lock = "r2", hold = "1ms" }, { suspend = "1ms" } ]
 
 #[test]
 fn a_preempted_holder_s_queue_keeps_the_target_s_higher_holder_in_its_response() {
-    let offsets = vec![
-        Time::from_ns(1),
-        Time::from_ns(1),
-        Time::from_ns(1_999_999),
-        Time::from_ns(1_000_002),
-    ];
     let s = sys(FMLP_L_PREEMPTED_BEHIND_A_HIGHER_HOLDER);
-    hand_worked(
-        &s,
-        offsets,
-        Time::from_ns(7_999_998),
-        Time::from_ms(8),
-        Time::from_us(7_999),
-        "fmlp-l",
-    );
+    let offsets = [1, 1, 1_999_999, 1_000_002].map(Time::from_ns).to_vec();
+    let (worst, bound) = (Time::from_ns(7_999_998), Time::from_ms(8));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(7_999), "fmlp-l");
 }
