@@ -645,26 +645,14 @@ impl<'a> Searcher<'a> {
                 .saturating_add(eps);
             // The instant the target acts at: after every request.
             let then = x.saturating_add(eps).saturating_add(eps);
-            // The other CPUs' sections on `r` queued at `x`; `lower`, one
-            // task below the target on its CPU, 1 ns later (one task of a
-            // CPU can be at its request at a time); every other task, and
-            // the target unless it asks too, released at `then`.
+            // The other CPUs' sections on `r` queued at `x`.
+            let queued: Vec<(usize, Time)> = (0..n)
+                .filter(|&k| k != i && self.shapes[k].cpu != me.cpu)
+                .filter_map(|k| Some((k, longest(&self.shapes[k], r)?.at)))
+                .collect();
             let plan = |lower: Option<usize>, own: Time| {
-                Plan::offsets(
-                    (0..n)
-                        .map(|k| {
-                            let s = &self.shapes[k];
-                            match longest(s, r) {
-                                _ if k == i => own,
-                                Some(rq) if s.cpu != me.cpu => x.saturating_sub(rq.at),
-                                Some(rq) if Some(k) == lower => {
-                                    x.saturating_add(eps).saturating_sub(rq.at)
-                                }
-                                _ => then,
-                            }
-                        })
-                        .collect::<Vec<Time>>(),
-                )
+                let lower = lower.and_then(|j| Some((j, longest(&self.shapes[j], r)?.at)));
+                self.convoy_plan(i, x, &queued, lower, own)
             };
             if let Some(mine) = longest(me, r) {
                 // The target's request last in the queue.
@@ -681,6 +669,34 @@ impl<'a> Searcher<'a> {
             out.extend(self.spin_convoys(i, r));
         }
         out
+    }
+
+    /// A convoy's plan for target `i`: each `queued` task `(task, lead)`
+    /// released so that its request comes at `x`; `lower`, one task below
+    /// the target on its CPU, 1 ns later (one task of a CPU can be at its
+    /// request at a time); the target at `own`; every other task 2 ns
+    /// after `x`, once every request is in.
+    fn convoy_plan(
+        &self,
+        i: usize,
+        x: Time,
+        queued: &[(usize, Time)],
+        lower: Option<(usize, Time)>,
+        own: Time,
+    ) -> Plan {
+        let eps = Time::from_ns(1);
+        let then = x.saturating_add(eps).saturating_add(eps);
+        Plan::offsets((0..self.sys.tasks.len()).map(|k| {
+            if k == i {
+                own
+            } else if let Some(&(_, lead)) = queued.iter().find(|q| q.0 == k) {
+                x.saturating_sub(lead)
+            } else if let Some((_, lead)) = lower.filter(|l| l.0 == k) {
+                x.saturating_add(eps).saturating_sub(lead)
+            } else {
+                then
+            }
+        }))
     }
 
     /// The convoys of [`Searcher::convoys`] for a spin lock, where a
@@ -746,19 +762,10 @@ impl<'a> Searcher<'a> {
             .unwrap_or(Time::ZERO)
             .saturating_add(eps);
         let then = x.saturating_add(eps).saturating_add(eps);
+        let queued: Vec<(usize, Time)> = ahead.iter().map(|(k, rq)| (*k, rq.at)).collect();
         let plan = |lower: Option<usize>, own: Time| {
-            Plan::offsets((0..n).map(|k| {
-                if k == i {
-                    return own;
-                }
-                if let Some((_, rq)) = ahead.iter().find(|a| a.0 == k) {
-                    return x.saturating_sub(rq.at);
-                }
-                match on_r(&self.shapes[k]) {
-                    Some(rq) if Some(k) == lower => x.saturating_add(eps).saturating_sub(rq.at),
-                    _ => then,
-                }
-            }))
+            let lower = lower.and_then(|j| Some((j, on_r(&self.shapes[j])?.at)));
+            self.convoy_plan(i, x, &queued, lower, own)
         };
         let mut out = Vec::new();
         if let Some(mine) = on_r(me) {
@@ -1373,7 +1380,6 @@ impl<'a> Searcher<'a> {
                 continue;
             };
             let name = &self.sys.tasks[i].name;
-            let res = &self.sys.resources;
             let me = &self.shapes[i];
             let from = a.saturating_sub(period);
             for e in &rec.events {
@@ -1383,7 +1389,7 @@ impl<'a> Searcher<'a> {
                 if task == name || *t < from || *t > end {
                     continue;
                 }
-                let Some(r) = res.iter().position(|x| &x.name == resource) else {
+                let Some(r) = self.sys.resource_by_name(resource) else {
                     continue;
                 };
                 let want = t.saturating_add(eps);
@@ -2272,7 +2278,7 @@ impl<'a> Searcher<'a> {
             Event::Request {
                 t, task, resource, ..
             } if task == name && *t >= from => {
-                let r = (self.sys.resources.iter()).position(|r| &r.name == resource)?;
+                let r = self.sys.resource_by_name(resource)?;
                 q.is_none_or(|q| q == r).then_some((*t, r))
             }
             _ => None,
