@@ -26,8 +26,10 @@
 //!    candidates*:
 //!    for a target task `i` and every job `j` that can delay it, `i` (and
 //!    every task other than `j`) released one nanosecond after `j` issues
-//!    each of its requests when running alone, and, where `i` requests the
-//!    same resource, `i`'s request issued one nanosecond after `j`'s;
+//!    each of its requests when running alone (under EDF also with `i`
+//!    1 ns after the others, so that it loses the ties of deadlines), and,
+//!    where `i` requests the same resource, `i`'s request issued one
+//!    nanosecond after `j`'s;
 //!    then the *layered release* (`Searcher::layered`: the other CPUs'
 //!    tasks, then the lower ones of the target's, then the target, 1 ns
 //!    apart) and *observed convoys* (`Searcher::observed`: the other
@@ -67,9 +69,11 @@
 //!    after the holder locks and just before the target asks, so that
 //!    its section runs inside the holder's (MPCP's higher global
 //!    sections);
-//! 6. the observed convoys again on the plans that reached each target's
-//!    best so far (`Searcher::peers`), a delay found there kept, each
-//!    task's first section on the resource queued besides its longest;
+//! 6. the observed convoys again on the target's CPU's own schedule (the
+//!    other CPUs' tasks released out of the way: `Searcher::local`) and on
+//!    the plans that reached each target's best so far
+//!    (`Searcher::peers`), a delay found there kept, each task's first
+//!    section on the resource queued besides its longest;
 //! 7. hill climbing from the best plan per target, and once half way
 //!    through it the targets *borrowed* into the best schedules of the
 //!    tasks above them, each request 1 ns after a grant there
@@ -134,6 +138,26 @@ const RETURNS: usize = 8;
 /// Most plans with the target behind a section in the worst schedules of
 /// the tasks above it ([`Searcher::borrowed`]).
 const BORROWED: usize = 8;
+
+/// Most queues on the target's own CPU's schedule whose schedules are
+/// queued at again ([`Searcher::local`]).
+const AGAIN: usize = 8;
+
+/// Which schedule [`Searcher::observed`] times its queues to, and so
+/// which queues it builds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Base {
+    /// The synchronous or the layered release: the target's requests
+    /// that come as they would running alone are left to the convoys
+    /// and the candidates.
+    Release,
+    /// The target's CPU's own schedule ([`Searcher::local`]): every
+    /// request queued at, each other CPU's longest section alone too.
+    Own,
+    /// A plan found on the way: as `Release`, each other CPU's longest
+    /// section alone too.
+    Found,
+}
 
 /// Plans kept per task that reach its best ratio ([`Searcher::peers`]).
 const PEERS: usize = 4;
@@ -467,7 +491,8 @@ impl<'a> Searcher<'a> {
                 if self.out.events >= three_quarters {
                     break;
                 }
-                let plans = self.observed(i, &base);
+                let (mut plans, queues) = self.observed(i, &base, Base::Release);
+                plans.extend(queues);
                 self.evaluate_all(plans, i, three_quarters);
             }
         }
@@ -512,20 +537,41 @@ impl<'a> Searcher<'a> {
             let plans = self.preempted(i);
             self.evaluate_all(plans, i, self.opts.budget / 8 * 7);
         }
-        // The convoys at the target's requests as the schedules of the
-        // plans that reached its best so far issue them, up to fifteen
-        // sixteenths of the budget: the steps before build each kind of
-        // delay from the synchronous or the layered release, and this
-        // one queues the other CPUs' sections at requests that a delay
-        // found already has moved.
+        // The convoys at the target's requests as its CPU's own schedule
+        // and the schedules of the plans that reached its best so far
+        // issue them, up to fifteen sixteenths of the budget: the steps
+        // before build each kind of delay from the synchronous or the
+        // layered release, and this one queues the other CPUs' sections
+        // at requests that a delay found already has moved. (The own
+        // CPU's schedule among the layered ones, before the queues, took
+        // the budget that `mpcp_a_lower_task_preempts_a_holder_ahead`
+        // needs for them at 20,000 events.)
         let late = self.opts.budget / 16 * 15;
         for &i in &targets {
+            if self.out.events >= late {
+                break;
+            }
+            // The own CPU's schedule first, and the convoys again at the
+            // requests of each plan it gives: a queue at one request
+            // moves the later ones, which a queue of their own then meets.
+            let (mut plans, queues) = self.observed(i, &self.local(i), Base::Own);
+            plans.extend(queues.iter().cloned());
+            self.evaluate_all(plans, i, late);
+            for base in queues.into_iter().take(AGAIN) {
+                if self.out.events >= late {
+                    break;
+                }
+                let (mut plans, queues) = self.observed(i, &base, Base::Found);
+                plans.extend(queues);
+                self.evaluate_all(plans, i, late);
+            }
             let bases: Vec<Arc<Plan>> = self.peers[i].iter().map(|b| b.plan.clone()).collect();
             for base in bases {
                 if self.out.events >= late {
                     break;
                 }
-                let plans = self.observed(i, &base);
+                let (mut plans, queues) = self.observed(i, &base, Base::Found);
+                plans.extend(queues);
                 self.evaluate_all(plans, i, late);
             }
         }
@@ -911,6 +957,32 @@ impl<'a> Searcher<'a> {
         )
     }
 
+    /// [`Searcher::layered`] with the other CPUs' tasks released after
+    /// the target's first job's deadline: the target's requests come
+    /// where its own CPU alone puts them, and [`Searcher::observed`]
+    /// queues the other CPUs' sections there. On the layered release a
+    /// remote task can block a local one first; moved to queue at the
+    /// target's request, it no longer does, the request comes earlier and
+    /// the queue meets nothing. The grid's `msrp-edf-reopened-8` (seed
+    /// 2): under EDF the target runs once a job 1 ns ahead of it suspends,
+    /// and the other CPU's task must ask just before it without having
+    /// delayed that job on the way; 6 ms less 2 ns, where the search
+    /// reached 5 ms
+    /// (`a_queue_at_the_requests_of_the_target_s_own_cpu_is_searched`).
+    fn local(&self, i: usize) -> Plan {
+        let me = &self.shapes[i];
+        let mut plan = self.layered(i);
+        let away = (plan.task(i).offset)
+            .saturating_add(self.sys.tasks[i].deadline.min(me.period))
+            .saturating_add(Time::from_ns(1));
+        for (t, s) in plan.tasks.iter_mut().zip(&self.shapes) {
+            if s.cpu != me.cpu {
+                t.offset = away;
+            }
+        }
+        plan
+    }
+
     /// Convoys at the target's requests as the schedule of `base` (the
     /// synchronous release, or [`Searcher::layered`]) issues them, not as
     /// they come running alone: per request of the target's first job
@@ -945,7 +1017,28 @@ impl<'a> Searcher<'a> {
     /// later ones queue in turn behind the target's: the grid's
     /// `fmlp-s-fp-dense-4` (seed 1), 8 ms less 2 ns where the search
     /// reached 7 ms (`a_queue_at_a_request_a_blocking_section_delays_is_searched`).
-    fn observed(&mut self, i: usize, base: &Plan) -> Vec<Plan> {
+    /// Where a queued task cannot be released early enough for its
+    /// section to come before the request, every other release of the
+    /// base moves later by what it lacks (until 2026-12-04 such a task
+    /// was left out of the queue, which kept the queue of
+    /// [`Searcher::local`] from forming). On the own CPU's schedule
+    /// ([`Base::Own`]) the requests issued at their isolated instants are
+    /// queued at too: the other CPUs' tasks are away there, which no
+    /// convoy or candidate has. Late in the search (on the own CPU's
+    /// schedule and on plans found) one more plan queues per other CPU
+    /// only its task with the longest section, the CPU's others left
+    /// where the base has them: one of them may be what delayed the
+    /// request (test
+    /// `a_second_queue_is_timed_to_where_the_first_moved_the_request`;
+    /// under FMLP-L and the by-length mix the grid's same system needed
+    /// it too, though their queues hold several requests of one CPU). On
+    /// the releases it took the budget
+    /// `mpcp_a_lower_task_preempts_a_holder_ahead` needs at 20,000
+    /// events.
+    ///
+    /// Returns the plans in two lists: [`Searcher::at_returns`]'s, then
+    /// the queues.
+    fn observed(&mut self, i: usize, base: &Plan, kind: Base) -> (Vec<Plan>, Vec<Plan>) {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
         let offset = |k: usize| base.tasks.get(k).map_or(Time::ZERO, |t| t.offset);
@@ -953,7 +1046,7 @@ impl<'a> Searcher<'a> {
         // The target's first job: recorded up to its deadline.
         let end = released.saturating_add(self.sys.tasks[i].deadline.min(self.shapes[i].period));
         let Some(rec) = self.record(base, end.saturating_add(eps)) else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let me = &self.shapes[i];
         let mut asks: Vec<(Time, usize)> = Vec::new();
@@ -965,16 +1058,17 @@ impl<'a> Searcher<'a> {
             // A request issued when it would be running alone: the
             // convoys and the candidates line the queue up with it.
             let alone = |rq: &Request| rq.resource == r && released.saturating_add(rq.at) == e;
-            if !me.requests.iter().any(alone) {
+            if kind == Base::Own || !me.requests.iter().any(alone) {
                 asks.push((e, r));
             }
             from = e.saturating_add(eps);
         }
-        let mut out = self.at_returns(i, base, &rec, end);
+        let returns = self.at_returns(i, base, &rec, end);
+        let mut out = Vec::new();
         for (e, r) in asks {
-            // `(task, offset)` that puts the task's longest section on `r`
-            // (or with `first`, its first) 1 ns before `e`, where its
-            // release can come that early.
+            // `(task, lead)`: the task's longest section on `r` (or with
+            // `first`, its first) is requested 1 ns before `e` when the
+            // task is released `lead` before it.
             let queue = |first: bool| -> Vec<(usize, Time)> {
                 (0..n)
                     .filter(|&k| k != i && self.shapes[k].cpu != me.cpu)
@@ -985,28 +1079,64 @@ impl<'a> Searcher<'a> {
                         } else {
                             on.max_by_key(|rq| rq.length)?
                         };
-                        let at = rq.at.saturating_add(eps);
-                        (e >= at).then(|| (k, e.saturating_sub(at)))
+                        Some((k, rq.at.saturating_add(eps)))
                     })
                     .collect()
             };
             let longest = queue(false);
             let first = queue(true);
-            let both = if first == longest {
+            let mut both = if first == longest {
                 vec![longest]
             } else {
                 vec![longest, first]
             };
+            let one = self.one_per_cpu(&both[0], r);
+            if kind != Base::Release && one != both[0] {
+                both.push(one);
+            }
             for q in both.into_iter().filter(|q| !q.is_empty()) {
+                // Where a queued task cannot be released that early, the
+                // base's other releases move later by what it lacks, so
+                // the base's schedule comes whole, later.
+                let late = q.iter().map(|&(_, l)| l.saturating_sub(e)).max();
+                let late = late.unwrap_or(Time::ZERO);
                 let mut plan = base.clone();
                 plan.tasks.resize_with(n, TaskPlan::default);
-                for &(k, o) in &q {
-                    plan.tasks[k].offset = o;
+                for t in &mut plan.tasks {
+                    t.offset = t.offset.saturating_add(late);
+                }
+                let e = e.saturating_add(late);
+                for &(k, lead) in &q {
+                    plan.tasks[k].offset = e.saturating_sub(lead);
                 }
                 out.push(plan);
             }
         }
-        out
+        (returns, out)
+    }
+
+    /// Of the queue `q` (`(task, lead)`, see [`Searcher::observed`]), per
+    /// CPU only the task with the longest section on `r`: the CPU's other
+    /// tasks stay where the base has them, and one of them may be what
+    /// delays the request queued at (a spin lock, besides, queues one
+    /// request per CPU).
+    fn one_per_cpu(&self, q: &[(usize, Time)], r: usize) -> Vec<(usize, Time)> {
+        let length = |k: usize| {
+            (self.shapes[k].requests.iter())
+                .filter(|rq| rq.resource == r)
+                .map(|rq| rq.length)
+                .max()
+        };
+        let mut one: Vec<(usize, Time)> = Vec::new();
+        for &(k, lead) in q {
+            let cpu = self.shapes[k].cpu;
+            match one.iter_mut().find(|(a, _)| self.shapes[*a].cpu == cpu) {
+                Some(e) if length(k) > length(e.0) => *e = (k, lead),
+                Some(_) => {}
+                None => one.push((k, lead)),
+            }
+        }
+        one
     }
 
     /// The tasks that can preempt the target on its CPU (above it under
@@ -1075,6 +1205,7 @@ impl<'a> Searcher<'a> {
         let eps = Time::from_ns(1);
         let me = &self.shapes[i];
         let mine: Vec<usize> = me.requests.iter().map(|rq| rq.resource).collect();
+        let edf = self.sys.platform.scheduler == Scheduler::Edf;
         // The same plan with the target's first job released (not
         // arrived) where the plan releases it: arriving its whole jitter
         // earlier, the other tasks moved later where it cannot.
@@ -1124,6 +1255,14 @@ impl<'a> Searcher<'a> {
                 }
                 if above {
                     continue;
+                }
+                if edf {
+                    // Under EDF the target 1 ns after the others too: a
+                    // job of theirs whose deadline falls on the target's
+                    // then runs first, as a deadline 1 ns earlier does.
+                    let mut last = offs.clone();
+                    last[i] = last[i].saturating_add(eps);
+                    out.push(Plan::offsets(last));
                 }
                 out.push(Plan::offsets(offs));
                 // `i`'s own request of `r` just after `j`'s.

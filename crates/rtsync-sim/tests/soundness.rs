@@ -30,25 +30,44 @@ fn first_task_searched(name: &str, bound: Time) -> (System, Vec<Time>, Time) {
 /// nothing past the bounds and reaches `reaches` for it, and a planted
 /// bound of `breaks` for it is broken (`what` names the case in failures).
 fn first_task_bracketed(s: &System, bound: Time, reaches: Time, breaks: Time, what: &str) {
+    task_bracketed(s, 0, bound, reaches, breaks, what);
+}
+
+/// [`first_task_bracketed`] for task `k`.
+fn task_bracketed(s: &System, k: usize, bound: Time, reaches: Time, breaks: Time, what: &str) {
     let b = bounds(s);
-    assert_eq!(b[0], bound, "{what}");
+    assert_eq!(b[k], bound, "{what}");
     let found = search_with(s, &b, 100_000);
     assert!(found.findings.is_empty(), "{what}: {:?}", found.findings);
-    let worst = found.worst[0].as_ref().map(|w| w.0).unwrap();
+    let worst = found.worst[k].as_ref().map(|w| w.0).unwrap();
     assert!(worst >= reaches, "{what}: reached {worst}");
     let mut low = b.clone();
-    low[0] = breaks;
+    low[k] = breaks;
     let found = search_with(s, &low, 100_000);
-    assert!(found.findings.iter().any(|f| f.task == Some(0)), "{what}");
+    assert!(found.findings.iter().any(|f| f.task == Some(k)), "{what}");
 }
 
 /// A schedule worked by hand: `offsets` (one per task) give `s`'s first
 /// task the response `worst`; its bound is `bound`, the search reaches
 /// `worst` and breaks a planted bound of `breaks` ([`first_task_bracketed`]).
 fn hand_worked(s: &System, offsets: Vec<Time>, worst: Time, bound: Time, breaks: Time, what: &str) {
+    hand_worked_task(s, 0, offsets, (worst, bound, breaks), what);
+}
+
+/// [`hand_worked`] for task `k`, where the grid's task order is kept
+/// (ties of equal priorities or deadlines go by the order the jobs became
+/// ready, which the order of the tasks decides at one instant).
+fn hand_worked_task(
+    s: &System,
+    k: usize,
+    offsets: Vec<Time>,
+    times: (Time, Time, Time),
+    what: &str,
+) {
+    let (worst, bound, breaks) = times;
     let r = run_plan(s, Plan::offsets(offsets));
-    assert_eq!(r.tasks[0].max_response, Some(worst), "{what}: the replay");
-    first_task_bracketed(s, bound, worst, breaks, what);
+    assert_eq!(r.tasks[k].max_response, Some(worst), "{what}: the replay");
+    task_bracketed(s, k, bound, worst, breaks, what);
 }
 
 /// `s`'s first task has the analysis bound `bound`, and a search of
@@ -1795,4 +1814,179 @@ fn a_preempted_holder_s_queue_keeps_the_target_s_higher_holder_in_its_response()
     let offsets = [1, 1, 1_999_999, 1_000_002].map(Time::from_ns).to_vec();
     let (worst, bound) = (Time::from_ns(7_999_998), Time::from_ms(8));
     hand_worked(&s, offsets, worst, bound, Time::from_us(7_999), "fmlp-l");
+}
+
+/// Two CPUs under MSRP and EDF (the exhaustive grid's
+/// `msrp-edf-reopened-8`, seed 2), every period and deadline 16 ms. On
+/// CPU 1, `t` holds `r2` 1 ms; `up` holds `r1` 1 ms, suspends 1 ms, then
+/// holds `r1` 1 ms and `r2` twice 1 ms. On CPU 0, `far` holds `r1` 1 ms,
+/// suspends 1 ms, holds `r1` 1 ms, suspends 1 ms and holds `r2` 1 ms. The
+/// schedule: `far` at 2 ns asks for `r2` at 4 ms + 2 ns; `up` at 3 ms +
+/// 3 ns (its deadline 1 ns before `t`'s) runs first, takes `r1` as `far`
+/// has just let it go, and suspends at 4 ms + 3 ns; `t`, at 3 ms + 4 ns,
+/// runs then, asks for `r2` 1 ns after `far` and spins to 5 ms + 2 ns,
+/// holds it non-preemptively to 6 ms + 2 ns, and at the unlock `up`,
+/// resumed and ahead by its deadline, takes the CPU for its last 3 ms:
+/// `t` ends at 9 ms + 2 ns, 6 ms less 2 ns after its release (the bound is
+/// 13 ms). The observed convoys timed `far` to `t`'s request in the
+/// layered release's schedule, where `far` blocks `up` first; moved, it
+/// no longer does, and `t` asks before `far` can. Timed to the schedule
+/// of `t`'s CPU alone, the queue meets the request. The search reached
+/// 5 ms.
+const MSRP_EDF_QUEUED_AT_A_LOCAL_REQUEST: &str = r#"
+[platform]
+cpus = 2
+scheduler = "edf"
+[[resource]]
+name = "r1"
+protocol = "msrp"
+[[resource]]
+name = "r2"
+protocol = "msrp"
+[[task]]
+name = "t"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "up"
+period = "16ms"
+priority = 1
+cpu = 1
+body = [
+  { lock = "r1", hold = "1ms" }, { suspend = "1ms" }, { lock = "r1", hold = "1ms" },
+  { lock = "r2", hold = "1ms" }, { lock = "r2", hold = "1ms" },
+]
+[[task]]
+name = "far"
+period = "16ms"
+priority = 3
+cpu = 0
+body = [
+  { lock = "r1", hold = "1ms" }, { suspend = "1ms" }, { lock = "r1", hold = "1ms" },
+  { suspend = "1ms" }, { lock = "r2", hold = "1ms" },
+]
+"#;
+
+#[test]
+fn a_queue_at_the_requests_of_the_target_s_own_cpu_is_searched() {
+    let s = sys(MSRP_EDF_QUEUED_AT_A_LOCAL_REQUEST);
+    let offsets = [3_000_004, 3_000_003, 2].map(Time::from_ns).to_vec();
+    let (worst, bound) = (Time::from_ns(5_999_998), Time::from_ms(13));
+    hand_worked(&s, offsets, worst, bound, Time::from_us(5_999), "msrp edf");
+}
+
+/// One CPU under NPCS and EDF (the exhaustive grid's `npcs-edf-dense-4`,
+/// seed 2, its task order kept: a tie between equal deadlines goes to
+/// the job ready first). `t` (period 16 ms) and `hi` (8 ms) each hold
+/// `r1` twice and `r2` once, 1 ms each; `low` (32 ms) computes 1 ms and
+/// holds `r1` and then `r2` 3 ms each. The schedule: `low` at 2 ns enters
+/// its `r1` section at 1 ms + 2 ns, non-preemptive; `hi` is released then
+/// and `t` 1 ns later. At 4 ms + 2 ns `low` unlocks and `hi` runs its
+/// 3 ms, then `t` to 9 ms + 2 ns, where its second section ends as
+/// `hi`'s second job arrives with a deadline (17 ms + 2 ns) 1 ns before
+/// `t`'s: `hi` runs again and `t` ends at 13 ms + 2 ns, 12 ms less 1 ns
+/// after its release; the bound, 12 ms, is reached. Released with `hi`,
+/// `t` has the same deadline as `hi`'s second job and, ready first, keeps
+/// the CPU: the critical-instant candidates released every task but the
+/// lock holder at one instant, and the search reached 11.37 ms.
+const NPCS_EDF_A_DEADLINE_AHEAD_BY_ONE_NANOSECOND: &str = r#"
+[platform]
+cpus = 1
+scheduler = "edf"
+protocol = "npcs"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "low"
+period = "32ms"
+priority = 1
+body = [ { compute = "1ms" }, { lock = "r1", hold = "3ms" }, { lock = "r2", hold = "3ms" } ]
+[[task]]
+name = "hi"
+period = "8ms"
+priority = 3
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "t"
+period = "16ms"
+priority = 2
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+"#;
+
+#[test]
+fn under_edf_the_target_is_released_just_after_the_jobs_it_ties_with() {
+    let s = sys(NPCS_EDF_A_DEADLINE_AHEAD_BY_ONE_NANOSECOND);
+    let offsets = [2, 1_000_002, 1_000_003].map(Time::from_ns).to_vec();
+    let times = (
+        Time::from_ns(11_999_999),
+        Time::from_ms(12),
+        Time::from_us(11_999),
+    );
+    hand_worked_task(&s, 2, offsets, times, "npcs edf");
+}
+
+/// Two CPUs under MSRP (the exhaustive grid's `msrp-fp-classic-16`, seed
+/// 2; MrsP, FMLP-S and the by-length mix fell short on the same system).
+/// On CPU 0, `t` alone computes 1 ms, holds `r1` 2 ms, computes 1 ms,
+/// holds `r2` 3 ms, computes 1 ms, holds `r2` 1 ms and computes 1 ms.
+/// On CPU 1, `hi` holds `r2` 2 ms (period 32 ms); `mid` below it holds
+/// `r1` 2 ms and then `r2` 1 ms. The schedule: `t` at 22 ms + 4 ns asks
+/// for `r1` at 23 ms + 4 ns, 1 ns after `mid`, released then, and spins
+/// to 25 ms + 3 ns; its requests of `r2` come 2 ms late, the second at
+/// 32 ms + 3 ns, 1 ns after `hi`'s second job (released at 32 ms + 2 ns)
+/// takes `r2`: `t` spins 2 ms more and ends at 36 ms + 2 ns, 14 ms less
+/// 2 ns after its release (the bound is 16 ms). Each queue alone is a
+/// convoy; together they need the second timed to where the first moved
+/// the request, with `mid` left where it delays the first: per other CPU
+/// one section in the queue (a spin lock queues one request per CPU).
+/// The search reached 13.72 ms at the grid's seed.
+const MSRP_TWO_QUEUES_IN_TURN: &str = r#"
+[platform]
+cpus = 2
+protocol = "msrp"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "hi"
+period = "32ms"
+deadline = "22ms"
+priority = 3
+cpu = 1
+body = [ { lock = "r2", hold = "2ms" } ]
+[[task]]
+name = "t"
+period = "32ms"
+deadline = "30ms"
+priority = 1
+cpu = 0
+body = [
+  { compute = "1ms" }, { lock = "r1", hold = "2ms" }, { compute = "1ms" },
+  { lock = "r2", hold = "3ms" }, { compute = "1ms" }, { lock = "r2", hold = "1ms" },
+  { compute = "1ms" },
+]
+[[task]]
+name = "mid"
+period = "32ms"
+deadline = "26ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r1", hold = "2ms" }, { lock = "r2", hold = "1ms" } ]
+"#;
+
+#[test]
+fn a_second_queue_is_timed_to_where_the_first_moved_the_request() {
+    let s = sys(MSRP_TWO_QUEUES_IN_TURN);
+    let offsets = [2, 22_000_004, 23_000_003].map(Time::from_ns).to_vec();
+    let times = (
+        Time::from_ns(13_999_998),
+        Time::from_ms(16),
+        Time::from_us(13_999),
+    );
+    hand_worked_task(&s, 1, offsets, times, "msrp");
 }
