@@ -1947,30 +1947,48 @@ impl<'a> Searcher<'a> {
             if out.len() >= STAIRS || self.out.events >= self.opts.budget / 4 * 3 {
                 break;
             }
-            let start = lead.at.saturating_add(eps);
-            let away = start
-                .saturating_add(self.sys.tasks[first].deadline)
-                .saturating_add(self.sys.tasks[second].deadline);
-            let mut offs = vec![away; n];
-            offs[first] = Time::ZERO;
-            offs[second] = start;
-            let Some(rec) = self.record(&Plan::offsets(offs.clone()), away) else {
-                break;
-            };
-            let Some((t, _)) = self.request_in(&rec, second, Some(then.resource), start) else {
-                continue;
-            };
-            // No staircase where the first left its section before the
-            // second ran (a non-preemptive or ceiling-raised section).
-            if !self.holds(&rec, first, lead.resource, t) {
-                continue;
+            // The second released 1 ns after the first locks (it preempts
+            // the holder and runs up to its request while the holder
+            // waits), and, where its body has work or a suspension before
+            // the request, also released earlier so that the request
+            // itself comes 1 ns after the lock: through a suspension the
+            // first runs on and may leave its section before the second
+            // asks (the grid's `pip-fp-tight-9`, seed 4, 3 of 4 ms on a
+            // bound the grid reaches).
+            let after = lead.at.saturating_add(eps);
+            let mut timings = vec![(Time::ZERO, after)];
+            if !then.at.is_zero() {
+                let lock = after.max(then.at);
+                timings.push((lock.saturating_sub(after), lock.saturating_sub(then.at)));
             }
-            for (k, o) in offs.iter_mut().enumerate() {
-                if k != first && k != second {
-                    *o = t.saturating_add(eps);
+            for (f, start) in timings {
+                if out.len() >= STAIRS || self.out.events >= self.opts.budget / 4 * 3 {
+                    break;
                 }
+                let away = (f.saturating_add(after).max(start))
+                    .saturating_add(self.sys.tasks[first].deadline)
+                    .saturating_add(self.sys.tasks[second].deadline);
+                let mut offs = vec![away; n];
+                offs[first] = f;
+                offs[second] = start;
+                let Some(rec) = self.record(&Plan::offsets(offs.clone()), away) else {
+                    break;
+                };
+                let Some((t, _)) = self.request_in(&rec, second, Some(then.resource), start) else {
+                    continue;
+                };
+                // No staircase where the first left its section before the
+                // second ran (a non-preemptive or ceiling-raised section).
+                if !self.holds(&rec, first, lead.resource, t) {
+                    continue;
+                }
+                for (k, o) in offs.iter_mut().enumerate() {
+                    if k != first && k != second {
+                        *o = t.saturating_add(eps);
+                    }
+                }
+                out.push(Plan::offsets(offs));
             }
-            out.push(Plan::offsets(offs));
         }
         out
     }
