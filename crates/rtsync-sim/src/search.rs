@@ -491,9 +491,7 @@ impl<'a> Searcher<'a> {
                 if self.out.events >= three_quarters {
                     break;
                 }
-                let (mut plans, queues) = self.observed(i, &base, Base::Release);
-                plans.extend(queues);
-                self.evaluate_all(plans, i, three_quarters);
+                self.observe(i, &base, Base::Release, three_quarters);
             }
         }
         // Staircases of lower holders, each recorded once, up to three
@@ -561,18 +559,14 @@ impl<'a> Searcher<'a> {
                 if self.out.events >= late {
                     break;
                 }
-                let (mut plans, queues) = self.observed(i, &base, Base::Found);
-                plans.extend(queues);
-                self.evaluate_all(plans, i, late);
+                self.observe(i, &base, Base::Found, late);
             }
             let bases: Vec<Arc<Plan>> = self.peers[i].iter().map(|b| b.plan.clone()).collect();
             for base in bases {
                 if self.out.events >= late {
                     break;
                 }
-                let (mut plans, queues) = self.observed(i, &base, Base::Found);
-                plans.extend(queues);
-                self.evaluate_all(plans, i, late);
+                self.observe(i, &base, Base::Found, late);
             }
         }
         // Climbs, round-robin over the targets, until the budget is spent.
@@ -2509,6 +2503,14 @@ impl<'a> Searcher<'a> {
             }
         }
         plan
+    }
+
+    /// [`Searcher::observed`]'s plans on `base`, made for target `i`,
+    /// evaluated until the events spent reach `limit`.
+    fn observe(&mut self, i: usize, base: &Plan, kind: Base, limit: u64) {
+        let (mut plans, queues) = self.observed(i, base, kind);
+        plans.extend(queues);
+        self.evaluate_all(plans, i, limit);
     }
 
     /// Evaluates `plans`, made for target `i`, in order until the events

@@ -83,14 +83,22 @@ fn first_task_reaches(s: &System, bound: Time, budget: u64, worst: Time) {
 
 /// The search with `budget` events, other options at their defaults.
 fn search_with(s: &System, bounds: &[Time], budget: u64) -> rtsync_sim::search::Outcome {
-    search(
-        s,
-        bounds,
-        &SearchOptions {
-            budget,
-            ..SearchOptions::default()
-        },
-    )
+    search_seeded(s, bounds, budget, SearchOptions::default().seed)
+}
+
+/// [`search_with`] at seed `seed`.
+fn search_seeded(
+    s: &System,
+    bounds: &[Time],
+    budget: u64,
+    seed: u64,
+) -> rtsync_sim::search::Outcome {
+    let opts = SearchOptions {
+        budget,
+        seed,
+        ..SearchOptions::default()
+    };
+    search(s, bounds, &opts)
 }
 
 /// A plan made for a target runs until the target's last planned job is
@@ -2047,12 +2055,7 @@ fn a_staircase_holder_that_suspends_first_is_released_to_lock_in_turn() {
     // the soundness experiment's budget.
     let b = bounds(&s);
     for seed in 1..=3 {
-        let opts = SearchOptions {
-            budget: 60_000,
-            seed,
-            ..SearchOptions::default()
-        };
-        let found = search(&s, &b, &opts);
+        let found = search_seeded(&s, &b, 60_000, seed);
         let reached = found.worst[0].as_ref().map(|w| w.0).unwrap();
         assert!(
             reached >= Time::from_ns(3_999_998),
