@@ -27,12 +27,14 @@
 //!    for a target task `i` and every job `j` that can delay it, `i` (and
 //!    every task other than `j`) released one nanosecond after `j` issues
 //!    each of its requests when running alone (under EDF also with `i`
-//!    1 ns after the others, so that it loses the ties of deadlines), and,
+//!    1 ns after the others, so that it loses the ties of deadlines, and
+//!    the synchronous release with `i` 1 ns late), and,
 //!    where `i` requests the same resource, `i`'s request issued one
 //!    nanosecond after `j`'s;
 //!    then the *layered release* (`Searcher::layered`: the other CPUs'
 //!    tasks, then the lower ones of the target's, then the target, 1 ns
-//!    apart) and *observed convoys* (`Searcher::observed`: the other
+//!    apart; under EDF lower and higher by relative deadline, the target
+//!    last) and *observed convoys* (`Searcher::observed`: the other
 //!    CPUs' sections queued 1 ns before each of the target's requests as
 //!    the synchronous or the layered release's schedule issues it, and the
 //!    tasks that can preempt the target released at each of its returns
@@ -70,7 +72,9 @@
 //!    its section runs inside the holder's (MPCP's higher global
 //!    sections);
 //! 6. the observed convoys again on the target's CPU's own schedule (the
-//!    other CPUs' tasks released out of the way: `Searcher::local`) and on
+//!    other CPUs' tasks released out of the way: `Searcher::local`; there
+//!    also before the spin-lock requests of the other jobs of its CPU
+//!    that meet the target's job: `Searcher::spinners`) and on
 //!    the plans that reached each target's best so far
 //!    (`Searcher::peers`), a delay found there kept, each task's first
 //!    section on the resource queued besides its longest;
@@ -138,6 +142,10 @@ const RETURNS: usize = 8;
 /// Most plans with the target behind a section in the worst schedules of
 /// the tasks above it ([`Searcher::borrowed`]).
 const BORROWED: usize = 8;
+
+/// Most requests of other jobs of the target's CPU that one recorded
+/// schedule queues at ([`Searcher::observed`]), the earliest.
+const SPINNERS: usize = 8;
 
 /// Most queues on the target's own CPU's schedule whose schedules are
 /// queued at again ([`Searcher::local`]).
@@ -934,13 +942,33 @@ impl<'a> Searcher<'a> {
     /// exhaustive` only (no hand-worked system of its own): with it the
     /// grid's gaps on seeds 1 to 3 went from 94 to 87 (docs/SIMULATION.md,
     /// "Every offset on a grid").
+    ///
+    /// Under EDF "below" and "above" go by relative deadline, not by the
+    /// priority field: a local task whose deadline is longer than the
+    /// target's can block it once released first, the others are
+    /// released 1 ns before the target so that their deadlines come
+    /// first (a tie goes to the job ready first). The grid's
+    /// `fmlp-s-edf-classic-13` (seed 4): a longer-deadline task's
+    /// non-preemptive section, then an equal-deadline job, then the
+    /// queue at the target's request; 6 ms less 2 ns where the search
+    /// reached 5 ms (`under_edf_the_layers_go_by_deadline`).
     fn layered(&self, i: usize) -> Plan {
         let me = &self.shapes[i];
+        let edf = self.sys.platform.scheduler == Scheduler::Edf;
+        let own = self.sys.tasks[i].deadline;
         Plan::offsets(
-            (self.shapes.iter())
-                .map(|s| {
+            (self.shapes.iter().zip(&self.sys.tasks).enumerate())
+                .map(|(k, (s, t))| {
                     Time::from_ns(if s.cpu != me.cpu {
                         0
+                    } else if edf {
+                        if t.deadline > own {
+                            1
+                        } else if k != i {
+                            2
+                        } else {
+                            3
+                        }
                     } else if s.priority < me.priority {
                         1
                     } else {
@@ -1030,6 +1058,20 @@ impl<'a> Searcher<'a> {
     /// `mpcp_a_lower_task_preempts_a_holder_ahead` needs at 20,000
     /// events.
     ///
+    /// On the own CPU's schedule the queues are also timed, after the
+    /// target's own requests, to the spin-lock requests of the other jobs
+    /// of its CPU that meet its job ([`Searcher::spinners`]): a job ahead
+    /// of the target, or a lower one spinning non-preemptively, keeps the
+    /// CPU while it waits, so a queue at its request delays the target as
+    /// one at the target's own does (the grid's `fmlp-s-edf-classic-13`
+    /// and `msrp-edf-nested-3`, seed 4: tests
+    /// `a_queue_at_a_local_spinner_s_request_is_searched` and
+    /// `a_queue_at_a_spinner_released_before_the_target_is_searched`).
+    /// On the other bases, and ahead of the target's own, they took the
+    /// budget of later targets on a thin search (a 16-task MSRP system
+    /// reached 0.64 of a bound instead of 0.73) and, in the `AGAIN`
+    /// round, the place of the target's own queues.
+    ///
     /// Returns the plans in two lists: [`Searcher::at_returns`]'s, then
     /// the queues.
     fn observed(&mut self, i: usize, base: &Plan, kind: Base) -> (Vec<Plan>, Vec<Plan>) {
@@ -1056,6 +1098,9 @@ impl<'a> Searcher<'a> {
                 asks.push((e, r));
             }
             from = e.saturating_add(eps);
+        }
+        if kind == Base::Own {
+            asks.extend(self.spinners(i, &rec, released, end));
         }
         let returns = self.at_returns(i, base, &rec, end);
         let mut out = Vec::new();
@@ -1084,7 +1129,7 @@ impl<'a> Searcher<'a> {
             } else {
                 vec![longest, first]
             };
-            let one = self.one_per_cpu(&both[0], r);
+            let one = self.one_per_cpu(&both[0], r, base);
             if kind != Base::Release && one != both[0] {
                 both.push(one);
             }
@@ -1109,23 +1154,107 @@ impl<'a> Searcher<'a> {
         (returns, out)
     }
 
+    /// The spin-lock requests (of resources whose waiters keep the CPU)
+    /// that the other jobs of target `i`'s CPU issue in `rec` before its
+    /// job (released at `released`) ends, where that job is unfinished at
+    /// the target's release or released after it: a queue there keeps
+    /// the spinner, above the target or non-preemptive below it, on the
+    /// CPU the target needs. A job released first may ask before the
+    /// target is released and still spin when it is (the grid's
+    /// `msrp-edf-nested-3`, seed 4). Only resources another CPU uses
+    /// (a queue to time), the earliest [`SPINNERS`].
+    fn spinners(&self, i: usize, rec: &Recording, released: Time, end: Time) -> Vec<(Time, usize)> {
+        let n = self.sys.tasks.len();
+        let me = &self.shapes[i];
+        let name = |k: usize| self.sys.tasks[k].name.as_str();
+        let done = (rec.events.iter())
+            .find_map(|ev| match ev {
+                Event::Complete { t, task, .. } if *t > released && task == name(i) => Some(*t),
+                _ => None,
+            })
+            .unwrap_or(end)
+            .min(end);
+        // Per task of the target's CPU, the spin-lock requests of its job
+        // running now, kept once that job is known to meet the target.
+        let mut open: Vec<Vec<(Time, usize)>> = vec![Vec::new(); n];
+        let mut meets = vec![false; n];
+        let mut spins: Vec<(Time, usize)> = Vec::new();
+        let local = |task: &str| {
+            (self.sys.task_by_name(task)).filter(|&k| k != i && self.shapes[k].cpu == me.cpu)
+        };
+        let remote = |r: usize| {
+            (self.shapes.iter())
+                .any(|s| s.cpu != me.cpu && s.requests.iter().any(|rq| rq.resource == r))
+        };
+        for ev in &rec.events {
+            match ev {
+                Event::Release { t, task, .. } if *t < done => {
+                    if let Some(k) = local(task) {
+                        open[k].clear();
+                        meets[k] = *t >= released;
+                    }
+                }
+                Event::Complete { t, task, .. } => {
+                    if let Some(k) = local(task) {
+                        if meets[k] || *t > released {
+                            spins.append(&mut open[k]);
+                        }
+                        open[k].clear();
+                    }
+                }
+                Event::Request {
+                    t, task, resource, ..
+                } if *t < done => {
+                    let (Some(k), Some(r)) = (local(task), self.sys.resource_by_name(resource))
+                    else {
+                        continue;
+                    };
+                    let p = self.sys.resources[r].protocol;
+                    if p.keeps_cpu() && !p.suspends() && remote(r) {
+                        open[k].push((*t, r));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Jobs unfinished when the recording ends met the target.
+        for o in &mut open {
+            spins.append(o);
+        }
+        spins.sort_by_key(|&(t, _)| t);
+        spins.truncate(SPINNERS);
+        spins
+    }
+
     /// Of the queue `q` (`(task, lead)`, see [`Searcher::observed`]), per
     /// CPU only the task with the longest section on `r`: the CPU's other
     /// tasks stay where the base has them, and one of them may be what
     /// delays the request queued at (a spin lock, besides, queues one
     /// request per CPU).
-    fn one_per_cpu(&self, q: &[(usize, Time)], r: usize) -> Vec<(usize, Time)> {
+    ///
+    /// Of sections equally long, the task `base` releases latest: one
+    /// released early may already delay the target there (the grid's
+    /// `msrp-edf-nested-3`, seed 4: `t1` queued ahead of the job before
+    /// the target, `t3`, away, free to queue at the target's request; 9
+    /// ms less 1 ns where the search reached 8 ms).
+    fn one_per_cpu(&self, q: &[(usize, Time)], r: usize, base: &Plan) -> Vec<(usize, Time)> {
         let length = |k: usize| {
             (self.shapes[k].requests.iter())
                 .filter(|rq| rq.resource == r)
                 .map(|rq| rq.length)
                 .max()
         };
+        let key = |k: usize| {
+            (
+                length(k),
+                base.tasks.get(k).map_or(Time::ZERO, |t| t.offset),
+            )
+        };
         let mut one: Vec<(usize, Time)> = Vec::new();
         for &(k, lead) in q {
             let cpu = self.shapes[k].cpu;
             match one.iter_mut().find(|(a, _)| self.shapes[*a].cpu == cpu) {
-                Some(e) if length(k) > length(e.0) => *e = (k, lead),
+                Some(e) if key(k) > key(e.0) => *e = (k, lead),
                 Some(_) => {}
                 None => one.push((k, lead)),
             }
@@ -1222,6 +1351,18 @@ impl<'a> Searcher<'a> {
             plan
         };
         let mut out = Vec::new();
+        if edf {
+            // The synchronous release with the target 1 ns late: every
+            // job that ties with it runs first, each remote request is
+            // issued before the target's CPU can take any. The grid's
+            // `fmlp-s-edf-classic-16` (seed 4): a local job of equal
+            // deadline waits for a remote holder, the target behind it;
+            // 5 ms less 1 ns where the search reached 3.91 ms
+            // (`under_edf_the_synchronous_release_runs_the_target_last`).
+            let mut offs = vec![Time::ZERO; n];
+            offs[i] = eps;
+            out.push(Plan::offsets(offs));
+        }
         for j in (0..n).filter(|&j| j != i) {
             let sj = &self.shapes[j];
             let local = sj.cpu == me.cpu;

@@ -2063,3 +2063,219 @@ fn a_staircase_holder_that_suspends_first_is_released_to_lock_in_turn() {
         );
     }
 }
+
+/// Two CPUs under FMLP-S and EDF (the exhaustive grid's
+/// `fmlp-s-edf-classic-16`, seed 4). On CPU 1, `t` holds `r1` 1 ms and
+/// `mate`, of the same period and deadline, holds `r2` 2 ms; on CPU 0,
+/// `hi` holds `r2` 2 ms. Released together, `hi` and `mate` ask for `r2`
+/// at one instant and `hi` wins: `mate` spins 2 ms, holds 2 ms, and `t`,
+/// released 1 ns later (its deadline 1 ns after `mate`'s), runs last: 5
+/// ms less 1 ns, its bound 5 ms. No lower task of `t`'s CPU, no shared
+/// resource with `hi`: the candidates skipped the local task above and
+/// the remote one, and the search reached 3.91 ms.
+const FMLP_S_EDF_TARGET_RELEASED_LAST: &str = r#"
+[platform]
+cpus = 2
+scheduler = "edf"
+protocol = "fmlp-s"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "hi"
+period = "8ms"
+deadline = "5ms"
+priority = 3
+cpu = 0
+body = [ { lock = "r2", hold = "2ms" } ]
+[[task]]
+name = "t"
+period = "16ms"
+deadline = "14ms"
+priority = 1
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" } ]
+[[task]]
+name = "mate"
+period = "16ms"
+deadline = "14ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r2", hold = "2ms" } ]
+"#;
+
+#[test]
+fn under_edf_the_synchronous_release_runs_the_target_last() {
+    let s = sys(FMLP_S_EDF_TARGET_RELEASED_LAST);
+    let offsets = [2, 3, 2].map(Time::from_ns).to_vec();
+    let times = (
+        Time::from_ns(4_999_999),
+        Time::from_ms(5),
+        Time::from_us(4_999),
+    );
+    hand_worked_task(&s, 1, offsets, times, "fmlp-s edf");
+}
+
+/// Two CPUs under FMLP-S and EDF (the exhaustive grid's
+/// `fmlp-s-edf-classic-13`, seed 4). On CPU 1, `low` (deadline 16 ms)
+/// holds `r1` 1 ms; `t` and `peer` (deadlines 8 ms) hold `r2` and `r1`
+/// 1 ms each; on CPU 0, `far` computes 4 ms, holds `r2` 3 ms and
+/// computes 4 ms. `low`, released 1 ns before the other two, runs its
+/// section non-preemptively; then the first of the pair (the earlier
+/// deadline) runs its section, and `t` asks for `r2` 1 ns after `far`
+/// takes it and spins 3 ms. Where `t` runs second, it responds in 6 ms
+/// less 3 ns; where `t` runs first, `peer` waits behind its spin and
+/// responds in 6 ms less 3 ns too. The bound of both is 6 ms.
+///
+/// - `t` (`under_edf_the_layers_go_by_deadline`): `low` must be released
+///   before `peer`, and `peer` before `t`. The layered release put them
+///   in layers by the priority field, `low` and `peer` together, and
+///   `peer`'s deadline won; the search reached 5 ms.
+/// - `peer` (`a_queue_at_a_local_spinner_s_request_is_searched`): `far`
+///   must take `r2` just before `t`, the job ahead of `peer`, asks for
+///   it; the queues were timed to the target's own requests only, and
+///   the search reached 5 ms at five seeds of five.
+const FMLP_S_EDF_LAYERS_BY_DEADLINE: &str = r#"
+[platform]
+cpus = 2
+scheduler = "edf"
+protocol = "fmlp-s"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "low"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" } ]
+[[task]]
+name = "t"
+period = "8ms"
+priority = 4
+cpu = 1
+body = [ { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "far"
+period = "16ms"
+priority = 1
+cpu = 0
+body = [ { compute = "4ms" }, { lock = "r2", hold = "3ms" }, { compute = "4ms" } ]
+[[task]]
+name = "peer"
+period = "8ms"
+priority = 3
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" } ]
+"#;
+
+#[test]
+fn under_edf_the_layers_go_by_deadline() {
+    let s = sys(FMLP_S_EDF_LAYERS_BY_DEADLINE);
+    let offsets = [3, 5, 14_000_002, 4].map(Time::from_ns).to_vec();
+    let times = (
+        Time::from_ns(5_999_997),
+        Time::from_ms(6),
+        Time::from_us(5_999),
+    );
+    hand_worked_task(&s, 1, offsets, times, "fmlp-s edf, t");
+}
+
+#[test]
+fn a_queue_at_a_local_spinner_s_request_is_searched() {
+    let s = sys(FMLP_S_EDF_LAYERS_BY_DEADLINE);
+    let offsets = [3, 4, 13_000_002, 5].map(Time::from_ns).to_vec();
+    let times = (
+        Time::from_ns(5_999_997),
+        Time::from_ms(6),
+        Time::from_us(5_999),
+    );
+    hand_worked_task(&s, 3, offsets, times, "fmlp-s edf, peer");
+}
+
+/// Two CPUs under MSRP and EDF (the exhaustive grid's `msrp-edf-nested-3`,
+/// seed 4). On CPU 0, `t` holds `r1` 1 ms, `r2` 1 ms and `c0` 2 ms;
+/// `hi` (period 8 ms) holds `r1` 1 ms and `c0` 1 ms. On CPU 1, `far`
+/// holds `r1` 1 ms, `r2` 1 ms and `c1` 1 ms; `mid` holds `r2` 2 ms and
+/// `c1` 2 ms. `far` takes `r1` at 1 ns, `hi` asks for it at 2 ns and
+/// spins non-preemptively to 1 ms + 1 ns, and `t`, released at 3 ns,
+/// starts at 3 ms + 1 ns; `mid`, released at 4 ms, takes `r2` 1 ns
+/// before `t` asks, so `t` spins 2 ms and leaves `c0` at 9 ms, where
+/// `hi`'s second job (released at 8 ms + 2 ns, deadline 1 ns before
+/// `t`'s) runs first: 11 ms less 3 ns (the bound is 13 ms). The first
+/// queue is at a request of `hi`, issued before `t`'s release: the
+/// queues were timed to requests issued after it, and the search
+/// reached 9 ms.
+const MSRP_EDF_A_SPINNER_AHEAD_AT_THE_RELEASE: &str = r#"
+[platform]
+cpus = 2
+scheduler = "edf"
+protocol = "msrp"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[resource]]
+name = "c0"
+[[resource]]
+name = "c1"
+[[task]]
+name = "t"
+period = "16ms"
+priority = 3
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" }, { lock = "c0", hold = "2ms" } ]
+[[task]]
+name = "mid"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r2", hold = "2ms" }, { lock = "c1", hold = "2ms" } ]
+[[task]]
+name = "hi"
+period = "8ms"
+priority = 4
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" }, { lock = "c0", hold = "1ms" } ]
+[[task]]
+name = "far"
+period = "16ms"
+priority = 1
+cpu = 1
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" }, { lock = "c1", hold = "1ms" } ]
+"#;
+
+#[test]
+fn a_queue_at_a_spinner_released_before_the_target_is_searched() {
+    let s = sys(MSRP_EDF_A_SPINNER_AHEAD_AT_THE_RELEASE);
+    let offsets = [3, 4_000_000, 2, 1].map(Time::from_ns).to_vec();
+    let times = (
+        Time::from_ns(10_999_997),
+        Time::from_ms(13),
+        Time::from_us(10_999),
+    );
+    hand_worked(&s, offsets, times.0, times.1, times.2, "msrp edf");
+}
+
+/// The system above, `far` the target: `t` takes `r2` just before `mid`
+/// (released 1 ns before `far`, its deadline first) asks, so `mid` spins
+/// 1 ms, holds `r2` 2 ms and `c1` 2 ms; `hi` takes `r1` 1 ns before
+/// `far` asks, 6 ms after the release: 9 ms less 3 ns (the bound 10 ms).
+/// The second queue is at `far`'s request, where `t` and `hi` hold `r1`
+/// equally long and one per CPU queues one of them: `t`, the first, was
+/// taken from the queue ahead of `mid`, and the search reached 8 ms.
+#[test]
+fn a_tie_in_one_cpu_s_queue_goes_to_a_task_the_base_left_free() {
+    let s = sys(MSRP_EDF_A_SPINNER_AHEAD_AT_THE_RELEASE);
+    let offsets = [0, 1_000_001, 5_999_999, 1_000_002]
+        .map(Time::from_ns)
+        .to_vec();
+    let times = (
+        Time::from_ns(8_999_997),
+        Time::from_ms(10),
+        Time::from_us(8_999),
+    );
+    hand_worked_task(&s, 3, offsets, times, "msrp edf, far");
+}
