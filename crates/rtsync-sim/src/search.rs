@@ -27,8 +27,7 @@
 //!    for a target task `i` and every job `j` that can delay it, `i` (and
 //!    every task other than `j`) released one nanosecond after `j` issues
 //!    each of its requests when running alone (under EDF also with `i`
-//!    1 ns after the others, so that it loses the ties of deadlines, and
-//!    the synchronous release with `i` 1 ns late), and,
+//!    1 ns after the others, so that it loses the ties of deadlines), and,
 //!    where `i` requests the same resource, `i`'s request issued one
 //!    nanosecond after `j`'s;
 //!    then the *layered release* (`Searcher::layered`: the other CPUs'
@@ -1066,7 +1065,10 @@ impl<'a> Searcher<'a> {
     /// one at the target's own does (the grid's `fmlp-s-edf-classic-13`
     /// and `msrp-edf-nested-3`, seed 4: tests
     /// `a_queue_at_a_local_spinner_s_request_is_searched` and
-    /// `a_queue_at_a_spinner_released_before_the_target_is_searched`).
+    /// `a_queue_at_a_spinner_released_before_the_target_is_searched`;
+    /// `fmlp-s-edf-classic-16`: a job whose deadline ties with the
+    /// target's spins ahead of it,
+    /// `a_queue_at_the_request_of_a_job_that_ties_with_the_target_is_searched`).
     /// On the other bases, and ahead of the target's own, they took the
     /// budget of later targets on a thin search (a 16-task MSRP system
     /// reached 0.64 of a bound instead of 0.73) and, in the `AGAIN`
@@ -1129,7 +1131,7 @@ impl<'a> Searcher<'a> {
             } else {
                 vec![longest, first]
             };
-            let one = self.one_per_cpu(&both[0], r, base);
+            let one = self.one_per_cpu(&both[0], r);
             if kind != Base::Release && one != both[0] {
                 both.push(one);
             }
@@ -1231,30 +1233,18 @@ impl<'a> Searcher<'a> {
     /// tasks stay where the base has them, and one of them may be what
     /// delays the request queued at (a spin lock, besides, queues one
     /// request per CPU).
-    ///
-    /// Of sections equally long, the task `base` releases latest: one
-    /// released early may already delay the target there (the grid's
-    /// `msrp-edf-nested-3`, seed 4: `t1` queued ahead of the job before
-    /// the target, `t3`, away, free to queue at the target's request; 9
-    /// ms less 1 ns where the search reached 8 ms).
-    fn one_per_cpu(&self, q: &[(usize, Time)], r: usize, base: &Plan) -> Vec<(usize, Time)> {
+    fn one_per_cpu(&self, q: &[(usize, Time)], r: usize) -> Vec<(usize, Time)> {
         let length = |k: usize| {
             (self.shapes[k].requests.iter())
                 .filter(|rq| rq.resource == r)
                 .map(|rq| rq.length)
                 .max()
         };
-        let key = |k: usize| {
-            (
-                length(k),
-                base.tasks.get(k).map_or(Time::ZERO, |t| t.offset),
-            )
-        };
         let mut one: Vec<(usize, Time)> = Vec::new();
         for &(k, lead) in q {
             let cpu = self.shapes[k].cpu;
             match one.iter_mut().find(|(a, _)| self.shapes[*a].cpu == cpu) {
-                Some(e) if key(k) > key(e.0) => *e = (k, lead),
+                Some(e) if length(k) > length(e.0) => *e = (k, lead),
                 Some(_) => {}
                 None => one.push((k, lead)),
             }
@@ -1351,18 +1341,6 @@ impl<'a> Searcher<'a> {
             plan
         };
         let mut out = Vec::new();
-        if edf {
-            // The synchronous release with the target 1 ns late: every
-            // job that ties with it runs first, each remote request is
-            // issued before the target's CPU can take any. The grid's
-            // `fmlp-s-edf-classic-16` (seed 4): a local job of equal
-            // deadline waits for a remote holder, the target behind it;
-            // 5 ms less 1 ns where the search reached 3.91 ms
-            // (`under_edf_the_synchronous_release_runs_the_target_last`).
-            let mut offs = vec![Time::ZERO; n];
-            offs[i] = eps;
-            out.push(Plan::offsets(offs));
-        }
         for j in (0..n).filter(|&j| j != i) {
             let sj = &self.shapes[j];
             let local = sj.cpu == me.cpu;

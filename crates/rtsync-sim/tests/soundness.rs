@@ -2072,7 +2072,9 @@ fn a_staircase_holder_that_suspends_first_is_released_to_lock_in_turn() {
 /// released 1 ns later (its deadline 1 ns after `mate`'s), runs last: 5
 /// ms less 1 ns, its bound 5 ms. No lower task of `t`'s CPU, no shared
 /// resource with `hi`: the candidates skipped the local task above and
-/// the remote one, and the search reached 3.91 ms.
+/// the remote one, the queues were timed to `t`'s own request, and the
+/// search reached 3.91 ms. Queued at `mate`'s request on `t`'s CPU's own
+/// schedule (`Searcher::spinners`), `hi` takes `r2` 1 ns before it.
 const FMLP_S_EDF_TARGET_RELEASED_LAST: &str = r#"
 [platform]
 cpus = 2
@@ -2106,7 +2108,7 @@ body = [ { lock = "r2", hold = "2ms" } ]
 "#;
 
 #[test]
-fn under_edf_the_synchronous_release_runs_the_target_last() {
+fn a_queue_at_the_request_of_a_job_that_ties_with_the_target_is_searched() {
     let s = sys(FMLP_S_EDF_TARGET_RELEASED_LAST);
     let offsets = [2, 3, 2].map(Time::from_ns).to_vec();
     let times = (
@@ -2257,25 +2259,4 @@ fn a_queue_at_a_spinner_released_before_the_target_is_searched() {
         Time::from_us(10_999),
     );
     hand_worked(&s, offsets, times.0, times.1, times.2, "msrp edf");
-}
-
-/// The system above, `far` the target: `t` takes `r2` just before `mid`
-/// (released 1 ns before `far`, its deadline first) asks, so `mid` spins
-/// 1 ms, holds `r2` 2 ms and `c1` 2 ms; `hi` takes `r1` 1 ns before
-/// `far` asks, 6 ms after the release: 9 ms less 3 ns (the bound 10 ms).
-/// The second queue is at `far`'s request, where `t` and `hi` hold `r1`
-/// equally long and one per CPU queues one of them: `t`, the first, was
-/// taken from the queue ahead of `mid`, and the search reached 8 ms.
-#[test]
-fn a_tie_in_one_cpu_s_queue_goes_to_a_task_the_base_left_free() {
-    let s = sys(MSRP_EDF_A_SPINNER_AHEAD_AT_THE_RELEASE);
-    let offsets = [0, 1_000_001, 5_999_999, 1_000_002]
-        .map(Time::from_ns)
-        .to_vec();
-    let times = (
-        Time::from_ns(8_999_997),
-        Time::from_ms(10),
-        Time::from_us(8_999),
-    );
-    hand_worked_task(&s, 3, offsets, times, "msrp edf, far");
 }
