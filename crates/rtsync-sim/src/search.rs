@@ -1177,9 +1177,9 @@ impl<'a> Searcher<'a> {
             .unwrap_or(end)
             .min(end);
         // Per task of the target's CPU, the spin-lock requests of its job
-        // running now, kept once that job is known to meet the target.
+        // running now, kept if that job is unfinished at the target's
+        // release (it ends after it, or not at all in the recording).
         let mut open: Vec<Vec<(Time, usize)>> = vec![Vec::new(); n];
-        let mut meets = vec![false; n];
         let mut spins: Vec<(Time, usize)> = Vec::new();
         let local = |task: &str| {
             (self.sys.task_by_name(task)).filter(|&k| k != i && self.shapes[k].cpu == me.cpu)
@@ -1193,12 +1193,11 @@ impl<'a> Searcher<'a> {
                 Event::Release { t, task, .. } if *t < done => {
                     if let Some(k) = local(task) {
                         open[k].clear();
-                        meets[k] = *t >= released;
                     }
                 }
                 Event::Complete { t, task, .. } => {
                     if let Some(k) = local(task) {
-                        if meets[k] || *t > released {
+                        if *t > released {
                             spins.append(&mut open[k]);
                         }
                         open[k].clear();
