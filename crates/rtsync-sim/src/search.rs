@@ -1184,10 +1184,14 @@ impl<'a> Searcher<'a> {
         let local = |task: &str| {
             (self.sys.task_by_name(task)).filter(|&k| k != i && self.shapes[k].cpu == me.cpu)
         };
-        let remote = |r: usize| {
-            (self.shapes.iter())
-                .any(|s| s.cpu != me.cpu && s.requests.iter().any(|rq| rq.resource == r))
-        };
+        // Per resource, whether another CPU's task uses it (a queue to
+        // time): once, not per request event.
+        let mut remote = vec![false; self.sys.resources.len()];
+        for s in self.shapes.iter().filter(|s| s.cpu != me.cpu) {
+            for rq in &s.requests {
+                remote[rq.resource] = true;
+            }
+        }
         for ev in &rec.events {
             match ev {
                 Event::Release { t, task, .. } if *t < done => {
@@ -1211,7 +1215,7 @@ impl<'a> Searcher<'a> {
                         continue;
                     };
                     let p = self.sys.resources[r].protocol;
-                    if p.keeps_cpu() && !p.suspends() && remote(r) {
+                    if p.keeps_cpu() && !p.suspends() && remote[r] {
                         open[k].push((*t, r));
                     }
                 }

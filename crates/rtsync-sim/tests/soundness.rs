@@ -2258,5 +2258,5 @@ fn a_queue_at_a_spinner_released_before_the_target_is_searched() {
         Time::from_ms(13),
         Time::from_us(10_999),
     );
-    hand_worked(&s, offsets, times.0, times.1, times.2, "msrp edf");
+    hand_worked_task(&s, 0, offsets, times, "msrp edf");
 }
