@@ -1090,11 +1090,12 @@ impl<'a> Searcher<'a> {
     /// later requests then wait for the queued task's whole job. Those
     /// plans, at most [`PARTNERS`], are not queued at again in the
     /// `AGAIN` round (each base there costs a recording), and none are
-    /// made once half the budget is spent: on 8-CPU FMLP-S systems of 48
-    /// tasks, where the steps before take that much, they took the
-    /// climb's share (20 of 275 tasks reached less, none more). On a plan found
-    /// on the way ([`Base::Found`]) one more plan queues the whole queue
-    /// with the other tasks of its CPUs away ([`Searcher::cleared`]).
+    /// made once half the budget is spent: on 8-CPU FMLP-S systems of
+    /// 48 tasks, where the steps before take that much, they took the
+    /// climb's share (20 of 275 tasks reached less, none more). On a
+    /// plan found on the way ([`Base::Found`]) one more plan queues the
+    /// whole queue with the other tasks of its CPUs away
+    /// ([`Searcher::cleared`]).
     ///
     /// Returns the plans in two lists: [`Searcher::at_returns`]'s and the
     /// partnered queues, then the other queues.
@@ -1174,13 +1175,16 @@ impl<'a> Searcher<'a> {
                     returns.push(self.queued_at(base, e, &q));
                 }
             }
-            if kind == Base::Found
-                && let Some(clear) = self.cleared(i, &self.queued_at(base, e, &both[0]), &both[0])
-            {
-                out.push(clear);
-            }
-            for q in both.into_iter().filter(|q| !q.is_empty()) {
-                out.push(self.queued_at(base, e, &q));
+            for (v, q) in both.iter().enumerate().filter(|(_, q)| !q.is_empty()) {
+                let plan = self.queued_at(base, e, q);
+                // The whole queue once more with its CPUs cleared, first.
+                if v == 0
+                    && kind == Base::Found
+                    && let Some(clear) = self.cleared(i, &plan, q)
+                {
+                    out.push(clear);
+                }
+                out.push(plan);
             }
         }
         (returns, out)

@@ -283,12 +283,13 @@ fn the_search_finds_the_mpcp_schedule_on_its_own() {
     let found = search(&s, &old, &opts);
     let (worst, plan) = found.worst[0].clone().unwrap();
     // Beyond the schedule above, the bound itself, less a few ns: `Lo`
-    // locks `L1` at 1 ns and `H`, released at 2 ns, waits for it 4 ms
-    // (`Lo` resumes when `H` asks); `R` takes `G` 1 ns before `H` asks
-    // and `H` suspends 4 ms; `M`, released 1 ns before the grant, locks
-    // `L2`, and `H` waits for it 4 ms less 1 ns: 17 ms less 3 ns. (Until
-    // 2026-12-04 the search reached 15.3 ms: no step timed a lower
-    // holder to the return from a wait.)
+    // locks `L1` at 1 ns, `H`, released at 2 ns, asks for it after 1 ms
+    // of work and waits 4 ms less 1 ns (`Lo` resumes then); `R` takes
+    // `G` 1 ns before `H` asks, and `H` suspends 4 ms less 1 ns; `M`,
+    // released 1 ns before the grant, locks `L2`, and `H` waits for it
+    // 4 ms less 1 ns: 17 ms less 3 ns. (Until 2026-12-04 the search
+    // reached 15.3 ms: no step timed a lower holder to the return from
+    // a wait.)
     assert!(
         worst >= Time::from_ns(16_999_995),
         "search reached only {worst}"
