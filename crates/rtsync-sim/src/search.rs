@@ -964,28 +964,32 @@ impl<'a> Searcher<'a> {
     fn layered(&self, i: usize) -> Plan {
         let me = &self.shapes[i];
         let edf = self.sys.platform.scheduler == Scheduler::Edf;
-        let own = self.sys.tasks[i].deadline;
         Plan::offsets(
-            (self.shapes.iter().zip(&self.sys.tasks).enumerate())
-                .map(|(k, (s, t))| {
+            (self.shapes.iter().enumerate())
+                .map(|(k, s)| {
                     Time::from_ns(if s.cpu != me.cpu {
                         0
-                    } else if edf {
-                        if t.deadline > own {
-                            1
-                        } else if k != i {
-                            2
-                        } else {
-                            3
-                        }
-                    } else if s.priority < me.priority {
+                    } else if self.below(k, i) {
                         1
+                    } else if edf && k == i {
+                        3
                     } else {
                         2
                     })
                 })
                 .collect::<Vec<Time>>(),
         )
+    }
+
+    /// Whether task `k` is below task `i` when both are released at one
+    /// instant: under FP a lower priority, under EDF a longer relative
+    /// deadline (the priority field says nothing there).
+    fn below(&self, k: usize, i: usize) -> bool {
+        if self.sys.platform.scheduler == Scheduler::Edf {
+            self.sys.tasks[k].deadline > self.sys.tasks[i].deadline
+        } else {
+            self.shapes[k].priority < self.shapes[i].priority
+        }
     }
 
     /// [`Searcher::layered`] with the other CPUs' tasks released after
@@ -1102,8 +1106,7 @@ impl<'a> Searcher<'a> {
     fn observed(&mut self, i: usize, base: &Plan, kind: Base) -> (Vec<Plan>, Vec<Plan>) {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
-        let offset = |k: usize| base.tasks.get(k).map_or(Time::ZERO, |t| t.offset);
-        let released = offset(i);
+        let released = base.task(i).offset;
         // The target's first job: recorded up to its deadline.
         let end = released.saturating_add(self.sys.tasks[i].deadline.min(self.shapes[i].period));
         let Some(rec) = self.record(base, end.saturating_add(eps)) else {
@@ -1166,12 +1169,8 @@ impl<'a> Searcher<'a> {
             }
             if a >= own_asks && partnered < PARTNERS && roomy {
                 let pairs = self.partners(i, &both[0], r);
-                for (k, lead, j, j_lead) in pairs.into_iter().take(PARTNERS - partnered) {
+                for q in pairs.into_iter().take(PARTNERS - partnered) {
                     partnered += 1;
-                    // `j` unlocks `r` at `u`, where `k` alone would be
-                    // released to ask 1 ns before `e`; `k` is released
-                    // 1 ns before that, inside `j`'s section.
-                    let q = [(k, lead.saturating_add(eps)), (j, j_lead)];
                     returns.push(self.queued_at(base, e, &q));
                 }
             }
@@ -1242,20 +1241,20 @@ impl<'a> Searcher<'a> {
     /// Of the queue `q` at a request for `r` (`(task, lead)`, see
     /// [`Searcher::observed`]), each queued task `k` with a partner `j`:
     /// another task of `k`'s CPU (not the target `i`'s) below `k` that
-    /// also asks for `r`, as `(k, lead, j, j_lead)`: `k`'s lead in the
-    /// queue, and `j` released `j_lead` before the queued request, so
-    /// that, running alone, its first section on `r` ends `lead` before
-    /// it, where `k` alone would have been released. `k`, then released
-    /// inside `j`'s section, asks when `j` leaves it, ahead of
-    /// the request queued at, and `j`'s next requests wait behind `k`'s
-    /// whole job: where they meet the target's own later requests (or
+    /// also asks for `r`, as a queue of two (`(task, lead)`): `j`
+    /// released so that, running alone, its first section on `r` ends
+    /// where `k` alone would have been released, and `k` 1 ns before
+    /// that. `k`, then released inside `j`'s section, asks when `j`
+    /// leaves it, ahead of the request queued at, and `j`'s next
+    /// requests wait behind `k`'s whole job: where they meet the target's own later requests (or
     /// the requests of a job that delays it), the target waits for them
     /// too. The queue alone puts `k` on an idle CPU, where `j`'s later
     /// requests come a job of `k` earlier: the grid's `msrp-fp-nested-3`
     /// and `fmlp-s-edf-local-global-17` (seed 4) reach 7 and 6 ms there,
     /// the search stopped at 6 and 5.23 without the pair. Under EDF
-    /// "below" is a later absolute deadline at those releases.
-    fn partners(&self, i: usize, q: &[(usize, Time)], r: usize) -> Vec<(usize, Time, usize, Time)> {
+    /// "below" is a later absolute deadline at those releases (not
+    /// [`Searcher::below`]: the two are released apart).
+    fn partners(&self, i: usize, q: &[(usize, Time)], r: usize) -> Vec<[(usize, Time); 2]> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
         let edf = self.sys.platform.scheduler == Scheduler::Edf;
@@ -1281,7 +1280,7 @@ impl<'a> Searcher<'a> {
                     self.shapes[j].priority < sk.priority
                 };
                 if below {
-                    out.push((k, lead, j, j_lead));
+                    out.push([(k, lead.saturating_add(eps)), (j, j_lead)]);
                 }
             }
         }
@@ -1382,7 +1381,7 @@ impl<'a> Searcher<'a> {
                 .map(|rq| rq.length)
                 .max()
         };
-        let offset = |k: usize| base.tasks.get(k).map_or(Time::ZERO, |t| t.offset);
+        let offset = |k: usize| base.task(k).offset;
         let mut one: Vec<(usize, Time)> = Vec::new();
         for &(k, lead) in q {
             let cpu = self.shapes[k].cpu;
@@ -1442,7 +1441,6 @@ impl<'a> Searcher<'a> {
         let n = self.sys.tasks.len();
         let me = &self.shapes[i];
         let edf = self.sys.platform.scheduler == Scheduler::Edf;
-        let own = self.sys.tasks[i].deadline;
         let local = |k: usize| k != i && self.shapes[k].cpu == me.cpu;
         let above: Vec<usize> = (0..n)
             .filter(|&k| local(k))
@@ -1452,14 +1450,7 @@ impl<'a> Searcher<'a> {
         // when it asks running alone).
         let mine = |r: usize| me.requests.iter().any(|rq| rq.resource == r);
         let holders: Vec<(usize, Time)> = (0..n)
-            .filter(|&k| kind == Base::Found && local(k))
-            .filter(|&k| {
-                if edf {
-                    self.sys.tasks[k].deadline > own
-                } else {
-                    self.shapes[k].priority < me.priority
-                }
-            })
+            .filter(|&k| kind == Base::Found && local(k) && self.below(k, i))
             .flat_map(|k| {
                 (self.shapes[k].requests.iter())
                     .filter(|rq| mine(rq.resource))
