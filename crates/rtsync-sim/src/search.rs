@@ -75,14 +75,18 @@
 //!    also before the spin-lock requests of the other jobs of its CPU
 //!    that meet the target's job: `Searcher::spinners`; and each queued
 //!    task pushed by a lower task of its CPU that holds the same resource
-//!    until the queued one asks: `Searcher::partners`) and on
+//!    until the queued one asks: `Searcher::partners`; the queues built
+//!    there queued at again, and the ones that delay the target further
+//!    once more, after every target's turn: `Searcher::deepen`) and on
 //!    the plans that reached each target's best so far
 //!    (`Searcher::peers`), a delay found there kept, each task's first
 //!    section on the resource queued besides its longest, the queue
 //!    once more with the other tasks of its CPUs away
 //!    (`Searcher::cleared`), and the lower tasks of the target's CPU
 //!    released to lock a resource it asks for just before each of its
-//!    returns there (`Searcher::at_returns`);
+//!    returns there (`Searcher::at_returns`), and the task the target
+//!    waits behind on another CPU kept off it as it is granted, by a
+//!    section of its CPU entered just before (`Searcher::kept_off`);
 //! 7. hill climbing from the best plan per target, and once half way
 //!    through it the targets *borrowed* into the best schedules of the
 //!    tasks above them, each request 1 ns after a grant there
@@ -175,6 +179,23 @@ enum Base {
     /// section alone too.
     Found,
 }
+
+/// Rounds of queues after the first at the requests of plans that delay
+/// the target further ([`Searcher::deepen`]): one closes the grid's gap
+/// that asked for them.
+const DEEPER: usize = 1;
+
+/// Plans of one base carried into the next round ([`Searcher::deepen`]).
+const DEEPER_WIDTH: usize = 2;
+
+/// Most tasks queued alone at one of the target's requests on its CPU's
+/// own schedule, beside [`Searcher::one_per_cpu`]'s choice
+/// ([`Searcher::observed`]).
+const SINGLES: usize = 2;
+
+/// Most plans with a task released to keep a task ahead of the target
+/// off its CPU when granted ([`Searcher::kept_off`]), per base schedule.
+const KEPT_OFF: usize = 8;
 
 /// Plans kept per task that reach its best ratio ([`Searcher::peers`]).
 const PEERS: usize = 4;
@@ -562,6 +583,9 @@ impl<'a> Searcher<'a> {
         // the budget that `mpcp_a_lower_task_preempts_a_holder_ahead`
         // needs for them at 20,000 events.)
         let late = self.opts.budget / 16 * 15;
+        // Per target, the plans of its queues again that delayed it
+        // further than their base, for the deeper rounds below.
+        let mut further: Vec<Vec<(Time, Plan)>> = vec![Vec::new(); n];
         for &i in &targets {
             if self.out.events >= late {
                 break;
@@ -569,14 +593,22 @@ impl<'a> Searcher<'a> {
             // The own CPU's schedule first, and the convoys again at the
             // requests of each plan it gives: a queue at one request
             // moves the later ones, which a queue of their own then meets.
-            let (mut plans, queues) = self.observed(i, &self.local(i), Base::Own);
-            plans.extend(queues.iter().cloned());
+            let (plans, queues) = self.observed(i, &self.local(i), Base::Own);
             self.evaluate_all(plans, i, late);
-            for base in queues.into_iter().take(AGAIN) {
+            let mut reached = Vec::new();
+            for q in queues {
                 if self.out.events >= late {
                     break;
                 }
-                self.observe(i, &base, Base::Found, late);
+                let r = self.evaluate(q.clone(), Some(i));
+                reached.push((q, r));
+            }
+            for (base, r) in reached.into_iter().take(AGAIN) {
+                if self.out.events >= late {
+                    break;
+                }
+                let more = self.deepen(i, &base, r, late);
+                further[i].extend(more);
             }
             let bases: Vec<Arc<Plan>> = self.peers[i].iter().map(|b| b.plan.clone()).collect();
             for base in bases {
@@ -584,6 +616,24 @@ impl<'a> Searcher<'a> {
                     break;
                 }
                 self.observe(i, &base, Base::Found, late);
+            }
+        }
+        // The deeper rounds ([`Searcher::deepen`]), round-robin over the
+        // targets once every target had the rounds above, each base begun
+        // within half the budget: in the rounds above, on 8-CPU FMLP-S systems of 48
+        // tasks, they took the budget of the targets after (a 16-task
+        // MSRP system's `t11` reached 0.64 of its bound instead of 0.73)
+        // and, past half, the climb's.
+        let half = self.opts.budget / 2;
+        for _ in 0..DEEPER {
+            for &i in &targets {
+                for (r, base) in std::mem::take(&mut further[i]) {
+                    if self.out.events >= half {
+                        break;
+                    }
+                    let more = self.deepen(i, &base, Some(r), late);
+                    further[i].extend(more);
+                }
             }
         }
         // Climbs, round-robin over the targets, until the budget is spent.
@@ -1101,6 +1151,19 @@ impl<'a> Searcher<'a> {
     /// whole queue with the other tasks of its CPUs away
     /// ([`Searcher::cleared`]).
     ///
+    /// Late in the search (on the own CPU's schedule and on plans found,
+    /// within half the budget, as the partners), at the target's own
+    /// requests, up to [`SINGLES`] more plans queue
+    /// alone a task that [`Searcher::one_per_cpu`] left out for another
+    /// of its CPU, the tasks whose request comes latest in their job
+    /// first: the work before it (sections on other CPUs, an agent on
+    /// the target's) can delay the target by itself, and the task the
+    /// longest section picks can take the place the queue needed (the
+    /// grid's `dpcp-fp-classic-16`, seed 2, in [`Searcher::deepen`]).
+    /// On a plan found on the way, after its queues, the tasks the
+    /// target waits behind are kept off their CPUs as they are granted
+    /// ([`Searcher::kept_off`]).
+    ///
     /// Returns the plans in two lists: [`Searcher::at_returns`]'s and the
     /// partnered queues, then the other queues.
     fn observed(&mut self, i: usize, base: &Plan, kind: Base) -> (Vec<Plan>, Vec<Plan>) {
@@ -1114,6 +1177,8 @@ impl<'a> Searcher<'a> {
         };
         let me = &self.shapes[i];
         let mut asks: Vec<(Time, usize)> = Vec::new();
+        // Every request of the target's job, for `kept_off`.
+        let mut all: Vec<(Time, usize)> = Vec::new();
         let mut from = released;
         while let Some((e, r)) = self.request_in(&rec, i, None, from) {
             if e >= end {
@@ -1125,19 +1190,25 @@ impl<'a> Searcher<'a> {
             if kind == Base::Own || !me.requests.iter().any(alone) {
                 asks.push((e, r));
             }
+            all.push((e, r));
             from = e.saturating_add(eps);
         }
         // The target's own asks come first, the spinners' after them.
         let own_asks = asks.len();
+        // Partners, singles and holders kept off only where the steps
+        // before left most of the budget (see above).
+        let roomy = self.out.events < self.opts.budget / 2;
+        let kept_off = if kind == Base::Found && roomy {
+            self.kept_off(i, base, &rec, &all)
+        } else {
+            Vec::new()
+        };
         if kind == Base::Own {
             asks.extend(self.spinners(i, &rec, released, end));
         }
         let mut returns = self.at_returns(i, base, &rec, end, kind);
         let mut out = Vec::new();
         let mut partnered = 0usize;
-        // Partners only where the steps before left most of the budget
-        // (see above).
-        let roomy = self.out.events < self.opts.budget / 2;
         for (a, (e, r)) in asks.into_iter().enumerate() {
             // `(task, lead)`: the task's longest section on `r` (or with
             // `first`, its first) is requested 1 ns before `e` when the
@@ -1164,9 +1235,22 @@ impl<'a> Searcher<'a> {
                 vec![longest, first]
             };
             let one = self.one_per_cpu(&both[0], r, base);
+            // Late (on the own CPU's schedule and on plans found), at
+            // the target's own requests, the tasks `one` leaves out
+            // alone, those with the most of their job before the request
+            // first (see `deepen`).
+            let mut singles: Vec<(usize, Time)> = Vec::new();
+            if kind != Base::Release && a < own_asks && roomy {
+                singles = (both[0].iter().copied())
+                    .filter(|x| !one.contains(x))
+                    .collect();
+                singles.sort_by_key(|x| std::cmp::Reverse(x.1));
+                singles.truncate(SINGLES);
+            }
             if kind != Base::Release && one != both[0] {
                 both.push(one);
             }
+            both.extend(singles.into_iter().map(|x| vec![x]));
             if a >= own_asks && partnered < PARTNERS && roomy {
                 let pairs = self.partners(i, &both[0], r);
                 for q in pairs.into_iter().take(PARTNERS - partnered) {
@@ -1186,7 +1270,115 @@ impl<'a> Searcher<'a> {
                 out.push(plan);
             }
         }
+        out.extend(kept_off);
         (returns, out)
+    }
+
+    /// On a plan found on the way: where target `i` waits at one of
+    /// `asks` (its requests in `rec`, the schedule of `base`) behind a
+    /// task `x` of another CPU, another task `k` of `x`'s CPU released so
+    /// that, running alone, one of its requests comes 1 ns before `x` is
+    /// granted: its section (non-preemptive, or above `x`'s) keeps `x` off
+    /// its CPU while the target waits for `x`. `x` asks first as early as
+    /// it still queues where it did, 1 ns after the section it waits for
+    /// began (its release moved earlier by as much; where it cannot move
+    /// that far, every other release later by what it lacks), so that
+    /// `k`'s work before its request fits in `x`'s wait rather than delay
+    /// `x`'s request. The grid's `by-length-fp-crowded-22` (seed 3): the target
+    /// holds `r1` (FMLP-L) 3 ms and asks for it again; `t2` asked 1 ns
+    /// after it was granted, and `t1`, above `t2` on its CPU, enters its
+    /// FMLP-S section on `r2`, non-preemptive, 1 ns before `t2` is granted
+    /// `r1`: `t2`'s section ends 1 ms later, 15 ms less 1 ns where the
+    /// search reached 14 ms. At most [`KEPT_OFF`], within half the
+    /// budget (as the partners, [`Searcher::observed`]).
+    fn kept_off(
+        &self,
+        i: usize,
+        base: &Plan,
+        rec: &Recording,
+        asks: &[(Time, usize)],
+    ) -> Vec<Plan> {
+        let n = self.sys.tasks.len();
+        let eps = Time::from_ns(1);
+        let me = self.shapes[i].cpu;
+        let task = |name: &str| self.sys.task_by_name(name);
+        let mut out = Vec::new();
+        for &(e, r) in asks {
+            let res = &self.sys.resources[r].name;
+            // Every grant of `r` in the recording, in order.
+            let grants: Vec<(Time, usize)> = (rec.events.iter())
+                .filter_map(|ev| match ev {
+                    Event::Granted {
+                        t,
+                        task: x,
+                        resource,
+                    } if resource == res => Some((*t, task(x)?)),
+                    _ => None,
+                })
+                .collect();
+            // The target's own grant ends its wait.
+            let Some(mine) = grants.iter().position(|&(g, x)| g >= e && x == i) else {
+                continue;
+            };
+            for (a, &(g, x)) in grants[..mine]
+                .iter()
+                .enumerate()
+                .filter(|(_, (g, _))| *g >= e)
+            {
+                let cpu = self.shapes[x].cpu;
+                // `x`'s request that this grant answers.
+                let name = &self.sys.tasks[x].name;
+                let asked = (rec.events.iter().rev()).find_map(|ev| match ev {
+                    Event::Request {
+                        t, task, resource, ..
+                    } if *t <= g && task == name && resource == res => Some(*t),
+                    _ => None,
+                });
+                let (Some(asked), Some(&(before, _))) =
+                    (asked, a.checked_sub(1).map(|b| &grants[b]))
+                else {
+                    continue;
+                };
+                if cpu == me || asked >= g {
+                    continue;
+                }
+                // `x` asks 1 ns after the section ahead of it began.
+                let early = asked.saturating_sub(before.saturating_add(eps));
+                let lack = early.saturating_sub(base.task(x).offset);
+                for k in (0..n).filter(|&k| k != x && k != i && self.shapes[k].cpu == cpu) {
+                    let outer = self.shapes[k]
+                        .requests
+                        .iter()
+                        .filter(|rq| rq.outer.is_none());
+                    for rq in outer {
+                        let lead = rq.at.saturating_add(eps);
+                        // `x`'s grant, the whole schedule moved by `lack`.
+                        let at = g.saturating_add(lack);
+                        if at < lead {
+                            continue;
+                        }
+                        let mut plan = base.clone();
+                        plan.tasks.resize_with(n, TaskPlan::default);
+                        for (y, t) in plan.tasks.iter_mut().enumerate() {
+                            if y != x {
+                                t.offset = t.offset.saturating_add(lack);
+                            }
+                        }
+                        let x_at = plan.tasks[x]
+                            .offset
+                            .saturating_add(lack)
+                            .saturating_sub(early);
+                        plan.tasks[x].offset = x_at;
+                        release_at(&mut plan, n, k, at.saturating_sub(lead));
+                        out.push(plan);
+                        if out.len() >= KEPT_OFF {
+                            return out;
+                        }
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// `base` with each task `k` of `q` (`(task, lead)`) released `lead`
@@ -2826,6 +3018,47 @@ impl<'a> Searcher<'a> {
         self.evaluate_all(plans, i, limit);
     }
 
+    /// Queues at the requests of `base`'s schedule, as [`Searcher::observe`]
+    /// with a plan found on the way, each evaluated, and returns the
+    /// [`DEEPER_WIDTH`] of them that delay target `i` most, where that is
+    /// further than `base` did (`reached`, its response there, where
+    /// known), for a round of their own (at most [`DEEPER`] rounds after
+    /// the first, [`Searcher::run`]): a queue at one request moves the
+    /// later ones, and a queued task whose own section was late (it
+    /// waited, or the target's sections on its CPU ran first) asks after
+    /// the request it was timed to; the next round times it again to
+    /// where that request then comes, and queues at the later ones in the
+    /// same schedule. The grid's `dpcp-fp-classic-16` (seed 2): `t3`,
+    /// released as `t2` would ask for `r2`, preempts it with its agent on
+    /// `r1` for 2 ms and then asks for `r2` 1 ns before `t2` does; `t1` is
+    /// released 1 ns before `t2`'s second request for `r2`: 15 ms less
+    /// 2 ns, the bound 15 ms, where one round of queues reached 14 ms
+    /// (`a_queued_task_late_on_its_way_is_timed_again`).
+    fn deepen(
+        &mut self,
+        i: usize,
+        base: &Plan,
+        reached: Option<Time>,
+        limit: u64,
+    ) -> Vec<(Time, Plan)> {
+        let (mut plans, queues) = self.observed(i, base, Base::Found);
+        plans.extend(queues);
+        let mut further: Vec<(Time, Plan)> = Vec::new();
+        for p in plans {
+            if self.out.events >= limit {
+                break;
+            }
+            match (self.evaluate(p.clone(), Some(i)), reached) {
+                (Some(r), Some(was)) if r > was => further.push((r, p)),
+                _ => {}
+            }
+        }
+        // The longest responses first; of equal ones, the plan made first.
+        further.sort_by_key(|x| std::cmp::Reverse(x.0));
+        further.truncate(DEEPER_WIDTH);
+        further
+    }
+
     /// Evaluates `plans`, made for target `i`, in order until the events
     /// spent reach `limit`.
     fn evaluate_all(&mut self, plans: Vec<Plan>, i: usize, limit: u64) {
@@ -2838,8 +3071,10 @@ impl<'a> Searcher<'a> {
     }
 
     /// Simulates `plan`, made for `target` where one is named, records
-    /// what it found, and updates every task's best plan.
-    fn evaluate(&mut self, plan: Plan, target: Option<usize>) {
+    /// what it found, and updates every task's best plan. Returns the
+    /// target's worst response in that run; `None` without a target, or
+    /// where the plan was not simulated (run before, or unsimulable).
+    fn evaluate(&mut self, plan: Plan, target: Option<usize>) -> Option<Time> {
         let left = self.opts.budget.saturating_sub(self.out.events).max(1);
         // A plan made for one target runs until that target's last
         // planned job is past its deadline: a response up to the
@@ -2859,7 +3094,7 @@ impl<'a> Searcher<'a> {
         // It costs one event, so that a climb of repeats still ends.
         if self.simulated.get(&plan).is_some_and(|&h| h >= horizon) {
             self.out.events += 1;
-            return;
+            return None;
         }
         let plan = Arc::new(plan);
         self.simulated.insert(plan.clone(), horizon);
@@ -2880,7 +3115,7 @@ impl<'a> Searcher<'a> {
                     &plan,
                     false,
                 );
-                return;
+                return None;
             }
         };
         self.out.simulations += 1;
@@ -2917,6 +3152,7 @@ impl<'a> Searcher<'a> {
                 self.best[t] = Some(scored);
             }
         }
+        target.and_then(|t| res.tasks[t].max_response)
     }
 
     /// Records a violation, once per task and kind: the first found, or

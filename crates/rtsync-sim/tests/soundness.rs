@@ -35,15 +35,27 @@ fn first_task_bracketed(s: &System, bound: Time, reaches: Time, breaks: Time, wh
 
 /// [`first_task_bracketed`] for task `k`.
 fn task_bracketed(s: &System, k: usize, bound: Time, reaches: Time, breaks: Time, what: &str) {
+    task_bracketed_at(s, k, bound, (reaches, breaks), 100_000, what);
+}
+
+/// [`task_bracketed`] with searches of `budget` events.
+fn task_bracketed_at(
+    s: &System,
+    k: usize,
+    bound: Time,
+    (reaches, breaks): (Time, Time),
+    budget: u64,
+    what: &str,
+) {
     let b = bounds(s);
     assert_eq!(b[k], bound, "{what}");
-    let found = search_with(s, &b, 100_000);
+    let found = search_with(s, &b, budget);
     assert!(found.findings.is_empty(), "{what}: {:?}", found.findings);
     let worst = found.worst[k].as_ref().map(|w| w.0).unwrap();
     assert!(worst >= reaches, "{what}: reached {worst}");
     let mut low = b.clone();
     low[k] = breaks;
-    let found = search_with(s, &low, 100_000);
+    let found = search_with(s, &low, budget);
     assert!(found.findings.iter().any(|f| f.task == Some(k)), "{what}");
 }
 
@@ -2466,4 +2478,110 @@ fn a_lower_holder_timed_to_a_return_is_searched() {
         Time::from_us(3_999),
     );
     hand_worked_task(&s, 2, offsets, times, "mpcp");
+}
+
+/// [`MSRP_TWO_QUEUES_IN_TURN`]'s system under DPCP, `r1` served on CPU 0
+/// and `r2` on CPU 1 (the exhaustive grid's `dpcp-fp-classic-16`, seed 2;
+/// DFLP's `classic-16` fell short too). `t` (the target, alone on CPU 0,
+/// 10 ms alone) is released at 21 ms + 4 ns; `mid` at 25 ms + 3 ns, 1 ns
+/// before `t` would ask for `r2`: `mid`'s agent on `r1` preempts `t` on
+/// CPU 0 for 2 ms, and `mid` then asks for `r2` 1 ns before `t` does (a
+/// wait of 1 ms less 1 ns). `hi`'s second job, at 32 ms + 2 ns, asks 1 ns
+/// before `t`'s second request for `r2` (a wait of 2 ms): 15 ms less
+/// 2 ns, the bound 15 ms. A queue timed to `t`'s first request for `r2`
+/// as `mid` would run alone puts `mid`'s request behind `t`'s agent on
+/// `r1` and past `t`'s request; the search reached 14 ms.
+fn dpcp_two_queues() -> System {
+    let src = MSRP_TWO_QUEUES_IN_TURN;
+    let platform = "protocol = \"msrp\"\n";
+    let r1 = "name = \"r1\"\n";
+    let r2 = "name = \"r2\"\n";
+    assert!(src.contains(platform) && src.contains(r1) && src.contains(r2));
+    let src = src
+        .replace(platform, "protocol = \"dpcp\"\n")
+        .replace(r1, "name = \"r1\"\nsync_cpu = 0\n")
+        .replace(r2, "name = \"r2\"\nsync_cpu = 1\n");
+    sys(&src)
+}
+
+#[test]
+fn a_queued_task_late_on_its_way_is_timed_again() {
+    let s = dpcp_two_queues();
+    let offsets = [2, 21_000_004, 25_000_003].map(Time::from_ns).to_vec();
+    let worst = Time::from_ns(14_999_998);
+    within_a_few_ns(&s, 1, offsets, worst, Time::from_ms(15), "dpcp");
+}
+
+/// Two CPUs, `r1` under FMLP-L and `r2` under FMLP-S (the exhaustive
+/// grid's `by-length-fp-crowded-22`, seed 3). On CPU 0, `t3` computes
+/// 2 ms, holds `r1` 3 ms twice in a row and computes 4 ms (12 ms
+/// alone). On CPU 1, `t1` (above) computes 2 ms and holds `r2` 1 ms
+/// twice; `t2` computes 3 ms, holds `r1` 2 ms, computes 1 ms, holds `r2`
+/// 2 ms and computes 2 ms. `t2`, released at 12 ms + 3 ns, asks for
+/// `r1` 1 ns after `t3` (released at 13 ms + 3 ns) took it, and so
+/// queues ahead of `t3`'s second request; `t1`'s second job, at
+/// 16 ms + 2 ns, runs in `t2`'s wait and enters its non-preemptive
+/// section on `r2` 1 ns before `t2` is granted `r1`: `t2`'s section ends 1 ms
+/// later, and `t3` waits 3 ms less 1 ns, 15 ms less 1 ns in all (the
+/// bound 18 ms). The queue at `t3`'s second request put `t2`'s request
+/// just before it, where `t1`'s 2 ms of work before its section do not
+/// fit in the wait; the search reached 14 ms.
+const BY_LENGTH_A_HOLDER_AHEAD_KEPT_OFF: &str = r#"
+[platform]
+cpus = 2
+scheduler = "fp"
+[[resource]]
+name = "r1"
+protocol = "fmlp-l"
+[[resource]]
+name = "r2"
+protocol = "fmlp-s"
+[[task]]
+name = "t1"
+period = "16ms"
+deadline = "12ms"
+priority = 3
+cpu = 1
+body = [ { compute = "2ms" }, { lock = "r2", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "t2"
+period = "32ms"
+deadline = "31ms"
+priority = 1
+cpu = 1
+body = [
+  { compute = "3ms" }, { lock = "r1", hold = "2ms" }, { compute = "1ms" },
+  { lock = "r2", hold = "2ms" }, { compute = "2ms" },
+]
+[[task]]
+name = "t3"
+period = "32ms"
+deadline = "28ms"
+priority = 2
+cpu = 0
+body = [
+  { compute = "2ms" }, { lock = "r1", hold = "3ms" }, { lock = "r1", hold = "3ms" },
+  { compute = "4ms" },
+]
+"#;
+
+#[test]
+fn a_holder_ahead_kept_off_its_cpu_is_searched() {
+    let s = sys(BY_LENGTH_A_HOLDER_AHEAD_KEPT_OFF);
+    let offsets = [2, 12_000_003, 13_000_003].map(Time::from_ns).to_vec();
+    let worst = Time::from_ns(14_999_999);
+    let r = run_plan(&s, Plan::offsets(offsets));
+    assert_eq!(r.tasks[2].max_response, Some(worst), "the replay");
+    // At the default budget (`simulate --search`, `experiment
+    // soundness`): at 100,000 events the climb reaches it too.
+    let reaches = worst.saturating_sub(Time::from_ns(5));
+    let breaks = worst.saturating_sub(Time::from_us(1));
+    task_bracketed_at(
+        &s,
+        2,
+        Time::from_ms(18),
+        (reaches, breaks),
+        60_000,
+        "by-length",
+    );
 }
