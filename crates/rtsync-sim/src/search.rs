@@ -188,9 +188,9 @@ const DEEPER: usize = 1;
 /// Plans of one base carried into the next round ([`Searcher::deepen`]).
 const DEEPER_WIDTH: usize = 2;
 
-/// Most tasks queued alone at one of the target's requests on its CPU's
-/// own schedule, beside [`Searcher::one_per_cpu`]'s choice
-/// ([`Searcher::observed`]).
+/// Most tasks queued alone at one of the target's requests (on its CPU's
+/// own schedule and on plans found on the way), beside
+/// [`Searcher::one_per_cpu`]'s choice ([`Searcher::observed`]).
 const SINGLES: usize = 2;
 
 /// Most plans with a task released to keep a task ahead of the target

@@ -2418,11 +2418,23 @@ fn under_edf_a_queued_job_pushed_by_a_local_holder_is_searched() {
 /// at one instant: the search spaces them 1 ns apart, so it reaches the
 /// replay's `worst` less a few ns, and breaks a bound 1 us below it.
 fn within_a_few_ns(s: &System, k: usize, offsets: Vec<Time>, worst: Time, bound: Time, what: &str) {
+    within_a_few_ns_at(s, k, offsets, (worst, bound), 100_000, what);
+}
+
+/// [`within_a_few_ns`] with searches of `budget` events.
+fn within_a_few_ns_at(
+    s: &System,
+    k: usize,
+    offsets: Vec<Time>,
+    (worst, bound): (Time, Time),
+    budget: u64,
+    what: &str,
+) {
     let r = run_plan(s, Plan::offsets(offsets));
     assert_eq!(r.tasks[k].max_response, Some(worst), "{what}: the replay");
     let reaches = worst.saturating_sub(Time::from_ns(5));
     let breaks = worst.saturating_sub(Time::from_us(1));
-    task_bracketed(s, k, bound, reaches, breaks, what);
+    task_bracketed_at(s, k, bound, (reaches, breaks), budget, what);
 }
 
 /// Two CPUs under MPCP (the exhaustive grid's `mpcp-fp-dense-4`, seed
@@ -2570,18 +2582,8 @@ fn a_holder_ahead_kept_off_its_cpu_is_searched() {
     let s = sys(BY_LENGTH_A_HOLDER_AHEAD_KEPT_OFF);
     let offsets = [2, 12_000_003, 13_000_003].map(Time::from_ns).to_vec();
     let worst = Time::from_ns(14_999_999);
-    let r = run_plan(&s, Plan::offsets(offsets));
-    assert_eq!(r.tasks[2].max_response, Some(worst), "the replay");
     // At the default budget (`simulate --search`, `experiment
     // soundness`): at 100,000 events the climb reaches it too.
-    let reaches = worst.saturating_sub(Time::from_ns(5));
-    let breaks = worst.saturating_sub(Time::from_us(1));
-    task_bracketed_at(
-        &s,
-        2,
-        Time::from_ms(18),
-        (reaches, breaks),
-        60_000,
-        "by-length",
-    );
+    let times = (worst, Time::from_ms(18));
+    within_a_few_ns_at(&s, 2, offsets, times, 60_000, "by-length");
 }
