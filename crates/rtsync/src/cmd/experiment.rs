@@ -780,8 +780,8 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
     .left(0)
     .left(1);
     let (mut violations, mut gaps) = (0, 0);
-    for cfg in &cases {
-        let t = exhaustive::run(cfg, &grid, tolerance, a.save.as_deref(), &|| bar.inc(1));
+    let tallies = exhaustive::run_all(&cases, &grid, tolerance, a.save.as_deref(), &|| bar.inc(1));
+    for (cfg, t) in cases.iter().zip(tallies) {
         bar.suspend(|| {
             let shown = if a.verbose { usize::MAX } else { 5 };
             for (what, lines) in [("violation", &t.violations), ("gap", &t.gaps)] {
