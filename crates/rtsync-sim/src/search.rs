@@ -77,7 +77,7 @@
 //!    task pushed by a lower task of its CPU that holds the same resource
 //!    until the queued one asks: `Searcher::partners`; the queues built
 //!    there queued at again, and the ones that delay the target further
-//!    once more, after every target's turn: `Searcher::deepen`) and on
+//!    once more, after every target's turn: `Searcher::observe`) and on
 //!    the plans that reached each target's best so far
 //!    (`Searcher::peers`), a delay found there kept, each task's first
 //!    section on the resource queued besides its longest, the queue
@@ -181,11 +181,11 @@ enum Base {
 }
 
 /// Rounds of queues after the first at the requests of plans that delay
-/// the target further ([`Searcher::deepen`]): one closes the grid's gap
+/// the target further ([`Searcher::observe`]): one closes the grid's gap
 /// that asked for them.
 const DEEPER: usize = 1;
 
-/// Plans of one base carried into the next round ([`Searcher::deepen`]).
+/// Plans of one base carried into the next round ([`Searcher::observe`]).
 const DEEPER_WIDTH: usize = 2;
 
 /// Most tasks queued alone at one of the target's requests (on its CPU's
@@ -529,7 +529,7 @@ impl<'a> Searcher<'a> {
                 if self.out.events >= three_quarters {
                     break;
                 }
-                self.observe(i, &base, Base::Release, three_quarters);
+                self.observe(i, &base, (Base::Release, None), three_quarters);
             }
         }
         // Staircases of lower holders, each recorded once, up to three
@@ -607,7 +607,7 @@ impl<'a> Searcher<'a> {
                 if self.out.events >= late {
                     break;
                 }
-                let more = self.deepen(i, &base, r, late);
+                let more = self.observe(i, &base, (Base::Found, r), late);
                 further[i].extend(more);
             }
             let bases: Vec<Arc<Plan>> = self.peers[i].iter().map(|b| b.plan.clone()).collect();
@@ -615,10 +615,10 @@ impl<'a> Searcher<'a> {
                 if self.out.events >= late {
                     break;
                 }
-                self.observe(i, &base, Base::Found, late);
+                self.observe(i, &base, (Base::Found, None), late);
             }
         }
-        // The deeper rounds ([`Searcher::deepen`]), round-robin over the
+        // The deeper rounds ([`Searcher::observe`]), round-robin over the
         // targets once every target had the rounds above, each base begun
         // within half the budget: in the rounds above, on 8-CPU FMLP-S systems of 48
         // tasks, they took the budget of the targets after (a 16-task
@@ -631,7 +631,7 @@ impl<'a> Searcher<'a> {
                     if self.out.events >= half {
                         break;
                     }
-                    let more = self.deepen(i, &base, Some(r), late);
+                    let more = self.observe(i, &base, (Base::Found, Some(r)), late);
                     further[i].extend(more);
                 }
             }
@@ -1159,7 +1159,7 @@ impl<'a> Searcher<'a> {
     /// first: the work before it (sections on other CPUs, an agent on
     /// the target's) can delay the target by itself, and the task the
     /// longest section picks can take the place the queue needed (the
-    /// grid's `dpcp-fp-classic-16`, seed 2, in [`Searcher::deepen`]).
+    /// grid's `dpcp-fp-classic-16`, seed 2, in [`Searcher::observe`]).
     /// On a plan found on the way, after its queues, the tasks the
     /// target waits behind are kept off their CPUs as they are granted
     /// ([`Searcher::kept_off`]).
@@ -1238,7 +1238,7 @@ impl<'a> Searcher<'a> {
             // Late (on the own CPU's schedule and on plans found), at
             // the target's own requests, the tasks `one` leaves out
             // alone, those with the most of their job before the request
-            // first (see `deepen`).
+            // first (see `observe`).
             let mut singles: Vec<(usize, Time)> = Vec::new();
             if kind != Base::Release && a < own_asks && roomy {
                 singles = (both[0].iter().copied())
@@ -3011,46 +3011,44 @@ impl<'a> Searcher<'a> {
     }
 
     /// [`Searcher::observed`]'s plans on `base`, made for target `i`,
-    /// evaluated until the events spent reach `limit`.
-    fn observe(&mut self, i: usize, base: &Plan, kind: Base, limit: u64) {
-        let (mut plans, queues) = self.observed(i, base, kind);
-        plans.extend(queues);
-        self.evaluate_all(plans, i, limit);
-    }
-
-    /// Queues at the requests of `base`'s schedule, as [`Searcher::observe`]
-    /// with a plan found on the way, each evaluated, and returns the
-    /// [`DEEPER_WIDTH`] of them that delay target `i` most, where that is
-    /// further than `base` did (`reached`, its response there, where
-    /// known), for a round of their own (at most [`DEEPER`] rounds after
-    /// the first, [`Searcher::run`]): a queue at one request moves the
-    /// later ones, and a queued task whose own section was late (it
-    /// waited, or the target's sections on its CPU ran first) asks after
-    /// the request it was timed to; the next round times it again to
-    /// where that request then comes, and queues at the later ones in the
-    /// same schedule. The grid's `dpcp-fp-classic-16` (seed 2): `t3`,
-    /// released as `t2` would ask for `r2`, preempts it with its agent on
-    /// `r1` for 2 ms and then asks for `r2` 1 ns before `t2` does; `t1` is
-    /// released 1 ns before `t2`'s second request for `r2`: 15 ms less
-    /// 2 ns, the bound 15 ms, where one round of queues reached 14 ms
+    /// evaluated until the events spent reach `limit`. Where `reached`
+    /// gives the target's response on `base`, returns the
+    /// [`DEEPER_WIDTH`] plans among them that delay it most, where that
+    /// is further than `base` did, for a round of their own (at most
+    /// [`DEEPER`] rounds after the first, [`Searcher::run`]): a queue at
+    /// one request moves the later ones, and a queued task whose own
+    /// section was late (it waited, or the target's sections on its CPU
+    /// ran first) asks after the request it was timed to; the next round
+    /// times it again to where that request then comes, and queues at
+    /// the later ones in the same schedule. The grid's
+    /// `dpcp-fp-classic-16` (seed 2): `t3`, released as `t2` would ask
+    /// for `r2`, preempts it with its agent on `r1` for 2 ms and then
+    /// asks for `r2` 1 ns before `t2` does; `t1` is released 1 ns before
+    /// `t2`'s second request for `r2`: 15 ms less 2 ns, the bound 15 ms,
+    /// where one round of queues reached 14 ms
     /// (`a_queued_task_late_on_its_way_is_timed_again`).
-    fn deepen(
+    fn observe(
         &mut self,
         i: usize,
         base: &Plan,
-        reached: Option<Time>,
+        (kind, reached): (Base, Option<Time>),
         limit: u64,
     ) -> Vec<(Time, Plan)> {
-        let (mut plans, queues) = self.observed(i, base, Base::Found);
+        let (mut plans, queues) = self.observed(i, base, kind);
         plans.extend(queues);
         let mut further: Vec<(Time, Plan)> = Vec::new();
         for p in plans {
             if self.out.events >= limit {
                 break;
             }
-            match (self.evaluate(p.clone(), Some(i)), reached) {
-                (Some(r), Some(was)) if r > was => further.push((r, p)),
-                _ => {}
+            let Some(was) = reached else {
+                self.evaluate(p, Some(i));
+                continue;
+            };
+            if let Some(r) = self.evaluate(p.clone(), Some(i))
+                && r > was
+            {
+                further.push((r, p));
             }
         }
         // The longest responses first; of equal ones, the plan made first.
