@@ -443,8 +443,8 @@ struct Searcher<'a> {
     /// Per task: the schedule of its current best plan as the climb's
     /// recorded moves read it (`before_request`, `resumption`,
     /// `at_an_instant`), kept while that plan stays its best: a climb
-    /// stalls on one best for many moves, and recording it once for each
-    /// of them spent half their events.
+    /// stalls on one best for many moves, and each of them recorded it
+    /// again, a simulation besides the one of the plan it makes.
     climbed: Vec<Option<(Arc<Plan>, Arc<Recording>)>>,
 }
 
@@ -1629,6 +1629,13 @@ impl<'a> Searcher<'a> {
     /// wait between (15.3 ms before). On the releases' and the own CPU's
     /// schedules these plans took the budget of the queues
     /// (`mpcp_a_lower_task_preempts_a_holder_ahead` at 20,000 events).
+    ///
+    /// And on such a plan as many again: each lower task of the target's
+    /// CPU whose job is under way at a return, its durations cut so that
+    /// it asks 1 ns before the return ([`Searcher::trim_before`], tied),
+    /// whatever the resource: under DPCP and DFLP a section served on the
+    /// target's CPU delays it whatever it locks
+    /// (`a_lower_tasks_longest_instances_are_charged`).
     fn at_returns(
         &self,
         i: usize,
@@ -1708,17 +1715,17 @@ impl<'a> Searcher<'a> {
         }
         // Then as many again: the job of a lower task under way at each
         // return issuing its next request 1 ns before it, its durations
-        // cut where the base has it ask at the return or after. Released
-        // earlier instead, it would run at another point of the target's
-        // schedule: where it ran while the target waited, it asks as
-        // late as the target's own section lasts. Under DFLP and DPCP
-        // its section then runs on the target's CPU above every task, and
-        // so the target, back on it, waits the whole section
-        // (`dflp-lower-instances` in rtsync-analysis's data: `x` computes
-        // 1 ms while `i`'s 1 ms section runs elsewhere, and asks as `i`
-        // comes back, which the grid orders after the return; the climb
-        // drew `x`'s duration a few hundred nanoseconds short at half the
-        // seeds).
+        // cut where the base has it ask at the return or after. The
+        // holders' plans above move such a task by its lead running
+        // alone, which is wrong by the target's work where the task runs
+        // only while the target is away; there only a duration puts its
+        // request before the return. Under DFLP and DPCP its section then
+        // runs on the target's CPU above every task, and the target, back
+        // on it, waits the whole section (`dflp-lower-instances` in
+        // rtsync-analysis's data: `x` computes 1 ms while `i`'s 1 ms
+        // section runs elsewhere, and asks as `i` comes back, which the
+        // schedule orders after the return; the climb drew `x`'s duration
+        // a few hundred nanoseconds short at about half the seeds).
         let cap = out.len() + RETURNS;
         for &e in &returns {
             for &k in &lower {

@@ -2593,64 +2593,33 @@ fn a_holder_ahead_kept_off_its_cpu_is_searched() {
     within_a_few_ns_at(&s, 2, offsets, times, 60_000, "by-length");
 }
 
-/// Two CPUs under FMLP-L (the exhaustive grid's `fmlp-l-fp-classic-16`,
-/// seed 2). On CPU 1, `t1` (above) holds `r2` 2 ms and `t3` holds `r1`
-/// 2 ms, then `r2` 1 ms; on CPU 0, `t2` computes 1 ms between sections
-/// of `r1` (2 ms) and of `r2` (3 ms, then 1 ms). Released at 2 ns,
-/// 29,000,002 ns and 0, `t3`'s second job waits for `r1` behind `t2` and
-/// is granted it, boosted, as `t1`'s second job arrives. `t1` waits out
-/// that section (2 ms), then the 2 ms left of `t2`'s section on `r2`,
-/// holds `r2` 2 ms, and completes only after `t3`'s 1 ms on `r2`,
-/// granted and boosted at `t1`'s unlock: 7 ms (the bound 8 ms). Every
-/// instant of it is where a section starts or a wait ends,
-/// not where the search's steps line their tasks up (requests and
+/// `MSRP_TWO_QUEUES_IN_TURN`'s system under FMLP-L (the exhaustive
+/// grid's `fmlp-l-fp-classic-16`, seed 2). On CPU 1, `hi` holds `r2`
+/// 2 ms and `mid` holds `r1` 2 ms, then `r2` 1 ms; on CPU 0, `t` computes
+/// 1 ms between sections of `r1` (2 ms) and of `r2` (3 ms, then 1 ms).
+/// Released at 2 ns, 29,000,002 ns and 0, `mid`'s second job waits for
+/// `r1` behind `t` and is granted it, boosted, as `hi`'s second job
+/// arrives. `hi` waits out that section (2 ms), then the 2 ms left of
+/// `t`'s section on `r2`, holds `r2` 2 ms, and completes only after
+/// `mid`'s 1 ms on `r2`, granted and boosted at `hi`'s unlock: 7 ms (the
+/// bound 8 ms). Every instant of it is where a section starts or a wait
+/// ends, not where the search's steps line their tasks up (requests and
 /// releases of the target): the search reached 6.8 ms at 60,000 events
 /// until the climb's move `Searcher::at_an_instant` lined a task up
 /// with any instant where the target's worst job changes state.
-const FMLP_L_LINED_UP_WITH_A_GRANT: &str = r#"
-[platform]
-cpus = 2
-scheduler = "fp"
-[[resource]]
-name = "r1"
-protocol = "fmlp-l"
-[[resource]]
-name = "r2"
-protocol = "fmlp-l"
-[[task]]
-name = "t1"
-period = "32ms"
-deadline = "22ms"
-priority = 3
-cpu = 1
-body = [ { lock = "r2", hold = "2ms" } ]
-[[task]]
-name = "t2"
-period = "32ms"
-deadline = "30ms"
-priority = 1
-cpu = 0
-body = [
-  { compute = "1ms" }, { lock = "r1", hold = "2ms" }, { compute = "1ms" },
-  { lock = "r2", hold = "3ms" }, { compute = "1ms" }, { lock = "r2", hold = "1ms" },
-  { compute = "1ms" },
-]
-[[task]]
-name = "t3"
-period = "32ms"
-deadline = "26ms"
-priority = 2
-cpu = 1
-body = [ { lock = "r1", hold = "2ms" }, { lock = "r2", hold = "1ms" } ]
-"#;
+fn fmlp_l_lined_up_with_a_grant() -> System {
+    let platform = "protocol = \"msrp\"\n";
+    assert!(MSRP_TWO_QUEUES_IN_TURN.contains(platform));
+    sys(&MSRP_TWO_QUEUES_IN_TURN.replace(platform, "protocol = \"fmlp-l\"\n"))
+}
 
 /// The climb is random, so the claim is a rate over seeds (each search
-/// deterministic): at the default budget, 20 seeds reached `t1`'s 7 ms
+/// deterministic): at the default budget, 20 seeds reached `hi`'s 7 ms
 /// at 8 seeds with the instant move and at 2 without it (a uniform
 /// offset in its place); at least 4 of 20 tells them apart.
 #[test]
 fn the_climb_lines_a_task_up_with_any_instant_of_the_worst_job() {
-    let s = sys(FMLP_L_LINED_UP_WITH_A_GRANT);
+    let s = fmlp_l_lined_up_with_a_grant();
     let r = run_plan(
         &s,
         Plan::offsets([2, 29_000_002, 0].map(Time::from_ns).to_vec()),
