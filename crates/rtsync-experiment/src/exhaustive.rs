@@ -19,7 +19,13 @@
 //!   instant, and the search's constructions 1 ns apart fall short of
 //!   a tie's response by a nanosecond or two;
 //! - the tasks where the search went further than the grid (it also
-//!   moves delays and durations, which the grid leaves at their worst).
+//!   moves delays and durations, which the grid leaves at their worst);
+//! - how often the search reaches the grid's worst, over the tasks and
+//!   the search seeds asked for ([`Measure::seeds`]), and the mean share
+//!   of it reached. The search is random: one seed per system makes
+//!   each gap one sample, and a change to the search that alters its
+//!   course moves the gaps at that seed both ways; a rate over seeds
+//!   says whether a change made the search stronger.
 //!
 //! The systems are the soundness experiment's shapes at a small size:
 //! one or two CPUs, three tasks (four in every other system, on shorter
@@ -124,6 +130,37 @@ fn snap_body(body: &mut Vec<Segment>, step: Time) {
     body.retain(|s| !matches!(s, Segment::Compute(t) | Segment::Suspend(t) if *t == Time::ZERO));
 }
 
+/// How the search is held against the grid.
+#[derive(Clone, Copy, Debug)]
+pub struct Measure {
+    /// A task is a gap where the grid's worst is above the search's by
+    /// more than this (below it: ties, which the grid runs at one instant
+    /// and the search 1 ns apart).
+    pub tolerance: Time,
+    /// Searches per system, each at its own seed, the first at the seed
+    /// the soundness experiment uses (so that one seed gives the gaps it
+    /// would): a task is a gap where none reaches the grid's worst, and
+    /// each counts in the rate of searches that do.
+    pub seeds: u32,
+}
+
+impl Default for Measure {
+    /// 1 us, one seed.
+    fn default() -> Measure {
+        Measure {
+            tolerance: Time::from_us(1),
+            seeds: 1,
+        }
+    }
+}
+
+/// The seed of system `i`'s `k`-th search: the soundness experiment's
+/// (`seed ^ i`) for the first, then steps of the golden ratio's 64-bit
+/// fraction (each seed seeds ChaCha8 whole, so any distinct value does).
+fn search_seed(seed: u64, i: u64, k: u32) -> u64 {
+    (seed ^ i).wrapping_add(u64::from(k).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
 /// The outcome for one case.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tally {
@@ -147,6 +184,14 @@ pub struct Tally {
     /// Tasks where the search's worst is above the grid's (it also moves
     /// delays and durations).
     pub beyond: u64,
+    /// Task searches held against the grid: `tasks` times the seeds.
+    pub searches: u64,
+    /// Of those, the ones that reach the grid's worst (within the
+    /// tolerance).
+    pub reached: u64,
+    /// Over those searches, the sum of the share of the grid's worst
+    /// each reached (at most 1 each).
+    pub share: f64,
     /// Every broken promise, by either, with the system that showed it.
     pub violations: Vec<String>,
 }
@@ -164,6 +209,9 @@ impl Default for Tally {
             gaps: Vec::new(),
             widest: 1.0,
             beyond: 0,
+            searches: 0,
+            reached: 0,
+            share: 0.0,
             violations: Vec::new(),
         }
     }
@@ -180,6 +228,9 @@ impl Tally {
         self.gaps.extend(o.gaps);
         self.widest = self.widest.max(o.widest);
         self.beyond += o.beyond;
+        self.searches += o.searches;
+        self.reached += o.reached;
+        self.share += o.share;
         self.violations.extend(o.violations);
         self
     }
@@ -194,7 +245,7 @@ impl Tally {
 pub fn run_all(
     cases: &[Config],
     grid: &GridOptions,
-    tolerance: Time,
+    measure: Measure,
     save: Option<&Path>,
     progress: &(dyn Fn() + Sync),
 ) -> Vec<Tally> {
@@ -206,7 +257,7 @@ pub fn run_all(
     let tallies: Vec<(usize, Tally)> = jobs
         .into_par_iter()
         .map(|(c, i)| {
-            let t = check(&cases[c], grid, tolerance, save, i);
+            let t = check(&cases[c], grid, measure, save, i);
             progress();
             (c, t)
         })
@@ -218,16 +269,17 @@ pub fn run_all(
     out
 }
 
-/// System `i` of `cfg`'s case: searched, then run at every offset; a
-/// task whose worst on the grid is above the search's by more than
-/// `tolerance` is a gap.
+/// System `i` of `cfg`'s case: searched (at `measure.seeds` seeds), then
+/// run at every offset; a task whose worst on the grid is above every
+/// search's by more than `measure.tolerance` is a gap.
 pub fn check(
     cfg: &Config,
     grid: &GridOptions,
-    tolerance: Time,
+    measure: Measure,
     save: Option<&Path>,
     i: u64,
 ) -> Tally {
+    let tolerance = measure.tolerance;
     let mut t = Tally {
         systems: 1,
         ..Tally::default()
@@ -258,16 +310,19 @@ pub fn check(
     if !plans_needed(placed, grid).is_ok_and(|n| n <= grid.max_plans as u128) {
         return t;
     }
-    let searched = cfg.search.as_ref().map(|o| {
-        search(
-            placed,
-            &bounds,
-            &rtsync_sim::search::SearchOptions {
-                seed: o.seed ^ i,
-                ..o.clone()
-            },
-        )
-    });
+    let searched: Vec<_> = (cfg.search.iter())
+        .flat_map(|o| (0..measure.seeds.max(1)).map(move |k| (o, k)))
+        .map(|(o, k)| {
+            search(
+                placed,
+                &bounds,
+                &rtsync_sim::search::SearchOptions {
+                    seed: search_seed(o.seed, i, k),
+                    ..o.clone()
+                },
+            )
+        })
+        .collect();
     let Ok(out) = enumerate(placed, &bounds, grid) else {
         return t;
     };
@@ -288,12 +343,22 @@ pub fn check(
         ));
         shown = shown.or(Some((f.what.clone(), &f.plan)));
     }
-    if let Some(s) = &searched {
-        for (k, (g, w)) in out.worst.iter().zip(&s.worst).enumerate() {
-            let (Some((g, gp)), Some((w, _))) = (g, w) else {
+    if !searched.is_empty() {
+        for (k, g) in out.worst.iter().enumerate() {
+            // Every search's worst for the task, where each measured it.
+            let ws: Option<Vec<Time>> = (searched.iter())
+                .map(|s| s.worst[k].as_ref().map(|w| w.0))
+                .collect();
+            let (Some((g, gp)), Some(ws)) = (g, ws) else {
                 continue;
             };
+            let w = ws.iter().max().expect("one search at least");
             t.tasks += 1;
+            for &x in &ws {
+                t.searches += 1;
+                t.reached += u64::from(x.saturating_add(tolerance) >= *g);
+                t.share += (x.ns() as f64 / g.ns().max(1) as f64).min(1.0);
+            }
             if *g > w.saturating_add(tolerance) {
                 t.gaps.push(format!(
                     "system {i} ({id}), task {}: grid {g}, search {w}, bound {} [offsets {}]",
@@ -375,9 +440,9 @@ mod tests {
     #[test]
     fn a_search_that_barely_runs_leaves_gaps_the_grid_shows() {
         let grid = GridOptions::default();
-        let tolerance = Time::from_us(1);
+        let measure = Measure::default();
         let alone = |c: &Config| {
-            let mut t = run_all(std::slice::from_ref(c), &grid, tolerance, None, &|| {});
+            let mut t = run_all(std::slice::from_ref(c), &grid, measure, None, &|| {});
             t.remove(0)
         };
         let cfg = case("pip");
@@ -398,9 +463,46 @@ mod tests {
         assert!(thin.gaps.len() > full.gaps.len());
         // Run together, on all cores at once, each case tallies what it
         // does alone, its gaps in the same order.
-        let both = run_all(&[barely, cfg], &grid, tolerance, None, &|| {});
+        let both = run_all(&[barely, cfg], &grid, measure, None, &|| {});
         assert_eq!(format!("{:?}", both[0]), format!("{thin:?}"));
         assert_eq!(format!("{:?}", both[1]), format!("{full:?}"));
+    }
+
+    #[test]
+    fn more_seeds_count_every_search_and_leave_a_gap_where_none_reaches() {
+        let grid = GridOptions::default();
+        let mut cfg = case("pip");
+        cfg.systems = 12;
+        // A short search, so that some tasks fall short at some seeds.
+        cfg.search = Some(SearchOptions {
+            budget: 5_000,
+            ..SearchOptions::default()
+        });
+        let at = |seeds: u32| {
+            let measure = Measure {
+                seeds,
+                ..Measure::default()
+            };
+            run_all(std::slice::from_ref(&cfg), &grid, measure, None, &|| {}).remove(0)
+        };
+        let (one, four) = (at(1), at(4));
+        assert!(one.violations.is_empty() && four.violations.is_empty());
+        // One seed: a task reaches the grid's worst exactly where it is
+        // no gap, and its share is 1 there.
+        assert!(one.tasks > 0 && one.searches == one.tasks, "{one:?}");
+        assert_eq!(one.reached, one.tasks - one.gaps.len() as u64, "{one:?}");
+        assert!(one.share >= 0.999 * one.reached as f64 && one.share <= one.searches as f64);
+        // Four: the first search is the one-seed run's, so a task no
+        // search reaches was a gap at one seed too, and never wider.
+        assert_eq!((four.tasks, four.searches), (one.tasks, 4 * one.tasks));
+        assert!(four.gaps.len() <= one.gaps.len() && four.widest <= one.widest);
+        assert!(four.reached >= one.reached && four.share >= one.share);
+        // The short search leaves gaps at one seed that other seeds close.
+        // (At 5,000 events on these systems: 3 gaps at one seed, 2 at
+        // four, 49 of 60 searches reaching the grid's worst.)
+        assert!(four.gaps.len() < one.gaps.len(), "{one:?} {four:?}");
+        // The other seeds search otherwise: not four copies of the first.
+        assert_ne!(four.reached, 4 * one.reached, "{four:?}");
     }
 
     #[test]

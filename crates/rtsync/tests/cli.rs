@@ -633,7 +633,19 @@ fn exhaustive_experiment_runs_every_offset_on_a_sample() {
         assert!(out.lines().any(|l| l.starts_with(p)), "{p}: {out}");
     }
     assert!(out.contains("grid runs"), "{out}");
+    // The rate over searches: one seed a system by default.
+    assert!(
+        out.contains("(1 seed(s) a system") && out.contains("task searches reach the grid's worst"),
+        "{out}"
+    );
     // Bad input says what was wrong and what to write.
+    let o = rtsync(&["experiment", "exhaustive", "--search-seeds", "0"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        err.contains("'0' for '--search-seeds") && err.contains("1..=1000"),
+        "{err}"
+    );
     let o = rtsync(&["experiment", "exhaustive", "--step", "0ms"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));

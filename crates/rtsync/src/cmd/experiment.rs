@@ -293,6 +293,13 @@ pub struct ExhaustiveArgs {
     /// and the search 1 ns apart).
     #[arg(long, default_value = "1us", value_parser = super::duration)]
     pub tolerance: rtsync_model::Time,
+    /// Searches per system, each at its own seed (the first at the
+    /// soundness experiment's): a gap is a task no search reaches, and
+    /// `reached` counts every search. The search is random, so one seed
+    /// makes each gap one sample; to tell whether a change to the search
+    /// made it stronger, compare the rate over 10 or 20 seeds.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub search_seeds: u32,
     /// Print every violation and gap (by default the first five per case).
     #[arg(long)]
     pub verbose: bool,
@@ -774,13 +781,20 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
         "tasks",
         "gaps",
         "widest gap",
+        "reached",
+        "mean share",
         "search beyond",
         "violations",
     ])
     .left(0)
     .left(1);
     let (mut violations, mut gaps) = (0, 0);
-    let tallies = exhaustive::run_all(&cases, &grid, tolerance, a.save.as_deref(), &|| bar.inc(1));
+    let measure = exhaustive::Measure {
+        tolerance,
+        seeds: a.search_seeds,
+    };
+    let (mut searches, mut reached, mut share) = (0, 0, 0.0);
+    let tallies = exhaustive::run_all(&cases, &grid, measure, a.save.as_deref(), &|| bar.inc(1));
     for (cfg, t) in cases.iter().zip(tallies) {
         bar.suspend(|| {
             let shown = if a.verbose { usize::MAX } else { 5 };
@@ -795,6 +809,14 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
         });
         violations += t.violations.len();
         gaps += t.gaps.len();
+        (searches, reached, share) = (searches + t.searches, reached + t.reached, share + t.share);
+        let rate = |x: f64| {
+            if t.searches == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}%", 100.0 * x / t.searches as f64)
+            }
+        };
         table.row(vec![
             cfg.drawn.to_string(),
             cfg.scheduler.to_string(),
@@ -809,6 +831,8 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
             } else {
                 format!("{:.3}", t.widest)
             },
+            rate(t.reached as f64),
+            rate(t.share),
             t.beyond.to_string(),
             t.violations.len().to_string(),
         ]);
@@ -818,9 +842,18 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
     println!(
         "enumerated: schedulable systems the grid ran whole (the others need more than --max-plans runs);\n\
          tasks: tasks measured by both; gaps: tasks whose worst on the grid is above the search's by more than\n\
-         --tolerance (widest: the ratio of the two); search beyond: tasks where the search went further (it also\n\
-         moves delays and durations)."
+         --tolerance (widest: the ratio of the two); reached: the task searches ({} seed(s) a system,\n\
+         --search-seeds) that reach the grid's worst; mean share: of the grid's worst, what they reach;\n\
+         search beyond: tasks where the search went further (it also moves delays and durations).",
+        a.search_seeds
     );
+    if searches > 0 {
+        println!(
+            "in all: {reached} of {searches} task searches reach the grid's worst ({:.1}%), the mean share {:.4}",
+            100.0 * reached as f64 / searches as f64,
+            share / searches as f64
+        );
+    }
     println!(
         "{}, {} in {:.1} s; grid step {step}, {}",
         if violations > 0 {
