@@ -1652,23 +1652,22 @@ impl<'a> Searcher<'a> {
             .filter(|&k| local(k))
             .filter(|&k| edf || self.shapes[k].priority > me.priority)
             .collect();
-        // The lower tasks' requests for the target's resources: (task,
-        // when it asks running alone).
-        let mine = |r: usize| me.requests.iter().any(|rq| rq.resource == r);
-        let holders: Vec<(usize, Time)> = (0..n)
+        // The lower tasks with requests (on a found base only), for the
+        // trims at the end; and their requests for the target's
+        // resources: (task, when it asks running alone).
+        let lower: Vec<usize> = (0..n)
             .filter(|&k| kind == Base::Found && local(k) && self.below(k, i))
-            .flat_map(|k| {
+            .filter(|&k| !self.shapes[k].requests.is_empty())
+            .collect();
+        let mine = |r: usize| me.requests.iter().any(|rq| rq.resource == r);
+        let holders: Vec<(usize, Time)> = (lower.iter())
+            .flat_map(|&k| {
                 (self.shapes[k].requests.iter())
                     .filter(|rq| mine(rq.resource))
                     .map(move |rq| (k, rq.at))
             })
             .collect();
-        // The lower tasks with requests, for the trims at the end.
-        let lower: Vec<usize> = (0..n)
-            .filter(|&k| kind == Base::Found && local(k) && self.below(k, i))
-            .filter(|&k| !self.shapes[k].requests.is_empty())
-            .collect();
-        if (above.is_empty() && holders.is_empty() && lower.is_empty()) || self.resuming(i) {
+        if (above.is_empty() && lower.is_empty()) || self.resuming(i) {
             return Vec::new();
         }
         let away = |sp: &Span| {

@@ -639,27 +639,24 @@ fn exhaustive_experiment_runs_every_offset_on_a_sample() {
         "{out}"
     );
     // Bad input says what was wrong and what to write.
-    let o = rtsync(&["experiment", "exhaustive", "--search-seeds", "0"]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        err.contains("'0' for '--search-seeds") && err.contains("1..=1000"),
-        "{err}"
-    );
-    let o = rtsync(&["experiment", "exhaustive", "--step", "0ms"]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        err.contains("'0ms' for '--step") && err.contains("above zero, e.g. 1ms"),
-        "{err}"
-    );
-    let o = rtsync(&["experiment", "exhaustive", "--tolerance", "soon"]);
-    let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        err.contains("'soon' for '--tolerance") && err.contains("2ms"),
-        "{err}"
-    );
+    for (option, value, says) in [
+        (
+            "--search-seeds",
+            "0",
+            ["'0' for '--search-seeds", "1..=1000"],
+        ),
+        (
+            "--step",
+            "0ms",
+            ["'0ms' for '--step", "above zero, e.g. 1ms"],
+        ),
+        ("--tolerance", "soon", ["'soon' for '--tolerance", "2ms"]),
+    ] {
+        let o = rtsync(&["experiment", "exhaustive", option, value]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{option}");
+        assert!(says.iter().all(|s| err.contains(s)), "{err}");
+    }
 }
 
 #[test]
