@@ -2330,9 +2330,19 @@ impl<'a> Searcher<'a> {
 
     /// The climb's move that lines `plan` (the target's best) up with one
     /// end of a self-suspension on the target's CPU in its own schedule:
-    /// another local task's job released at that instant, or a local
+    /// another local task's job released at that instant or (half the
+    /// time, where it is below the target) with one of its requests (its
+    /// lead running alone) 1 ns before, or a local
     /// task's job in progress then trimmed so that its next request comes
-    /// just before ([`Searcher::trim_before`]). A job can start a section
+    /// just before ([`Searcher::trim_before`]). A lower job released at
+    /// the resumption itself never blocks it: the schedule resumes the
+    /// suspended job first at one instant, and a section entered 1 ns
+    /// earlier does (the grid's `ipcp-fp-suspending-11`, seed 1: the one
+    /// task below the target asks for its second section as the target
+    /// resumes for the last time, an instant the jobs above decide; 12 ms
+    /// reached at 17 seeds of 40, at 5 without the requests, test
+    /// `a_lower_request_at_the_last_resumption_is_climbed_to`). A job can
+    /// start a section
     /// whenever the jobs above it are all suspended, and that section then
     /// blocks the job that resumes and any released meanwhile: under EDF
     /// one window is blocked once per resumption of any of its jobs
@@ -2368,8 +2378,20 @@ impl<'a> Searcher<'a> {
             }
         }
         let others: Vec<usize> = (0..n).filter(|&k| local(k)).collect();
-        if !others.is_empty() {
-            let k = others[self.rng.random_range(0..others.len())];
+        if others.is_empty() {
+            return;
+        }
+        let k = others[self.rng.random_range(0..others.len())];
+        // Half the time, where `k`'s section can block the target (`k`
+        // below it), one of its requests 1 ns before the resumption.
+        let asks = &self.shapes[k].requests;
+        if self.below(k, i) && !asks.is_empty() && self.rng.random::<bool>() {
+            let rq = &asks[self.rng.random_range(0..asks.len())];
+            let lead = rq.at.saturating_add(Time::from_ns(1));
+            if lead <= e {
+                self.release_job_at(plan, &rec, k, e.saturating_sub(lead));
+            }
+        } else {
             release_at(plan, n, k, e);
         }
     }
@@ -2442,10 +2464,16 @@ impl<'a> Searcher<'a> {
     /// just before the target resumes: the target is blocked at its
     /// release and again at the resumption, for a whole section each. The
     /// resumption moves of the climb only trim a holder (its request comes
-    /// earlier) or release a task at the resumption; here the holder is
-    /// pushed later, which seed 1's grid showed (`npcs-fp-reopened-8`,
+    /// earlier) or line a task's release or request up with the
+    /// resumption; here the holder is pushed later, which seed 1's grid showed (`npcs-fp-reopened-8`,
     /// docs/SIMULATION.md: 8 ms less 1 ns on the grid, 7.73 ms in the
-    /// search). At most [`PUSHES`], each base recorded once.
+    /// search). Where `k` is below the target, also each of its requests
+    /// 1 ns before the resumption: a holder per arrival, `j` at the
+    /// release and `k` at the resumption (the grid's
+    /// `ipcp-fp-unharmonic-26`, seed 7: 7 ms less 1 ns, reached at one
+    /// seed of ten before and at every one since, test
+    /// `a_lower_holder_at_each_arrival_is_searched`). At most [`PUSHES`],
+    /// each base recorded once.
     fn pushes(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
@@ -2486,11 +2514,21 @@ impl<'a> Searcher<'a> {
                     .collect();
                 for e in ends {
                     for &k in local.iter().filter(|&&k| k != j) {
-                        let lead = own[k].saturating_add(eps);
-                        if lead < e && out.len() < PUSHES {
-                            let mut plan = base.clone();
-                            release_at(&mut plan, n, k, e.saturating_sub(lead));
-                            out.push(plan);
+                        // `k` ending 1 ns before `e` (it pushes `j`), then,
+                        // where `k` is below the target, each of its
+                        // requests 1 ns before `e` (its own section blocks
+                        // the target as it resumes).
+                        let below = self.below(k, i);
+                        let asks = (self.shapes[k].requests.iter())
+                            .filter(|_| below)
+                            .map(|rq| rq.at);
+                        for lead in std::iter::once(own[k]).chain(asks) {
+                            let lead = lead.saturating_add(eps);
+                            if lead < e && out.len() < PUSHES {
+                                let mut plan = base.clone();
+                                release_at(&mut plan, n, k, e.saturating_sub(lead));
+                                out.push(plan);
+                            }
                         }
                     }
                 }
