@@ -2518,11 +2518,13 @@ impl<'a> Searcher<'a> {
                         // where `k` is below the target, each of its
                         // requests 1 ns before `e` (its own section blocks
                         // the target as it resumes).
-                        let below = self.below(k, i);
-                        let asks = (self.shapes[k].requests.iter())
-                            .filter(|_| below)
-                            .map(|rq| rq.at);
-                        for lead in std::iter::once(own[k]).chain(asks) {
+                        let asks: &[Request] = if self.below(k, i) {
+                            &self.shapes[k].requests
+                        } else {
+                            &[]
+                        };
+                        let leads = asks.iter().map(|rq| rq.at);
+                        for lead in std::iter::once(own[k]).chain(leads) {
                             let lead = lead.saturating_add(eps);
                             if lead < e && out.len() < PUSHES {
                                 let mut plan = base.clone();
