@@ -63,8 +63,30 @@ pub fn cases(spec: &SoundnessSpec) -> Result<Vec<Config>, String> {
         .collect())
 }
 
+/// What a person who names `shape` for the grid should know: the grid
+/// draws `tight` as `reopened`, without the cut of the lowest periods to
+/// their bounds (a cut period leaves the harmonic whole steps the grid
+/// enumerates), and `all` holds such systems among the others. `None`
+/// for the shapes the grid draws as the soundness experiment does, at a
+/// small size.
+pub fn shape_note(shape: Shape) -> Option<&'static str> {
+    match shape {
+        Shape::Tight => Some(
+            "on the grid, `tight` draws the systems of `reopened`: the cut of each CPU's \
+             lowest period to its bound would leave the grid's harmonic whole steps \
+             (`rtsync experiment soundness --shape tight` draws the cut)",
+        ),
+        Shape::All => Some(
+            "on the grid, `all`'s `tight` systems are drawn as `reopened`'s, without the \
+             cut of the lowest periods to their bounds",
+        ),
+        _ => None,
+    }
+}
+
 /// System `i` of the small stream of `cfg`'s case: the shape's
-/// configuration at a small size, every time rounded to `step`.
+/// configuration at a small size, every time rounded to `step` (the
+/// `tight` shape without its cut periods, [`shape_note`]).
 pub fn small_system(cfg: &Config, step: Time, i: u64) -> Option<System> {
     let Drawn::Systems(curve) = cfg.drawn else {
         return None;
@@ -411,6 +433,31 @@ mod tests {
             ..SoundnessSpec::default()
         };
         cases(&spec).unwrap().remove(0)
+    }
+
+    /// What [`shape_note`] tells the user is what the grid draws: a
+    /// `tight` system on the grid is the `reopened` one of its index, and
+    /// a shape without a note gets no such stand-in.
+    #[test]
+    fn the_grid_draws_tight_as_reopened_and_says_so() {
+        let of = |shape: Shape| Config {
+            shape,
+            ..case("pip")
+        };
+        let step = Time::from_ms(1);
+        let mut apart = 0;
+        for i in 0..8 {
+            let tight = small_system(&of(Shape::Tight), step, i).unwrap();
+            let reopened = small_system(&of(Shape::Reopened), step, i).unwrap();
+            assert_eq!(tight, reopened, "system {i}");
+            let suspending = small_system(&of(Shape::Suspending), step, i).unwrap();
+            apart += usize::from(suspending != reopened);
+        }
+        // The comparison tells shapes apart where they differ.
+        assert!(apart > 0, "suspending drew reopened's eight systems");
+        assert!(shape_note(Shape::Tight).is_some_and(|n| n.contains("reopened")));
+        assert!(shape_note(Shape::All).is_some());
+        assert!(shape_note(Shape::Reopened).is_none());
     }
 
     #[test]

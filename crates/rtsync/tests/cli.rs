@@ -638,6 +638,15 @@ fn exhaustive_experiment_runs_every_offset_on_a_sample() {
         out.contains("(1 seed(s) a system") && out.contains("task searches reach the grid's worst"),
         "{out}"
     );
+    // A shape the grid draws otherwise than its name says is told.
+    for (shape, note) in [("tight", true), ("reopened", false)] {
+        let args = ["--shape", shape, "--protocol", "pip", "--systems", "1"];
+        let o = rtsync(&[&["experiment", "exhaustive"][..], &args].concat());
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let told = err.contains("note: on the grid, `tight` draws the systems of `reopened`");
+        assert_eq!(told, note, "{shape}: {err}");
+    }
     // Bad input says what was wrong and what to write.
     for (option, value, says) in [
         (

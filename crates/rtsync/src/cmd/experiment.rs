@@ -764,6 +764,9 @@ fn exhaustive(a: ExhaustiveArgs) -> u8 {
             return BAD_INPUT;
         }
     };
+    if let Some(note) = cases.first().and_then(|c| exhaustive::shape_note(c.shape)) {
+        eprintln!("note: {note}");
+    }
     let grid = GridOptions {
         step,
         nudges: a.nudges,
