@@ -66,19 +66,15 @@ pub fn cases(spec: &SoundnessSpec) -> Result<Vec<Config>, String> {
 /// What a person who names `shape` for the grid should know: the grid
 /// draws `tight` as `reopened`, without the cut of the lowest periods to
 /// their bounds (a cut period leaves the harmonic whole steps the grid
-/// enumerates), and `all` holds such systems among the others. `None`
-/// for the shapes the grid draws as the soundness experiment does, at a
-/// small size.
+/// enumerates). `None` for the shapes the grid draws as the soundness
+/// experiment does, at a small size, and for `all` (the default, whose
+/// every run would carry the note; `--help` says it).
 pub fn shape_note(shape: Shape) -> Option<&'static str> {
     match shape {
         Shape::Tight => Some(
             "on the grid, `tight` draws the systems of `reopened`: the cut of each CPU's \
              lowest period to its bound would leave the grid's harmonic whole steps \
              (`rtsync experiment soundness --shape tight` draws the cut)",
-        ),
-        Shape::All => Some(
-            "on the grid, `all`'s `tight` systems are drawn as `reopened`'s, without the \
-             cut of the lowest periods to their bounds",
         ),
         _ => None,
     }
@@ -456,7 +452,6 @@ mod tests {
         // The comparison tells shapes apart where they differ.
         assert!(apart > 0, "suspending drew reopened's eight systems");
         assert!(shape_note(Shape::Tight).is_some_and(|n| n.contains("reopened")));
-        assert!(shape_note(Shape::All).is_some());
         assert!(shape_note(Shape::Reopened).is_none());
     }
 

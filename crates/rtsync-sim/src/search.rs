@@ -2102,6 +2102,17 @@ impl<'a> Searcher<'a> {
     /// section on `r2` then: 6 ms less 2 ns where the search reached
     /// 5 ms (`a_task_above_at_its_worst_is_borrowed`). At most
     /// [`BORROWED`] plans per target.
+    ///
+    /// Then each of those once more with `h` released later by the
+    /// period of a task it shares a resource with (at most [`BORROWED`]
+    /// more): `h`'s own worst meets that task's section, and the target,
+    /// released into it, meets the same job, ahead of `h` or behind it;
+    /// a period later `h` meets the next job, inside the target's window,
+    /// as badly as before. The grid's `msrp-fp-multiunit-12` (seed 3):
+    /// the target spins behind `t1`'s first section and `t3`, above it,
+    /// behind its second, 18 ms, which the search reached at 1 seed of 20
+    /// (`a_task_above_borrowed_a_period_later_is_searched`: every seed
+    /// of 20 since).
     fn borrowed(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
@@ -2116,10 +2127,13 @@ impl<'a> Searcher<'a> {
             .filter(|&k| edf || self.shapes[k].priority > prio)
             .collect();
         let mut out = Vec::new();
-        let bests: Vec<Scored> = (above.iter())
-            .flat_map(|&h| self.peers[h].clone())
+        // Per plan, `h` later by a period of a task it shares a resource
+        // with (see above): `(plan, h)`.
+        let mut later: Vec<(Plan, usize)> = Vec::new();
+        let bests: Vec<(usize, Scored)> = (above.iter())
+            .flat_map(|&h| self.peers[h].iter().map(move |b| (h, b.clone())))
             .collect();
-        for best in bests {
+        'bests: for (h, best) in bests {
             let Some((a, resp)) = best.worst_job else {
                 continue;
             };
@@ -2147,14 +2161,35 @@ impl<'a> Searcher<'a> {
                     .filter(|rq| rq.resource == r && want >= rq.at)
                 {
                     if out.len() >= BORROWED {
-                        return out;
+                        break 'bests;
                     }
                     let mut plan = (*best.plan).clone();
                     release_at(&mut plan, n, i, want.saturating_sub(rq.at));
+                    later.push((plan.clone(), h));
                     out.push(plan);
                 }
             }
         }
+        // Then each with `h` released a period of a task `x` later, `x`
+        // sharing a resource with `h`: `h` meets `x`'s next job as it met
+        // this one, after the target has met this one itself.
+        let shares = |h: usize, x: usize| {
+            (self.shapes[h].requests.iter())
+                .any(|a| (self.shapes[x].requests.iter()).any(|b| a.resource == b.resource))
+        };
+        let mut moved = Vec::new();
+        for (plan, h) in later {
+            for x in (0..n).filter(|&x| x != h && x != i && shares(h, x)) {
+                if moved.len() >= BORROWED {
+                    break;
+                }
+                let mut q = plan.clone();
+                let at = q.task(h).offset.saturating_add(self.shapes[x].period);
+                release_at(&mut q, n, h, at);
+                moved.push(q);
+            }
+        }
+        out.extend(moved);
         out
     }
 
@@ -2332,23 +2367,22 @@ impl<'a> Searcher<'a> {
     /// end of a self-suspension on the target's CPU in its own schedule:
     /// another local task's job released at that instant or (half the
     /// time, where it is below the target) with one of its requests (its
-    /// lead running alone) 1 ns before, or a local
-    /// task's job in progress then trimmed so that its next request comes
-    /// just before ([`Searcher::trim_before`]). A lower job released at
-    /// the resumption itself never blocks it: the schedule resumes the
+    /// lead running alone) 1 ns before, or a local task's job in progress
+    /// then trimmed so that its next request comes just before
+    /// ([`Searcher::trim_before`]). A lower job released at the
+    /// resumption itself never blocks it: the schedule resumes the
     /// suspended job first at one instant, and a section entered 1 ns
     /// earlier does (the grid's `ipcp-fp-suspending-11`, seed 1: the one
     /// task below the target asks for its second section as the target
     /// resumes for the last time, an instant the jobs above decide; 12 ms
     /// reached at 17 seeds of 40, at 5 without the requests, test
     /// `a_lower_request_at_the_last_resumption_is_climbed_to`). A job can
-    /// start a section
-    /// whenever the jobs above it are all suspended, and that section then
-    /// blocks the job that resumes and any released meanwhile: under EDF
-    /// one window is blocked once per resumption of any of its jobs
-    /// (docs/ANALYSIS.md, "EDF with self-suspension"). The other moves
-    /// align releases and requests with instants of the plan, not with the
-    /// resumptions its schedule makes.
+    /// start a section whenever the jobs above it are all suspended, and
+    /// that section then blocks the job that resumes and any released
+    /// meanwhile: under EDF one window is blocked once per resumption of
+    /// any of its jobs (docs/ANALYSIS.md, "EDF with self-suspension").
+    /// The other moves align releases and requests with instants of the
+    /// plan, not with the resumptions its schedule makes.
     fn resumption(&mut self, i: usize, cur: &Scored, plan: &mut Plan) {
         let n = self.sys.tasks.len();
         let Some((rec, horizon)) = self.climb_recording(i, cur) else {
@@ -2465,9 +2499,9 @@ impl<'a> Searcher<'a> {
     /// release and again at the resumption, for a whole section each. The
     /// resumption moves of the climb only trim a holder (its request comes
     /// earlier) or line a task's release or request up with the
-    /// resumption; here the holder is pushed later, which seed 1's grid showed (`npcs-fp-reopened-8`,
-    /// docs/SIMULATION.md: 8 ms less 1 ns on the grid, 7.73 ms in the
-    /// search). Where `k` is below the target, also each of its requests
+    /// resumption; here the holder is pushed later, which seed 1's grid
+    /// showed (`npcs-fp-reopened-8`, docs/SIMULATION.md: 8 ms less 1 ns on
+    /// the grid, 7.73 ms in the search). Where `k` is below the target, also each of its requests
     /// 1 ns before the resumption: a holder per arrival, `j` at the
     /// release and `k` at the resumption (the grid's
     /// `ipcp-fp-unharmonic-26`, seed 7: 7 ms less 1 ns, reached at one

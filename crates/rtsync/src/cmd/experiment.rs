@@ -265,7 +265,9 @@ What the grid runs: task 0 released at one offset, every other task at every mul
 meeting at one point come in every order), each job periodic and at its worst case, for one \
 hyperperiod after the last first release. It leaves sporadic delays, release jitter and \
 shorter durations to the search, which moves them too: a task where the search went further \
-is counted, not reported. docs/SIMULATION.md, \"Every offset on a grid\".")]
+is counted, not reported. The `tight` shape (and the tight systems of `all`) is drawn as \
+`reopened` here: its cut periods would leave the grid's whole steps. docs/SIMULATION.md, \
+\"Every offset on a grid\".")]
 pub struct ExhaustiveArgs {
     /// Small systems per protocol (and mix).
     #[arg(long, default_value_t = 100)]
