@@ -2127,9 +2127,8 @@ impl<'a> Searcher<'a> {
             .filter(|&k| edf || self.shapes[k].priority > prio)
             .collect();
         let mut out = Vec::new();
-        // Per plan, `h` later by a period of a task it shares a resource
-        // with (see above): `(plan, h)`.
-        let mut later: Vec<(Plan, usize)> = Vec::new();
+        // Per plan of `out`, the task above it was borrowed from.
+        let mut lent_by: Vec<usize> = Vec::new();
         let bests: Vec<(usize, Scored)> = (above.iter())
             .flat_map(|&h| self.peers[h].iter().map(move |b| (h, b.clone())))
             .collect();
@@ -2165,8 +2164,8 @@ impl<'a> Searcher<'a> {
                     }
                     let mut plan = (*best.plan).clone();
                     release_at(&mut plan, n, i, want.saturating_sub(rq.at));
-                    later.push((plan.clone(), h));
                     out.push(plan);
+                    lent_by.push(h);
                 }
             }
         }
@@ -2178,7 +2177,7 @@ impl<'a> Searcher<'a> {
                 .any(|a| (self.shapes[x].requests.iter()).any(|b| a.resource == b.resource))
         };
         let mut moved = Vec::new();
-        for (plan, h) in later {
+        for (plan, &h) in out.iter().zip(&lent_by) {
             for x in (0..n).filter(|&x| x != h && x != i && shares(h, x)) {
                 if moved.len() >= BORROWED {
                     break;
