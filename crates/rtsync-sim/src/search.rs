@@ -2510,7 +2510,7 @@ impl<'a> Searcher<'a> {
     fn pushes(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
-        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let cpu = self.shapes[i].cpu;
         let local: Vec<usize> = (0..n)
             .filter(|&k| k != i && self.shapes[k].cpu == cpu)
             .collect();
@@ -2523,7 +2523,7 @@ impl<'a> Searcher<'a> {
             return out;
         }
         for &j in &local {
-            if self.shapes[j].priority >= prio {
+            if !self.below(j, i) {
                 continue;
             }
             let ats: Vec<Time> = self.shapes[j].requests.iter().map(|rq| rq.at).collect();
