@@ -409,6 +409,72 @@ fn demo_compares_every_protocol() {
     );
 }
 
+/// The demo sets protocols side by side, so it charges each the tightest
+/// bound rtsync has: by default the LP form, where `rtsync analyze`
+/// defaults to the classic one. Its MPCP column is `analyze --analysis lp`'s
+/// bounds task by task (the other command's answer, not a copy), and
+/// `--analysis classic` gives `analyze`'s default; on the four-CPU example
+/// the two differ (MPCP's closed form charges more, 23.95 ms against
+/// 17.5 ms for L0), so the test tells which form the demo used.
+#[test]
+fn the_demo_charges_the_tightest_bounds_and_says_which() {
+    let analyzed = |form: &str| -> Vec<(String, String)> {
+        let o = rtsync(&[
+            "analyze",
+            "rtems-table1",
+            "--protocol",
+            "mpcp",
+            "--analysis",
+            form,
+        ]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        out.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|w| w.len() == 13 && w[0] != "task")
+            .map(|w| (w[0].to_string(), w[10].to_string()))
+            .collect()
+    };
+    let demo = |extra: &[&str]| -> (Vec<(String, String)>, String) {
+        let mut args = vec!["demo", "--run-for", "0"];
+        args.extend_from_slice(extra);
+        let o = rtsync(&args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        let (_, four) = out
+            .split_once("== examples/rtems-table1.toml")
+            .expect("the four-CPU example");
+        let bounds = four.split("simulated worst").next().unwrap();
+        let header: Vec<&str> = bounds
+            .lines()
+            .find(|l| l.starts_with("task"))
+            .expect("a bound table")
+            .split_whitespace()
+            .collect();
+        let col = header.iter().position(|&h| h == "mpcp").unwrap();
+        let rows = bounds
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            // The task rows: not the header, nor "max blocking"'s.
+            .filter(|w| w.len() == header.len() && w[0] != "task" && w[0] != "max")
+            .map(|w| (w[0].to_string(), w[col].to_string()))
+            .collect();
+        (rows, four.to_string())
+    };
+    let (lp, classic) = (analyzed("lp"), analyzed("classic"));
+    assert_eq!(lp.len(), 15);
+    assert_ne!(
+        lp, classic,
+        "the forms agree here: the test cannot tell them apart"
+    );
+    let (shown, out) = demo(&[]);
+    assert_eq!(shown, lp);
+    assert!(out.contains("(--analysis lp)"), "{out}");
+    let (shown, out) = demo(&["--analysis", "classic"]);
+    assert_eq!(shown, classic);
+    assert!(out.contains("(--analysis classic"), "{out}");
+}
+
 /// `bench channels` runs every channel and every peer and checks each
 /// target; timings are not asserted (shared machine), only that every case
 /// was measured and the target lines are there.
