@@ -927,6 +927,63 @@ fn run_executes_a_system_on_threads_and_reports_three_columns() {
     assert!((20..=31).contains(&jobs), "{high}");
 }
 
+/// `run --analysis` charges the form asked for, on the system as it runs
+/// (here folded onto two CPUs): under MPCP the LP bounds are never above
+/// the classic ones and below them for L0 (the folded system's classic
+/// closed form charges its suspending tasks above far more), `fixed`
+/// answers as `classic` (MPCP has no job window), and `classic` is the
+/// default, as in `rtsync analyze`.
+#[test]
+fn run_charges_the_bound_form_asked_for() {
+    let bounds = |form: Option<&str>| -> Option<Vec<(String, String)>> {
+        let mut args = vec![
+            "run",
+            "rtems-table1",
+            "--protocol",
+            "mpcp",
+            "--no-realtime",
+            "--no-overheads",
+            "--duration",
+            "30ms",
+            "--cpus",
+            "0,1,0,1",
+        ];
+        if let Some(f) = form {
+            args.extend(["--analysis", f]);
+        }
+        let o = rtsync(&args);
+        let (out, err) = text(&o);
+        if o.status.code() == Some(3) {
+            eprintln!("skipped: this process may not use CPUs 0 and 1: {err}");
+            return None;
+        }
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{out}\n{err}");
+        Some(
+            out.lines()
+                .map(|l| l.split_whitespace().collect::<Vec<_>>())
+                .filter(|w| w.len() == 9 && w[0] != "task")
+                .map(|w| (w[0].to_string(), w[3].to_string()))
+                .collect(),
+        )
+    };
+    let Some(default) = bounds(None) else { return };
+    let classic = bounds(Some("classic")).unwrap();
+    let lp = bounds(Some("lp")).unwrap();
+    assert_eq!(default, classic);
+    assert_eq!(bounds(Some("fixed")).unwrap(), classic);
+    assert_eq!(lp.len(), 15, "{lp:?}");
+    let ms = |t: &str| -> f64 {
+        match t.strip_suffix("us") {
+            Some(us) => us.parse::<f64>().unwrap() / 1000.0,
+            None => t.trim_end_matches("ms").parse().unwrap(),
+        }
+    };
+    for ((task, l), (_, c)) in lp.iter().zip(&classic) {
+        assert!(ms(l) <= ms(c), "{task}: lp {l} above classic {c}");
+    }
+    assert!(ms(&lp[0].1) < ms(&classic[0].1), "{lp:?}\n{classic:?}");
+}
+
 #[test]
 fn run_rejects_bad_options_with_clear_messages() {
     // Every duration option is parsed in one place (`cmd::duration`):

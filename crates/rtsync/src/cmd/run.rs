@@ -3,7 +3,7 @@
 
 use super::{BAD_INPUT, ENVIRONMENT, NOT_SCHEDULABLE, OK, bad_input};
 use crate::spec_arg;
-use rtsync_analysis::{Heuristic, Options as AnalysisOptions};
+use rtsync_analysis::{BoundForm, Heuristic, Options as AnalysisOptions};
 use rtsync_bench::locks::Against;
 use rtsync_experiment::as_it_runs::{Unplaced, as_it_runs, run_placed};
 use rtsync_model::{Protocol, Time};
@@ -60,6 +60,14 @@ pub struct Args {
     /// that the bounds otherwise charge, as `rtsync demo` does.
     #[arg(long)]
     pub no_overheads: bool,
+    /// Blocking bounds, as in `rtsync analyze`: fixed, classic (the
+    /// default) or lp (the tightest, which `rtsync demo` shows).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>(),
+        long_help = super::forms_help(
+        "Blocking bounds, as in `rtsync analyze`, each never above the one before: fixed, \
+         classic (the default) or lp (also the linear-programming bounds, each term the \
+         smaller of the two: the bounds `rtsync demo` shows)."))]
+    pub analysis: BoundForm,
 }
 
 fn parse_cpus(text: &str) -> Result<Vec<usize>, String> {
@@ -87,6 +95,7 @@ pub fn run(a: Args) -> u8 {
     };
     let opts = AnalysisOptions {
         heuristic: a.partition,
+        form: a.analysis,
         ..AnalysisOptions::default()
     };
     // Placed and analysed first without costs: a bad map is the input's
