@@ -735,10 +735,7 @@ impl<'a> Searcher<'a> {
                 .max_by_key(|rq| rq.length)
                 .copied()
         };
-        let below = |j: usize| {
-            let s = &self.shapes[j];
-            j != i && s.cpu == me.cpu && s.priority < me.priority
-        };
+        let below = |j: usize| j != i && self.shapes[j].cpu == me.cpu && self.below(j, i);
         let mut resources: Vec<usize> = me.requests.iter().map(|rq| rq.resource).collect();
         for j in (0..n).filter(|&j| below(j)) {
             resources.extend(self.shapes[j].requests.iter().map(|rq| rq.resource));
@@ -887,7 +884,7 @@ impl<'a> Searcher<'a> {
         }
         let below = |j: usize| {
             let s = &self.shapes[j];
-            j != i && s.cpu == me.cpu && s.priority < me.priority && on_r(s).is_some()
+            j != i && s.cpu == me.cpu && self.below(j, i) && on_r(s).is_some()
         };
         for j in (0..n).filter(|&j| below(j)) {
             out.push(plan(Some(j), then));
@@ -947,7 +944,7 @@ impl<'a> Searcher<'a> {
                 .map(|k| {
                     let sk = &self.shapes[k];
                     let local = sk.cpu == me.cpu;
-                    let above = local && sk.priority >= me.priority;
+                    let above = local && !self.below(k, i);
                     if k == i {
                         return None;
                     }
@@ -1041,6 +1038,16 @@ impl<'a> Searcher<'a> {
     /// Whether task `k` is below task `i` when both are released at one
     /// instant: under FP a lower priority, under EDF a longer relative
     /// deadline (the priority field says nothing there).
+    ///
+    /// Every step reads "lower" and "higher" here, and nothing else in
+    /// the search reads the priority field. Until 2026-12-04 nine steps
+    /// (convoys, stairs, the queues, the releases at a lower task's lock
+    /// among them) compared priority fields under EDF too: the
+    /// generator's deadline-monotonic priorities made that agree with
+    /// this on most generated systems, but a user's EDF spec, which need
+    /// not give priorities, got those steps aimed at no task or the wrong
+    /// ones (`tests/edf_priorities.rs`: the same search whatever the
+    /// priority fields say).
     fn below(&self, k: usize, i: usize) -> bool {
         if self.sys.platform.scheduler == Scheduler::Edf {
             self.sys.tasks[k].deadline > self.sys.tasks[i].deadline
@@ -1476,7 +1483,7 @@ impl<'a> Searcher<'a> {
                     let dj = self.sys.tasks[j].deadline;
                     dj.saturating_add(lead.saturating_add(eps)) > dk.saturating_add(j_lead)
                 } else {
-                    self.shapes[j].priority < sk.priority
+                    self.below(j, k)
                 };
                 if below {
                     out.push([(k, lead.saturating_add(eps)), (j, j_lead)]);
@@ -1650,7 +1657,7 @@ impl<'a> Searcher<'a> {
         let local = |k: usize| k != i && self.shapes[k].cpu == me.cpu;
         let above: Vec<usize> = (0..n)
             .filter(|&k| local(k))
-            .filter(|&k| edf || self.shapes[k].priority > me.priority)
+            .filter(|&k| edf || self.below(i, k))
             .collect();
         // The lower tasks with requests (on a found base only), for the
         // trims at the end; and their requests for the target's
@@ -1778,7 +1785,7 @@ impl<'a> Searcher<'a> {
             // released late by its jitter can find it inside a section
             // (under EDF its deadline can then be the later one, and the
             // ceiling it raised keeps the target from starting).
-            let above = local && sj.priority >= me.priority && !sj.requests.is_empty();
+            let above = local && !self.below(j, i) && !sj.requests.is_empty();
             if above && me.jitter.is_zero() {
                 continue;
             }
@@ -2117,14 +2124,10 @@ impl<'a> Searcher<'a> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
         let edf = self.sys.platform.scheduler == Scheduler::Edf;
-        let (cpu, prio, period) = (
-            self.shapes[i].cpu,
-            self.shapes[i].priority,
-            self.shapes[i].period,
-        );
+        let (cpu, period) = (self.shapes[i].cpu, self.shapes[i].period);
         let above: Vec<usize> = (0..n)
             .filter(|&k| k != i && self.shapes[k].cpu == cpu)
-            .filter(|&k| edf || self.shapes[k].priority > prio)
+            .filter(|&k| edf || self.below(i, k))
             .collect();
         let mut out = Vec::new();
         // Per plan of `out`, the task above it was borrowed from.
@@ -2596,11 +2599,11 @@ impl<'a> Searcher<'a> {
     fn stairs(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
-        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let cpu = self.shapes[i].cpu;
         let lower: Vec<usize> = (0..n)
             .filter(|&k| {
                 let s = &self.shapes[k];
-                k != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty()
+                k != i && s.cpu == cpu && self.below(k, i) && !s.requests.is_empty()
             })
             .collect();
         let mine = |r: usize| self.shapes[i].requests.iter().any(|rq| rq.resource == r);
@@ -2791,7 +2794,7 @@ impl<'a> Searcher<'a> {
             // comes as the holder's job ends, after `x`'s, and the
             // holder's whole job is in its response.
             let zs = &self.shapes[z];
-            let beside = zs.cpu == cpu && zs.priority > self.shapes[i].priority;
+            let beside = zs.cpu == cpu && self.below(i, z);
             let plan = Plan::offsets(offs);
             let (plan, _) = self.align(i, &plan, x, ri.resource, u.saturating_sub(two));
             let (plan, _) = self.align(i, &plan, i, ri.resource, u.saturating_sub(eps));
@@ -2832,7 +2835,7 @@ impl<'a> Searcher<'a> {
     fn queues(&mut self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
         let eps = Time::from_ns(1);
-        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let cpu = self.shapes[i].cpu;
         let shares = |s: &Shape, q: usize| s.requests.iter().any(|rq| rq.resource == q);
         let mut bases: Vec<Plan> = self.best[i].iter().map(|b| (*b.plan).clone()).collect();
         bases.extend(self.blocked_at_release(i));
@@ -2847,7 +2850,7 @@ impl<'a> Searcher<'a> {
             let ahead: Vec<usize> = (0..n)
                 .filter(|&k| {
                     let s = &self.shapes[k];
-                    k != i && s.cpu == cpu && s.priority >= prio && shares(s, q)
+                    k != i && s.cpu == cpu && !self.below(k, i) && shares(s, q)
                 })
                 .collect();
             let remote: Vec<usize> = (0..n)
@@ -3035,11 +3038,11 @@ impl<'a> Searcher<'a> {
     /// steps bring in those that delay it).
     fn blocked_at_release(&self, i: usize) -> Vec<Plan> {
         let n = self.sys.tasks.len();
-        let (cpu, prio) = (self.shapes[i].cpu, self.shapes[i].priority);
+        let cpu = self.shapes[i].cpu;
         (0..n)
             .filter(|&x| {
                 let s = &self.shapes[x];
-                x != i && s.cpu == cpu && s.priority < prio && !s.requests.is_empty()
+                x != i && s.cpu == cpu && self.below(x, i) && !s.requests.is_empty()
             })
             .map(|x| {
                 let release = self.shapes[x].requests[0]
@@ -3174,7 +3177,16 @@ impl<'a> Searcher<'a> {
         let mut holders: Vec<usize> = (0..n)
             .filter(|&k| k != i && self.shapes[k].cpu == cpu && !self.shapes[k].requests.is_empty())
             .collect();
-        holders.sort_by_key(|&k| self.shapes[k].priority);
+        // Lowest first (stable: ties in index order).
+        holders.sort_by(|&a, &b| {
+            if self.below(a, b) {
+                std::cmp::Ordering::Less
+            } else if self.below(b, a) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
         let mut plan = plan.clone();
         let mut from = plan.task(i).offset;
         // One trim per resumption at most: the first job of each local
