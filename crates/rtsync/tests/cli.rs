@@ -927,6 +927,61 @@ fn run_executes_a_system_on_threads_and_reports_three_columns() {
     assert!((20..=31).contains(&jobs), "{high}");
 }
 
+/// `simulate --analysis` shows (and searches towards) the bounds of the
+/// form asked for: under MPCP on the four-CPU example, `--analysis lp`'s
+/// bound column is `analyze --analysis lp`'s, task by task, and the
+/// default is `analyze`'s default; the two forms differ there, so the
+/// test tells which one was shown.
+#[test]
+fn simulate_shows_the_bound_form_asked_for() {
+    let column = |args: &[&str], width: usize, col: usize| -> Vec<(String, String)> {
+        let o = rtsync(args);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        out.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .filter(|w| w.len() == width && w[0] != "task")
+            .map(|w| (w[0].to_string(), w[col].to_string()))
+            .collect()
+    };
+    let analyzed = |form: &str| {
+        column(
+            &[
+                "analyze",
+                "rtems-table1",
+                "--protocol",
+                "mpcp",
+                "--analysis",
+                form,
+            ],
+            13,
+            10,
+        )
+    };
+    let simulated = |form: Option<&str>| {
+        let mut args = vec![
+            "simulate",
+            "rtems-table1",
+            "--protocol",
+            "mpcp",
+            "--horizon",
+            "200ms",
+        ];
+        if let Some(f) = form {
+            args.extend(["--analysis", f]);
+        }
+        column(&args, 10, 5)
+    };
+    let (lp, classic) = (analyzed("lp"), analyzed("classic"));
+    assert_eq!(lp.len(), 15);
+    assert_ne!(
+        lp, classic,
+        "the forms agree here: the test cannot tell them apart"
+    );
+    assert_eq!(simulated(Some("lp")), lp);
+    assert_eq!(simulated(None), classic);
+}
+
 /// `run --analysis` charges the form asked for, on the system as it runs
 /// (here folded onto two CPUs): under MPCP the LP bounds are never above
 /// the classic ones and below them for L0 (the folded system's classic

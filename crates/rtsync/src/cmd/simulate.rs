@@ -77,6 +77,16 @@ pub struct Args {
     /// How to place tasks that have no CPU (as in `rtsync analyze`).
     #[arg(long, default_value = "sync", value_parser = |s: &str| s.parse::<Heuristic>())]
     pub partition: Heuristic,
+    /// The bounds shown beside the simulation and searched towards, as in
+    /// `rtsync analyze`: fixed, classic (the default) or lp (the tightest,
+    /// which `rtsync demo` shows).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<BoundForm>(),
+        long_help = super::forms_help(
+        "The bounds shown beside the simulation, and those --search climbs towards and checks, \
+         as in `rtsync analyze`, each never above the one before: fixed, classic (the default) \
+         or lp (also the linear-programming bounds, each term the smaller of the two: the \
+         bounds `rtsync demo` shows)."))]
+    pub analysis: BoundForm,
 }
 
 /// Runs the simulation with a progress bar of simulated time (shown on a
@@ -162,7 +172,7 @@ fn positive(t: Time, text: &str) -> Result<Time, String> {
 
 pub fn run(a: Args) -> u8 {
     let (loaded, analysis, bounds) =
-        match super::load_and_analyse(&a.input, a.partition, BoundForm::Classic) {
+        match super::load_and_analyse(&a.input, a.partition, a.analysis) {
             Ok(x) => x,
             Err(code) => return code,
         };
