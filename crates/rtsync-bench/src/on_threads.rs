@@ -20,7 +20,7 @@ use crate::Error;
 use crate::locks::{Against, MachineCosts};
 use rtsync_analysis::generate::components::component_system;
 use rtsync_analysis::generate::{GenConfig, Periods, generate};
-use rtsync_analysis::{Heuristic, Options, Verdict};
+use rtsync_analysis::{BoundForm, Heuristic, Options, Verdict};
 use rtsync_experiment::as_it_runs::{as_it_runs, run_placed};
 use rtsync_model::{Protocol, System, Time};
 use rtsync_rt::sys;
@@ -53,6 +53,10 @@ pub struct Config {
     /// protocols' systems: the component threads, and the threads acting
     /// for tasks in their methods' sections, against the bounds.
     pub components: bool,
+    /// The bounds the measured worst is set against (`--analysis`): the
+    /// LP form is the one `rtsync demo` shows, and a path of its own to
+    /// check on real threads.
+    pub form: BoundForm,
 }
 
 impl Config {
@@ -154,6 +158,7 @@ pub fn run(c: &Config, costs: &MachineCosts, mut step: impl FnMut()) -> Result<V
     sys::probe_realtime().map_err(Error::Environment)?;
     let opts = Options {
         overheads: Some(costs.profile.clone()),
+        form: c.form,
         ..Options::default()
     };
     if c.components {
@@ -324,6 +329,7 @@ mod tests {
             run_for: Duration::from_millis(100),
             out: PathBuf::from("unused"),
             components: false,
+            form: BoundForm::Classic,
         }
     }
 

@@ -6,7 +6,9 @@ use common::{rtsync, text};
 
 /// One uniprocessor and one multiprocessor protocol, one short system
 /// each: both run (the analysis accepts these light systems), the table
-/// counts their tasks, and the run ends with its finding.
+/// counts their tasks, and the run ends with its finding. MPCP runs again
+/// against its LP bounds (`--analysis lp`, what `rtsync demo` shows): a
+/// path of its own.
 #[test]
 fn the_experiment_runs_systems_and_counts_their_tasks() {
     if rtsync_rt::sys::probe_realtime().is_err() {
@@ -19,7 +21,7 @@ fn the_experiment_runs_systems_and_counts_their_tasks() {
         return;
     }
     let out_dir = std::env::temp_dir().join(format!("rtsync-on-threads-{}", std::process::id()));
-    for p in ["pcp", "mpcp"] {
+    for (p, form) in [("pcp", "classic"), ("mpcp", "classic"), ("mpcp", "lp")] {
         let o = rtsync(&[
             "experiment",
             "on-threads",
@@ -31,10 +33,13 @@ fn the_experiment_runs_systems_and_counts_their_tasks() {
             "0.2",
             "--run-for",
             "200ms",
+            "--analysis",
+            form,
             "--out",
             out_dir.to_str().unwrap(),
         ]);
         let (out, err) = text(&o);
+        assert!(out.contains(&format!(" {form} bounds;")), "{out}");
         // 1 only where a task stayed beyond the noise in three runs.
         assert!(matches!(o.status.code(), Some(0 | 1)), "{out}{err}");
         let row: Vec<&str> = out

@@ -101,6 +101,11 @@ pub struct OnThreadsArgs {
     /// systems (--systems of them, from --seed).
     #[arg(long, conflicts_with_all = ["protocol", "cpus", "tasks", "utilization"])]
     pub components: bool,
+    /// The bounds the measured worst is set against, as in `rtsync
+    /// analyze`: fixed, classic (the default) or lp (the bounds `rtsync
+    /// demo` shows: a path of its own to check on real threads).
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>())]
+    pub analysis: rtsync_analysis::BoundForm,
 }
 
 #[derive(clap::Args)]
@@ -337,6 +342,7 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
         run_for,
         out: a.out,
         components: a.components,
+        form: a.analysis,
     };
     if let Err(e) = c.check() {
         eprintln!("error: {e}");
@@ -355,11 +361,12 @@ fn on_threads(a: OnThreadsArgs) -> u8 {
         }
     };
     println!(
-        "rtsync experiment on-threads: {} systems per protocol, seed {}, {:?} each; this machine: context switch {}, \
+        "rtsync experiment on-threads: {} systems per protocol, seed {}, {:?} each, {} bounds; this machine: context switch {}, \
          timer lateness p99 {} (worst {}), charged in every bound",
         c.systems,
         c.seed,
         c.run_for,
+        c.form,
         costs.profile.context_switch,
         costs.profile.release,
         costs.worst_timer_lateness
