@@ -399,7 +399,15 @@ pub fn check(
         }
     }
     if let (Some(dir), Some((what, plan))) = (save, shown) {
-        let saved = save_case(dir, &id, placed, &what, Some(plan), "exhaustive");
+        let saved = save_case(
+            dir,
+            &id,
+            placed,
+            &what,
+            Some(plan),
+            Some(out.horizon),
+            "exhaustive",
+        );
         for line in t.violations.iter_mut().chain(t.gaps.iter_mut()) {
             line.push_str(&format!("; saved, replay: {saved}"));
         }

@@ -639,7 +639,7 @@ pub(crate) fn curve_name(curve: Curve) -> String {
 /// as `<id>.plan.toml` beside it; returns how to replay, or the error.
 fn save(dir: &Path, id: &str, placed: &System, vs: &[Violation]) -> String {
     let plan = vs.iter().find_map(|v| v.plan.as_ref());
-    save_case(dir, id, placed, &vs[0].what, plan, "soundness")
+    save_case(dir, id, placed, &vs[0].what, plan, None, "soundness")
 }
 
 /// Writes `placed` as `<id>.toml` (headed by `what`, what `experiment`
@@ -651,13 +651,18 @@ pub(crate) fn save_case(
     placed: &System,
     what: &str,
     plan: Option<&Plan>,
+    horizon: Option<Time>,
     experiment: &str,
 ) -> String {
     let spec = dir.join(format!("{id}.toml"));
     let plan_path = dir.join(format!("{id}.plan.toml"));
+    // A plan replays its planned jobs by default; where the finding came
+    // from a run as long as `horizon` (the grid's, whose worst can be a
+    // later job's), the replay runs as long.
+    let longer = horizon.map_or(String::new(), |h| format!(" --horizon {h}"));
     let replay = match plan {
         Some(_) => format!(
-            "rtsync simulate {} --plan {}",
+            "rtsync simulate {} --plan {}{longer}",
             spec.display(),
             plan_path.display()
         ),

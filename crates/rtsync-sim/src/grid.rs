@@ -88,6 +88,10 @@ pub struct GridOutcome {
     /// Every promise broken, once per task and kind (the first plan that
     /// breaks it).
     pub findings: Vec<GridFinding>,
+    /// How long each plan ran: a worst of `worst` can come from a later
+    /// job than a plan's first, and a replay shows it only when run as
+    /// long (`rtsync simulate --plan FILE --horizon` this).
+    pub horizon: Time,
 }
 
 /// Why a system was not enumerated.
@@ -195,6 +199,7 @@ pub fn enumerate(
     let horizon = horizon(sys);
     let mut out = GridOutcome {
         worst: vec![None; sys.tasks.len()],
+        horizon,
         ..GridOutcome::default()
     };
     // An odometer over the offsets, task 0 fixed.

@@ -126,3 +126,63 @@ fn the_grid_reaches_a_chain_of_three_releases() {
     let out = enumerate(&s, &b, &three).unwrap();
     assert_eq!(out.worst[0].as_ref().unwrap().0, Time::from_ns(7_000_001));
 }
+
+/// MSRP on two CPUs, from seed 9's `tight-9` of `experiment exhaustive`
+/// (its lowest task left out, so that the grid runs 3,200 plans): the
+/// grid runs each plan a hyperperiod past the last first release, and
+/// `t2`'s worst on it comes in a job after its first (4 ms, where its
+/// first job takes 3 at the plan that shows the worst). A replay of that
+/// plan shows the worst only when run as long as the grid ran it
+/// ([`GridOutcome::horizon`], which `experiment exhaustive` writes into
+/// the replay line of a saved case; until 2026-12-04 the line ran the
+/// planned jobs alone, and on the whole `tight-9` showed 3 ms where the
+/// header claimed 5).
+///
+/// [`GridOutcome::horizon`]: rtsync_sim::grid::GridOutcome
+#[test]
+fn the_grid_says_how_long_each_plan_ran() {
+    let s = sys(r#"
+[platform]
+cpus = 2
+protocol = "msrp"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "t1"
+period = "16ms"
+priority = 3
+cpu = 1
+body = [ { suspend = "1ms" }, { lock = "r1", hold = "1ms" }, { suspend = "2ms" } ]
+[[task]]
+name = "t2"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r2", hold = "2ms" } ]
+[[task]]
+name = "t3"
+period = "8ms"
+priority = 4
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+"#);
+    let o = GridOptions::default();
+    let out = enumerate(&s, &bounds(&s), &o).unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let (worst, plan) = out.worst[1].clone().unwrap();
+    let replay = |horizon: Time| {
+        let opts = rtsync_sim::Options {
+            horizon,
+            plan: Some(std::sync::Arc::new(plan.clone())),
+            ..rtsync_sim::Options::default()
+        };
+        rtsync_sim::simulate(&s, &opts).unwrap().0.tasks[1]
+            .max_response
+            .unwrap()
+    };
+    assert_eq!(replay(out.horizon), worst);
+    let first = replay(plan.horizon(&s));
+    assert!(first < worst, "{first} {worst}");
+}
