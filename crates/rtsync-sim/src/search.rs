@@ -156,6 +156,10 @@ const BORROWED: usize = 8;
 /// schedule queues at ([`Searcher::observed`]), the earliest.
 const SPINNERS: usize = 8;
 
+/// Most spinners' requests queued at on a plan found on the way
+/// ([`Searcher::observed`]), the earliest.
+const FOUND_SPINNERS: usize = 2;
+
 /// Most queues with a partner that one recorded schedule of the target's
 /// own CPU gives ([`Searcher::partners`]).
 const PARTNERS: usize = 8;
@@ -1150,7 +1154,16 @@ impl<'a> Searcher<'a> {
     /// On the other bases, and ahead of the target's own, they took the
     /// budget of later targets on a thin search (a 16-task MSRP system
     /// reached 0.64 of a bound instead of 0.73) and, in the `AGAIN`
-    /// round, the place of the target's own queues.
+    /// round, the place of the target's own queues. On a plan found on
+    /// the way, within half the budget (as the partners), the earliest
+    /// [`FOUND_SPINNERS`] are queued at too: there the target may already
+    /// wait behind another CPU, which the own CPU's schedule sends away,
+    /// and a task above it spins after that wait (the grid's
+    /// `msrp-fp-tight-9`, seed 9: `t2` spins behind the other CPU, and
+    /// `t1` above it behind a section of that CPU requested 1 ns before
+    /// it asks; test
+    /// `a_queue_at_a_spinner_s_request_on_a_plan_found_is_searched`, 1
+    /// seed of 10 without them, 10 with).
     ///
     /// At the spinners' requests, too, a queued task may come pushed by a
     /// partner ([`Searcher::partners`]): a task of its CPU below it that
@@ -1219,6 +1232,12 @@ impl<'a> Searcher<'a> {
         };
         if kind == Base::Own {
             asks.extend(self.spinners(i, &rec, released, end));
+        } else if kind == Base::Found && roomy {
+            asks.extend(
+                self.spinners(i, &rec, released, end)
+                    .into_iter()
+                    .take(FOUND_SPINNERS),
+            );
         }
         let mut returns = self.at_returns(i, base, &rec, end, kind);
         let mut out = Vec::new();

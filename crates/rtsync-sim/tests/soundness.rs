@@ -1843,6 +1843,70 @@ fn a_task_above_borrowed_a_period_later_is_searched() {
     assert!(reached >= 16, "reached 18 ms at {reached} of 20 seeds");
 }
 
+/// Two CPUs under MSRP (the exhaustive grid's `msrp-fp-tight-9`, seed 9;
+/// every section non-preemptive, FIFO spinning). On CPU 1, `t1` above the
+/// target `t2`: `t1` suspends 1 ms, holds `r1` 1 ms and suspends 2 ms;
+/// `t2` holds `r2` 2 ms. On CPU 0, `t3` holds `r1` then `r2`, 1 ms each;
+/// `t4` below it holds `r1` 1 ms. The worst for `t2`, by hand: `t3`
+/// released at 0 asks for `r2` at 1 ms; `t1` and `t2` released at 1 ms
+/// + 1 ns; `t2` asks then and spins behind `t3` to 2 ms, holds `r2` to
+/// 4 ms; `t1`, resumed meanwhile, runs as `t2`'s section ends and asks
+/// for `r1` at 4 ms, which `t4`, released 1 ns before, has just taken:
+/// `t1` spins (non-preemptive) to 5 ms less 1 ns and holds `r1` 1 ms,
+/// and `t2` finishes as it suspends: 5 ms less 2 ns. Two queues in a
+/// row, the second at the request of the task above (a spinner of the
+/// target's CPU) in the schedule the first one makes: the queues at the
+/// spinners' requests were timed on the target's CPU's own schedule
+/// alone, where `t3` is away, and the search reached 5 ms at 1 seed of
+/// 10 (4 to 4.95 ms at the others); timed on the plans found on the way
+/// too (the earliest two), at every seed of 10.
+const MSRP_SPINNER_AFTER_A_QUEUE: &str = r#"
+[platform]
+cpus = 2
+protocol = "msrp"
+[[resource]]
+name = "r1"
+[[resource]]
+name = "r2"
+[[task]]
+name = "t1"
+period = "16ms"
+priority = 3
+cpu = 1
+body = [ { suspend = "1ms" }, { lock = "r1", hold = "1ms" }, { suspend = "2ms" } ]
+[[task]]
+name = "t2"
+period = "16ms"
+priority = 2
+cpu = 1
+body = [ { lock = "r2", hold = "2ms" } ]
+[[task]]
+name = "t3"
+period = "8ms"
+priority = 4
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
+[[task]]
+name = "t4"
+period = "16ms"
+priority = 1
+cpu = 0
+body = [ { lock = "r1", hold = "1ms" } ]
+"#;
+
+#[test]
+fn a_queue_at_a_spinner_s_request_on_a_plan_found_is_searched() {
+    let s = sys(MSRP_SPINNER_AFTER_A_QUEUE);
+    let at = |ns: u64| Time::from_ns(ns);
+    let offsets = vec![at(1_000_001), at(1_000_001), at(0), at(3_999_999)];
+    let r = run_plan(&s, Plan::offsets(offsets));
+    let worst = Time::from_ms(5).saturating_sub(at(2));
+    assert_eq!(r.tasks[1].max_response, Some(worst), "the replay");
+    let b = bounds(&s);
+    let reached = seeds_reaching(&s, &b, 1, worst, 10);
+    assert!(reached >= 8, "reached 5 ms at {reached} of 10 seeds");
+}
+
 /// Two CPUs under FMLP-S (the exhaustive grid's `fmlp-s-fp-dense-4`,
 /// seed 1; every section non-preemptive, FIFO spinning). On CPU 1, `t`
 /// holds `r1` 2 ms, `r1` again 1 ms and `r2` 2 ms; `lo` below it computes
