@@ -1848,8 +1848,8 @@ fn a_task_above_borrowed_a_period_later_is_searched() {
 /// target `t2`: `t1` suspends 1 ms, holds `r1` 1 ms and suspends 2 ms;
 /// `t2` holds `r2` 2 ms. On CPU 0, `t3` holds `r1` then `r2`, 1 ms each;
 /// `t4` below it holds `r1` 1 ms. The worst for `t2`, by hand: `t3`
-/// released at 0 asks for `r2` at 1 ms; `t1` and `t2` released at 1 ms
-/// + 1 ns; `t2` asks then and spins behind `t3` to 2 ms, holds `r2` to
+/// released at 0 asks for `r2` at 1 ms; `t1` and `t2` released 1 ns
+/// later; `t2` asks then and spins behind `t3` to 2 ms, holds `r2` to
 /// 4 ms; `t1`, resumed meanwhile, runs as `t2`'s section ends and asks
 /// for `r1` at 4 ms, which `t4`, released 1 ns before, has just taken:
 /// `t1` spins (non-preemptive) to 5 ms less 1 ns and holds `r1` 1 ms,
