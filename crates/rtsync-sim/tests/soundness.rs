@@ -1860,43 +1860,10 @@ fn a_task_above_borrowed_a_period_later_is_searched() {
 /// alone, where `t3` is away, and the search reached 5 ms at 1 seed of
 /// 10 (4 to 4.95 ms at the others); timed on the plans found on the way
 /// too (the earliest two), at every seed of 10.
-const MSRP_SPINNER_AFTER_A_QUEUE: &str = r#"
-[platform]
-cpus = 2
-protocol = "msrp"
-[[resource]]
-name = "r1"
-[[resource]]
-name = "r2"
-[[task]]
-name = "t1"
-period = "16ms"
-priority = 3
-cpu = 1
-body = [ { suspend = "1ms" }, { lock = "r1", hold = "1ms" }, { suspend = "2ms" } ]
-[[task]]
-name = "t2"
-period = "16ms"
-priority = 2
-cpu = 1
-body = [ { lock = "r2", hold = "2ms" } ]
-[[task]]
-name = "t3"
-period = "8ms"
-priority = 4
-cpu = 0
-body = [ { lock = "r1", hold = "1ms" }, { lock = "r2", hold = "1ms" } ]
-[[task]]
-name = "t4"
-period = "16ms"
-priority = 1
-cpu = 0
-body = [ { lock = "r1", hold = "1ms" } ]
-"#;
 
 #[test]
 fn a_queue_at_a_spinner_s_request_on_a_plan_found_is_searched() {
-    let s = sys(MSRP_SPINNER_AFTER_A_QUEUE);
+    let s = data("msrp-spinner-after-a-queue.toml");
     let at = |ns: u64| Time::from_ns(ns);
     let offsets = vec![at(1_000_001), at(1_000_001), at(0), at(3_999_999)];
     let r = run_plan(&s, Plan::offsets(offsets));

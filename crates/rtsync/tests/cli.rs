@@ -409,6 +409,41 @@ fn demo_compares_every_protocol() {
     );
 }
 
+/// The rows of a table in `out` with `width` columns, the header and the
+/// "max blocking" row left out: each task's name and its column `col`.
+fn task_column(out: &str, width: usize, col: usize) -> Vec<(String, String)> {
+    out.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == width && w[0] != "task" && w[0] != "max")
+        .map(|w| (w[0].to_string(), w[col].to_string()))
+        .collect()
+}
+
+/// `rtsync analyze`'s response bounds for the four-CPU example under
+/// MPCP, with `--analysis form`.
+fn mpcp_bounds(form: &str) -> Vec<(String, String)> {
+    let o = rtsync(&[
+        "analyze",
+        "rtems-table1",
+        "--protocol",
+        "mpcp",
+        "--analysis",
+        form,
+    ]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    task_column(&out, 13, 10)
+}
+
+/// `args`, with `--analysis form` where a form is given.
+fn with_form<'a>(args: &[&'a str], form: Option<&'a str>) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    if let Some(f) = form {
+        v.extend(["--analysis", f]);
+    }
+    v
+}
+
 /// The demo sets protocols side by side, so it charges each the tightest
 /// bound rtsync has: by default the LP form, where `rtsync analyze`
 /// defaults to the classic one. Its MPCP column is `analyze --analysis lp`'s
@@ -418,23 +453,6 @@ fn demo_compares_every_protocol() {
 /// 17.5 ms for L0), so the test tells which form the demo used.
 #[test]
 fn the_demo_charges_the_tightest_bounds_and_says_which() {
-    let analyzed = |form: &str| -> Vec<(String, String)> {
-        let o = rtsync(&[
-            "analyze",
-            "rtems-table1",
-            "--protocol",
-            "mpcp",
-            "--analysis",
-            form,
-        ]);
-        let (out, err) = text(&o);
-        assert_eq!(o.status.code(), Some(0), "{out}{err}");
-        out.lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>())
-            .filter(|w| w.len() == 13 && w[0] != "task")
-            .map(|w| (w[0].to_string(), w[10].to_string()))
-            .collect()
-    };
     let demo = |extra: &[&str]| -> (Vec<(String, String)>, String) {
         let mut args = vec!["demo", "--run-for", "0"];
         args.extend_from_slice(extra);
@@ -452,16 +470,9 @@ fn the_demo_charges_the_tightest_bounds_and_says_which() {
             .split_whitespace()
             .collect();
         let col = header.iter().position(|&h| h == "mpcp").unwrap();
-        let rows = bounds
-            .lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>())
-            // The task rows: not the header, nor "max blocking"'s.
-            .filter(|w| w.len() == header.len() && w[0] != "task" && w[0] != "max")
-            .map(|w| (w[0].to_string(), w[col].to_string()))
-            .collect();
-        (rows, four.to_string())
+        (task_column(bounds, header.len(), col), four.to_string())
     };
-    let (lp, classic) = (analyzed("lp"), analyzed("classic"));
+    let (lp, classic) = (mpcp_bounds("lp"), mpcp_bounds("classic"));
     assert_eq!(lp.len(), 15);
     assert_ne!(
         lp, classic,
@@ -934,32 +945,8 @@ fn run_executes_a_system_on_threads_and_reports_three_columns() {
 /// test tells which one was shown.
 #[test]
 fn simulate_shows_the_bound_form_asked_for() {
-    let column = |args: &[&str], width: usize, col: usize| -> Vec<(String, String)> {
-        let o = rtsync(args);
-        let (out, err) = text(&o);
-        assert_eq!(o.status.code(), Some(0), "{out}{err}");
-        out.lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>())
-            .filter(|w| w.len() == width && w[0] != "task")
-            .map(|w| (w[0].to_string(), w[col].to_string()))
-            .collect()
-    };
-    let analyzed = |form: &str| {
-        column(
-            &[
-                "analyze",
-                "rtems-table1",
-                "--protocol",
-                "mpcp",
-                "--analysis",
-                form,
-            ],
-            13,
-            10,
-        )
-    };
     let simulated = |form: Option<&str>| {
-        let mut args = vec![
+        let args = [
             "simulate",
             "rtems-table1",
             "--protocol",
@@ -967,12 +954,12 @@ fn simulate_shows_the_bound_form_asked_for() {
             "--horizon",
             "200ms",
         ];
-        if let Some(f) = form {
-            args.extend(["--analysis", f]);
-        }
-        column(&args, 10, 5)
+        let o = rtsync(&with_form(&args, form));
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}{err}");
+        task_column(&out, 10, 5)
     };
-    let (lp, classic) = (analyzed("lp"), analyzed("classic"));
+    let (lp, classic) = (mpcp_bounds("lp"), mpcp_bounds("classic"));
     assert_eq!(lp.len(), 15);
     assert_ne!(
         lp, classic,
@@ -991,7 +978,7 @@ fn simulate_shows_the_bound_form_asked_for() {
 #[test]
 fn run_charges_the_bound_form_asked_for() {
     let bounds = |form: Option<&str>| -> Option<Vec<(String, String)>> {
-        let mut args = vec![
+        let args = [
             "run",
             "rtems-table1",
             "--protocol",
@@ -1003,23 +990,14 @@ fn run_charges_the_bound_form_asked_for() {
             "--cpus",
             "0,1,0,1",
         ];
-        if let Some(f) = form {
-            args.extend(["--analysis", f]);
-        }
-        let o = rtsync(&args);
+        let o = rtsync(&with_form(&args, form));
         let (out, err) = text(&o);
         if o.status.code() == Some(3) {
             eprintln!("skipped: this process may not use CPUs 0 and 1: {err}");
             return None;
         }
         assert!(matches!(o.status.code(), Some(0 | 1)), "{out}\n{err}");
-        Some(
-            out.lines()
-                .map(|l| l.split_whitespace().collect::<Vec<_>>())
-                .filter(|w| w.len() == 9 && w[0] != "task")
-                .map(|w| (w[0].to_string(), w[3].to_string()))
-                .collect(),
-        )
+        Some(task_column(&out, 9, 3))
     };
     let Some(default) = bounds(None) else { return };
     let classic = bounds(Some("classic")).unwrap();
