@@ -56,7 +56,7 @@ impl BoundForm {
             }
             BoundForm::Classic => {
                 "the closed forms, each lowered by its job-window form where the protocol has \
-                 one (--analysis classic, the default)"
+                 one (--analysis classic, `rtsync analyze`'s default)"
             }
             BoundForm::Lp => {
                 "the classic bounds, each term lowered by the linear program's where the \
