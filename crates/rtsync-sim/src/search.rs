@@ -1053,10 +1053,18 @@ impl<'a> Searcher<'a> {
     /// ones (`tests/edf_priorities.rs`: the same search whatever the
     /// priority fields say).
     fn below(&self, k: usize, i: usize) -> bool {
+        self.level(k) < self.level(i)
+    }
+
+    /// Where task `k` stands when every task is released at one instant,
+    /// higher first to run: its priority under FP, under EDF the shorter
+    /// its relative deadline the higher ([`Searcher::below`] compares
+    /// two; a sort by it puts the lowest first).
+    fn level(&self, k: usize) -> u64 {
         if self.sys.platform.scheduler == Scheduler::Edf {
-            self.sys.tasks[k].deadline > self.sys.tasks[i].deadline
+            u64::MAX - self.sys.tasks[k].deadline.ns()
         } else {
-            self.shapes[k].priority < self.shapes[i].priority
+            u64::from(self.shapes[k].priority)
         }
     }
 
@@ -3197,15 +3205,7 @@ impl<'a> Searcher<'a> {
             .filter(|&k| k != i && self.shapes[k].cpu == cpu && !self.shapes[k].requests.is_empty())
             .collect();
         // Lowest first (stable: ties in index order).
-        holders.sort_by(|&a, &b| {
-            if self.below(a, b) {
-                std::cmp::Ordering::Less
-            } else if self.below(b, a) {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        });
+        holders.sort_by_key(|&k| self.level(k));
         let mut plan = plan.clone();
         let mut from = plan.task(i).offset;
         // One trim per resumption at most: the first job of each local

@@ -104,7 +104,11 @@ pub struct OnThreadsArgs {
     /// The bounds the measured worst is set against, as in `rtsync
     /// analyze`: fixed, classic (the default) or lp (the bounds `rtsync
     /// demo` shows: a path of its own to check on real threads).
-    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>())]
+    #[arg(long, default_value = "classic", value_parser = |s: &str| s.parse::<rtsync_analysis::BoundForm>(),
+        long_help = super::forms_help(
+        "The bounds the measured worst is set against, as in `rtsync analyze`, each never \
+         above the one before: fixed, classic (the default) or lp (the bounds `rtsync demo` \
+         shows: a path of its own to check on real threads)."))]
     pub analysis: rtsync_analysis::BoundForm,
 }
 
