@@ -1874,6 +1874,30 @@ fn a_queue_at_a_spinner_s_request_on_a_plan_found_is_searched() {
     assert!(reached >= 8, "reached 5 ms at {reached} of 10 seeds");
 }
 
+/// Under EDF, the target released where its absolute deadline ties with
+/// a longer-deadline job's (Spuri's candidate releases): `t3` released
+/// 2 ms after `t1`, whose deadline is 2 ms longer, waits for all of
+/// `t1`'s work (`tests/data/edf-deadline-tie.toml` says why that is 4 ms;
+/// `t4` the same, by symmetry). Before the search tried those releases
+/// it reached `t3`'s at 1 seed of 10, 2 us short at the others (a
+/// release 1 ns after a section or after the others, then the climb).
+#[test]
+fn under_edf_a_deadline_tie_is_searched() {
+    let s = data("edf-deadline-tie.toml");
+    let at = Time::from_ms;
+    let r = run_plan(&s, Plan::offsets(vec![at(0), at(0), at(2), at(0)]));
+    assert_eq!(r.tasks[2].max_response, Some(at(4)), "the replay");
+    let b = bounds(&s);
+    assert_eq!((b[2], b[3]), (at(4), at(4)), "the bounds of t3 and t4");
+    for k in [2, 3] {
+        let reached = seeds_reaching(&s, &b, k, at(4), 10);
+        assert!(
+            reached >= 9,
+            "task {k}: reached 4 ms at {reached} of 10 seeds"
+        );
+    }
+}
+
 /// Two CPUs under FMLP-S (the exhaustive grid's `fmlp-s-fp-dense-4`,
 /// seed 1; every section non-preemptive, FIFO spinning). On CPU 1, `t`
 /// holds `r1` 2 ms, `r1` again 1 ms and `r2` 2 ms; `lo` below it computes
