@@ -41,7 +41,8 @@
 //!    the synchronous or the layered release's schedule issues it, and the
 //!    tasks that can preempt the target released at each of its returns
 //!    from a wait there, where no job of its CPU self-suspends:
-//!    `Searcher::at_returns`);
+//!    `Searcher::at_returns`; the same on the target's first convoy with
+//!    the tasks above it away: `Searcher::convoy_alone`);
 //! 2. where jobs of the target's CPU self-suspend, *resumption chains*
 //!    (`Searcher::chains`): the target released at a resumption in the
 //!    schedule of each "just after a lock" plan, and lower jobs trimmed so
@@ -124,7 +125,7 @@ use crate::trace::{Event, MarkKind, Recording, Span, State};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rtsync_model::{Scheduler, System, Time};
-use rtsync_protocols::{Arbitration, Config, Order};
+use rtsync_protocols::{Arbitration, Config, Hold, Order, Wait};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -431,6 +432,10 @@ struct Searcher<'a> {
     /// protocol's rule, [`rtsync_protocols::Order::Fifo`]), where
     /// [`Searcher::fifo_queues`] builds its candidates.
     fifo: Vec<bool>,
+    /// Per resource: whether a waiter spins and a task above it can
+    /// preempt the spin (MrsP's spin at the local ceiling; MSRP's and
+    /// FMLP-S's spins are non-preemptive).
+    preemptable_spin: Vec<bool>,
     /// Per resource: what a request of it locks, the resource itself or
     /// its nesting group's representative (FMLP group locks,
     /// [`rtsync_protocols::Rule::unit`]).
@@ -466,6 +471,9 @@ impl<'a> Searcher<'a> {
                 .map(|r| r.arbitration == Arbitration::Queue(Order::Fifo))
                 .collect(),
             unit: rules.iter().map(|r| r.unit).collect(),
+            preemptable_spin: (rules.iter())
+                .map(|r| r.wait == Wait::Spin && r.waiting != Hold::NonPreemptive)
+                .collect(),
             opts: opts.clone(),
             rng: ChaCha8Rng::seed_from_u64(opts.seed),
             out: Outcome {
@@ -540,7 +548,9 @@ impl<'a> Searcher<'a> {
             self.evaluate(layered.clone(), Some(i));
             // Each base's schedule is recorded only after the plans before
             // it were evaluated, while the budget allows.
-            for base in [Plan::offsets(vec![Time::ZERO; n]), layered] {
+            let mut bases = vec![Plan::offsets(vec![Time::ZERO; n]), layered];
+            bases.extend(self.convoy_alone(i));
+            for base in bases {
                 if self.out.events >= three_quarters {
                     break;
                 }
@@ -788,6 +798,44 @@ impl<'a> Searcher<'a> {
             out.extend(self.spin_convoys(i, r));
         }
         out
+    }
+
+    /// The target's first convoy ([`Searcher::convoys`]: the other
+    /// CPUs' longest sections on its first resource queued just before
+    /// its request) with the tasks above it on its CPU released after
+    /// its first job's deadline, out of the way, as a base for the
+    /// observed steps: there [`Searcher::at_returns`] releases those
+    /// tasks at the target's returns from the queue, where the convoy
+    /// itself releases them with the target, ahead of it, and the queue
+    /// then forms elsewhere. The grid's `mrsp-fp-unharmonic-10` (seed
+    /// 12): `t3` on the other CPU and `t2` alternate on `r1`, and `t1`,
+    /// above `t2`, released as `t2` is granted its second section spins
+    /// for `r2`, which `t3` takes at that instant, before it preempts the
+    /// section: `t2`'s 6 ms bound, where the search reached 5.71 ms at
+    /// seed 1 (`a_convoy_with_a_task_above_at_its_return_is_searched`).
+    /// Only where the target spins preemptably for a resource (MrsP:
+    /// a suspended wait's returns are already on the layered release's
+    /// schedule, and this base took the budget of the queues that
+    /// `mpcp_a_lower_task_preempts_a_holder_ahead` needs at 20,000
+    /// events; at a non-preemptive spin's end a task above comes too
+    /// late to preempt the section) and has a task above it on its CPU.
+    fn convoy_alone(&self, i: usize) -> Option<Plan> {
+        let me = &self.shapes[i];
+        let above: Vec<usize> = (0..self.sys.tasks.len())
+            .filter(|&k| k != i && self.shapes[k].cpu == me.cpu && self.below(i, k))
+            .collect();
+        let spins = (me.requests.iter()).any(|rq| self.preemptable_spin[rq.resource]);
+        if above.is_empty() || !spins {
+            return None;
+        }
+        let mut plan = self.convoys(i).into_iter().next()?;
+        let away = (plan.task(i).offset)
+            .saturating_add(self.sys.tasks[i].deadline.min(me.period))
+            .saturating_add(Time::from_ns(1));
+        for k in above {
+            plan.tasks[k].offset = away;
+        }
+        Some(plan)
     }
 
     /// A convoy's plan for target `i`: each `queued` task `(task, lead)`
@@ -1644,7 +1692,16 @@ impl<'a> Searcher<'a> {
     /// end of a wait: the grid's `dflp-fp-wide-13` (seed 1) needs the
     /// queue of the layered release and the task above released at the
     /// return, 7 ms less 2 ns, where the search reached 6 ms
-    /// (`a_task_released_at_the_return_from_a_wait_is_searched`). None
+    /// (`a_task_released_at_the_return_from_a_wait_is_searched`). A
+    /// preemptable spin ends a wait too (since 2026-12-04; a
+    /// non-preemptive one keeps the task above off the CPU until the
+    /// section ends, wherever in the spin it comes, and these plans took
+    /// the budget of thin searches of MSRP and FMLP-S systems): a task
+    /// above released while the target spins (MrsP) runs before the grant and
+    /// costs it only what delays the queue, one released at the grant
+    /// preempts the section it has just been granted
+    /// (`a_convoy_with_a_task_above_at_its_return_is_searched`, with
+    /// [`Searcher::convoy_alone`]'s base). None
     /// where jobs of the target's CPU self-suspend: there the resumption
     /// steps and moves already line tasks up with the schedule's returns,
     /// and these plans took their budget (seed 2's `suspending-18` under
@@ -1712,6 +1769,7 @@ impl<'a> Searcher<'a> {
             sp.task == i
                 && match sp.state {
                     State::Blocked { .. } => true,
+                    State::Spin { resource, .. } => self.preemptable_spin[resource],
                     State::Run { cpu, .. } => Some(cpu) != me.cpu,
                     _ => false,
                 }
