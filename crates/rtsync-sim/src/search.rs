@@ -1303,14 +1303,33 @@ impl<'a> Searcher<'a> {
         let mut out = Vec::new();
         let mut partnered = 0usize;
         for (a, (e, r)) in asks.into_iter().enumerate() {
-            // `(task, lead)`: the task's longest section on `r` (or with
-            // `first`, its first) is requested 1 ns before `e` when the
-            // task is released `lead` before it.
+            // `(task, lead)`: the task's longest section on what `r`'s
+            // request locks, or with `first` its first, is requested 1 ns
+            // before `e` when the task is released `lead` before it. What
+            // a request locks is `r` or, under FMLP, `r`'s group: a
+            // section on another resource of the group holds the same
+            // lock. An inner request of the target's, inside a section of
+            // the same group, waits for nothing: queued at as before, on
+            // `r` alone (where the group's sections would only spend the
+            // budget).
+            let inner = a < own_asks
+                && (me.requests.iter().filter(|rq| rq.resource == r)).all(|rq| {
+                    rq.outer
+                        .is_some_and(|o| self.unit[me.requests[o].resource] == self.unit[r])
+                });
+            let locks = |q: usize| {
+                if inner {
+                    q == r
+                } else {
+                    self.unit[q] == self.unit[r]
+                }
+            };
             let queue = |first: bool| -> Vec<(usize, Time)> {
                 (0..n)
                     .filter(|&k| k != i && self.shapes[k].cpu != me.cpu)
                     .filter_map(|k| {
-                        let mut on = (self.shapes[k].requests.iter()).filter(|rq| rq.resource == r);
+                        let mut on =
+                            (self.shapes[k].requests.iter()).filter(|rq| locks(rq.resource));
                         let rq = if first {
                             on.next()?
                         } else {
@@ -1662,7 +1681,7 @@ impl<'a> Searcher<'a> {
     fn one_per_cpu(&self, q: &[(usize, Time)], r: usize, base: &Plan) -> Vec<(usize, Time)> {
         let length = |k: usize| {
             (self.shapes[k].requests.iter())
-                .filter(|rq| rq.resource == r)
+                .filter(|rq| self.unit[rq.resource] == self.unit[r])
                 .map(|rq| rq.length)
                 .max()
         };

@@ -1919,6 +1919,24 @@ fn a_convoy_with_a_task_above_at_its_return_is_searched() {
     assert!(reached >= 9, "reached 6 ms at {reached} of 10 seeds");
 }
 
+/// A queue at the target's request of sections on another resource of
+/// its group (`data/fmlp-s-group-queued-at-a-request.toml`: FMLP's
+/// group lock makes `t4`'s section on `r1` hold back `t1`'s request for
+/// `r2`). The observed convoys queued only sections on the requested
+/// resource itself: before, the search reached 6.32 to 6.97 ms of `t1`'s
+/// 7 ms at 10 seeds of 10.
+#[test]
+fn a_queue_of_the_group_at_a_request_is_searched() {
+    let s = data("fmlp-s-group-queued-at-a-request.toml");
+    let at = |ns: u64| Time::from_ns(ns);
+    let r = run_plan(&s, Plan::offsets(vec![at(0), at(0), at(0), at(3_999_999)]));
+    let worst = Time::from_ms(7).saturating_sub(at(1));
+    assert_eq!(r.tasks[0].max_response, Some(worst), "the replay");
+    let b = bounds(&s);
+    let reached = seeds_reaching(&s, &b, 0, worst, 10);
+    assert!(reached >= 9, "reached 7 ms at {reached} of 10 seeds");
+}
+
 /// Two CPUs under FMLP-S (the exhaustive grid's `fmlp-s-fp-dense-4`,
 /// seed 1; every section non-preemptive, FIFO spinning). On CPU 1, `t`
 /// holds `r1` 2 ms, `r1` again 1 ms and `r2` 2 ms; `lo` below it computes
