@@ -800,6 +800,15 @@ impl<'a> Searcher<'a> {
         out
     }
 
+    /// 1 ns past the end of target `i`'s first job in `plan` (its release
+    /// plus its deadline, or its period where that is shorter): where a
+    /// task released is out of that job's way.
+    fn past_first_job(&self, i: usize, plan: &Plan) -> Time {
+        (plan.task(i).offset)
+            .saturating_add(self.sys.tasks[i].deadline.min(self.shapes[i].period))
+            .saturating_add(Time::from_ns(1))
+    }
+
     /// The target's first convoy ([`Searcher::convoys`]: the other
     /// CPUs' longest sections on its first resource queued just before
     /// its request) with the tasks above it on its CPU released after
@@ -829,9 +838,7 @@ impl<'a> Searcher<'a> {
             return None;
         }
         let mut plan = self.convoys(i).into_iter().next()?;
-        let away = (plan.task(i).offset)
-            .saturating_add(self.sys.tasks[i].deadline.min(me.period))
-            .saturating_add(Time::from_ns(1));
+        let away = self.past_first_job(i, &plan);
         for k in above {
             plan.tasks[k].offset = away;
         }
@@ -1135,9 +1142,7 @@ impl<'a> Searcher<'a> {
     fn local(&self, i: usize) -> Plan {
         let me = &self.shapes[i];
         let mut plan = self.layered(i);
-        let away = (plan.task(i).offset)
-            .saturating_add(self.sys.tasks[i].deadline.min(me.period))
-            .saturating_add(Time::from_ns(1));
+        let away = self.past_first_job(i, &plan);
         for (t, s) in plan.tasks.iter_mut().zip(&self.shapes) {
             if s.cpu != me.cpu {
                 t.offset = away;
@@ -1525,9 +1530,7 @@ impl<'a> Searcher<'a> {
     /// less 1 ns, the bound 6 ms; the search reached 4 to 4.99 ms).
     fn cleared(&self, i: usize, plan: &Plan, q: &[(usize, Time)]) -> Option<Plan> {
         let me = self.shapes[i].cpu;
-        let away = (plan.task(i).offset)
-            .saturating_add(self.sys.tasks[i].deadline.min(self.shapes[i].period))
-            .saturating_add(Time::from_ns(1));
+        let away = self.past_first_job(i, plan);
         let queued = |k: usize| q.iter().any(|&(x, _)| x == k);
         let cpus: Vec<Option<usize>> = q.iter().map(|&(x, _)| self.shapes[x].cpu).collect();
         let mut clear = plan.clone();
