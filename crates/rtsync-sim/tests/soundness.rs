@@ -1932,6 +1932,26 @@ fn a_queue_of_the_group_at_a_request_is_searched() {
     replayed_and_searched(&s, vec![at(0), at(0), at(0), at(3_999_999)], 0, worst, 9);
 }
 
+/// The same system's `t3` (the data file's header has its 6 ms less
+/// 2 ns): a task below it on its CPU, released where their deadlines
+/// tie, spins behind the other CPU's longer section and runs on to its
+/// end, and the target then waits behind that CPU's shorter one. Two
+/// steps missed it: the spinners' queues looked only at resources
+/// another CPU uses, and `t1`'s `r2` is used on its own CPU alone,
+/// though it shares a group lock with the other CPU's `r1`; and the own
+/// CPU's schedule released the target 2 ns after `t1`, ahead of it.
+/// Before, 5 ms at 10 seeds of 10.
+#[test]
+fn under_edf_a_queue_behind_a_tied_spinner_is_searched() {
+    let s = data("fmlp-s-group-queued-at-a-request.toml");
+    let at = |ns: u64| Time::from_ns(ns);
+    let ms = 1_000_000;
+    assert_eq!(bounds(&s)[2], Time::from_ms(7), "t3's bound");
+    let worst = Time::from_ms(6).saturating_sub(at(2));
+    let offsets = vec![at(0), at(ms - 1), at(ms), at(5 * ms - 2)];
+    replayed_and_searched(&s, offsets, 2, worst, 9);
+}
+
 /// Two CPUs under FMLP-S (the exhaustive grid's `fmlp-s-fp-dense-4`,
 /// seed 1; every section non-preemptive, FIFO spinning). On CPU 1, `t`
 /// holds `r1` 2 ms, `r1` again 1 ms and `r2` 2 ms; `lo` below it computes
