@@ -8,9 +8,10 @@ use rtsync_bench as bench;
 #[derive(Clone, Copy, clap::ValueEnum, PartialEq, Eq)]
 pub enum What {
     /// Schedulability analysis throughput (MPCP, DPCP, FMLP+, MSRP with
-    /// P-FP RTA); with --schedcat DIR, SchedCAT on the same sets in the
-    /// same run: the speed ratio, and both verdicts and every task's bounds
-    /// compared.
+    /// P-FP RTA), the whole verdict and from each set's derived facts
+    /// (where SchedCAT's timed region starts); with --schedcat DIR,
+    /// SchedCAT on the same sets in the same run: the speed ratios, and
+    /// both verdicts and every task's bounds compared.
     Analysis,
     /// Simulator speed: scheduling events per second on one core, per
     /// protocol (16 tasks, 4 CPUs, 4 resources).
