@@ -15,6 +15,7 @@ pub fn validate(sys: &System) -> Diagnostics {
     let mut v = V {
         sys,
         out: Diagnostics::default(),
+        refused: Vec::new(),
     };
     v.protocols();
     v.tasks();
@@ -31,6 +32,10 @@ pub fn validate(sys: &System) -> Diagnostics {
 struct V<'a> {
     sys: &'a System,
     out: Diagnostics,
+    /// The nestings `(outer, inner)` refused by [`V::nesting`]: a
+    /// lock-order cycle through one is refused already, and no note says
+    /// its protocol makes it harmless.
+    refused: Vec<(ResourceId, ResourceId)>,
 }
 
 impl V<'_> {
@@ -381,6 +386,7 @@ impl V<'_> {
                 ),
             };
             self.push(Diagnostic::error(keys::task(task), message).hint(hint));
+            self.refused.push((outer, inner));
         }
     }
 
@@ -440,7 +446,12 @@ impl V<'_> {
         let mut ps: Vec<_> = cycle.iter().map(|&r| sys.resources[r].protocol).collect();
         ps.sort_unstable();
         ps.dedup();
-        if defused {
+        let refused = cycle
+            .windows(2)
+            .any(|w| self.refused.contains(&(w[0], w[1])));
+        if defused && refused {
+            // The nesting errors above already refuse the cycle.
+        } else if defused {
             let why = match ps.as_slice() {
                 [_] => format!("{} prevents the deadlock it could cause", family(cycle[0])),
                 _ => {

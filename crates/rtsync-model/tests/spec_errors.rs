@@ -394,6 +394,36 @@ fn a_local_pcp_resource_nested_in_a_global_mpcp_one_is_refused() {
     );
 }
 
+/// Two tasks on two CPUs nest two global MPCP resources in opposite
+/// orders: each nesting is refused, and the lock-order cycle they form is
+/// not also noted as one MPCP makes harmless (it said "mpcp prevents the
+/// deadlock it could cause" under the two errors that refuse it). The
+/// same cycle under PCP on one CPU keeps its note.
+#[test]
+fn a_refused_nesting_cycle_gets_no_note_that_it_is_harmless() {
+    let spec = |cpus: usize, protocol: &str, b_cpu: usize| {
+        format!(
+            "[platform]\ncpus = {cpus}\n[[resource]]\nname = \"A\"\nprotocol = \"{protocol}\"\n\
+[[resource]]\nname = \"B\"\nprotocol = \"{protocol}\"\n\
+[[task]]\nname = \"x\"\nperiod = \"10ms\"\ncpu = 0\nbody = [ {{ lock = \"A\", body = [ {{ lock = \"B\", hold = \"1ms\" }} ] }} ]\n\
+[[task]]\nname = \"y\"\nperiod = \"10ms\"\ncpu = {b_cpu}\nbody = [ {{ lock = \"B\", body = [ {{ lock = \"A\", hold = \"1ms\" }} ] }} ]\n"
+        )
+    };
+    let d = errors(&spec(2, "mpcp", 1));
+    assert_eq!(d.iter().filter(|e| e.is_error()).count(), 2, "{d:#?}");
+    assert!(
+        d.iter()
+            .all(|e| !e.message.contains("prevents the deadlock")),
+        "{d:#?}"
+    );
+    let d = accepted(&spec(1, "pcp", 0));
+    assert!(
+        d.iter()
+            .any(|e| e.message.contains("pcp prevents the deadlock")),
+        "{d:#?}"
+    );
+}
+
 /// Before partitioning any shared resource may end up global, so MPCP
 /// refuses a nesting with one; but a resource that one task alone uses is
 /// local to that task's CPU wherever it goes, follows PCP there, and
