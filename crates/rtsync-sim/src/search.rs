@@ -1146,8 +1146,14 @@ impl<'a> Searcher<'a> {
     /// reached 5 ms
     /// (`a_queue_at_the_requests_of_the_target_s_own_cpu_is_searched`).
     fn local(&self, i: usize) -> Plan {
+        self.others_away(i, self.layered(i))
+    }
+
+    /// `plan` with the other CPUs' tasks released past target `i`'s
+    /// first job ([`Searcher::past_first_job`]): its CPU's schedule
+    /// alone.
+    fn others_away(&self, i: usize, mut plan: Plan) -> Plan {
         let me = &self.shapes[i];
-        let mut plan = self.layered(i);
         let away = self.past_first_job(i, &plan);
         for (t, s) in plan.tasks.iter_mut().zip(&self.shapes) {
             if s.cpu != me.cpu {
@@ -1196,13 +1202,7 @@ impl<'a> Searcher<'a> {
         for a in at {
             let mut plan = Plan::offsets(vec![Time::ZERO; n]);
             release_at(&mut plan, n, i, a);
-            let away = self.past_first_job(i, &plan);
-            for (t, s) in plan.tasks.iter_mut().zip(&self.shapes) {
-                if s.cpu != me.cpu {
-                    t.offset = away;
-                }
-            }
-            out.push(plan);
+            out.push(self.others_away(i, plan));
         }
         out
     }
