@@ -15,7 +15,6 @@ pub fn validate(sys: &System) -> Diagnostics {
     let mut v = V {
         sys,
         out: Diagnostics::default(),
-        refused: Vec::new(),
     };
     v.protocols();
     v.tasks();
@@ -32,10 +31,6 @@ pub fn validate(sys: &System) -> Diagnostics {
 struct V<'a> {
     sys: &'a System,
     out: Diagnostics,
-    /// The nestings `(outer, inner)` refused by [`V::nesting`]: a
-    /// lock-order cycle through one is refused already, and no note says
-    /// its protocol makes it harmless.
-    refused: Vec<(ResourceId, ResourceId)>,
 }
 
 impl V<'_> {
@@ -386,7 +381,6 @@ impl V<'_> {
                 ),
             };
             self.push(Diagnostic::error(keys::task(task), message).hint(hint));
-            self.refused.push((outer, inner));
         }
     }
 
@@ -446,19 +440,21 @@ impl V<'_> {
         let mut ps: Vec<_> = cycle.iter().map(|&r| sys.resources[r].protocol).collect();
         ps.sort_unstable();
         ps.dedup();
-        let refused = cycle
-            .windows(2)
-            .any(|w| self.refused.contains(&(w[0], w[1])));
-        if defused && refused {
-            // The nesting errors above already refuse the cycle.
-        } else if defused {
-            let why = match ps.as_slice() {
-                [_] => format!("{} prevents the deadlock it could cause", family(cycle[0])),
-                _ => {
-                    "under NPCS, IPCP and SRP no job waits once it runs, so it cannot close".into()
-                }
-            };
-            self.push(Diagnostic::note(key, format!("{msg}: {why}")));
+        // A cycle through a nesting `nesting` refuses is refused already:
+        // no note that its protocol makes it harmless.
+        let refused = cycle.windows(2).any(|w| {
+            use crate::nesting::{Side, conflict};
+            conflict(Side::of(sys, f, w[0]), Side::of(sys, f, w[1])).is_some()
+        });
+        if defused {
+            if !refused {
+                let why = match ps.as_slice() {
+                    [_] => format!("{} prevents the deadlock it could cause", family(cycle[0])),
+                    _ => "under NPCS, IPCP and SRP no job waits once it runs, so it cannot close"
+                        .into(),
+                };
+                self.push(Diagnostic::note(key, format!("{msg}: {why}")));
+            }
         } else if let Some(Closes::Lent {
             lender: l,
             resource: b,
