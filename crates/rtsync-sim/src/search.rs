@@ -1199,11 +1199,7 @@ impl<'a> Searcher<'a> {
             .collect();
         at.sort_unstable();
         at.dedup();
-        for a in at {
-            let mut plan = Plan::offsets(vec![Time::ZERO; n]);
-            release_at(&mut plan, n, i, a);
-            out.push(self.others_away(i, plan));
-        }
+        out.extend(at.into_iter().map(|a| self.others_away(i, self.tied(i, a))));
         out
     }
 
@@ -2039,7 +2035,6 @@ impl<'a> Searcher<'a> {
         if self.sys.platform.scheduler != Scheduler::Edf {
             return Vec::new();
         }
-        let n = self.sys.tasks.len();
         let me = &self.shapes[i];
         let d_i = self.sys.tasks[i].deadline;
         let mut at: Vec<Time> = Vec::new();
@@ -2057,13 +2052,17 @@ impl<'a> Searcher<'a> {
         }
         at.sort_unstable();
         at.dedup();
-        at.into_iter()
-            .map(|a| {
-                let mut plan = Plan::offsets(vec![Time::ZERO; n]);
-                release_at(&mut plan, n, i, a);
-                plan
-            })
-            .collect()
+        at.into_iter().map(|a| self.tied(i, a)).collect()
+    }
+
+    /// Every task released at 0 but target `i`, released (not only
+    /// arrived) at `a`: a deadline tie's plan ([`Searcher::deadline_ties`],
+    /// [`Searcher::own_bases`]).
+    fn tied(&self, i: usize, a: Time) -> Plan {
+        let n = self.sys.tasks.len();
+        let mut plan = Plan::offsets(vec![Time::ZERO; n]);
+        release_at(&mut plan, n, i, a);
+        plan
     }
 
     fn random_plan(&mut self) -> Plan {
